@@ -1,0 +1,42 @@
+// backend.cpp: the backend registry: which APIs this binary was built with, in report order.
+#include "backends/backend.h"
+
+#include "backends/cpu/cpu_backend.h"
+#ifdef CONVCOMPARE_WITH_CUDA
+#include "backends/cuda/cuda_backend.h"
+#endif
+#ifdef CONVCOMPARE_WITH_OPENCL
+#include "backends/opencl/opencl_backend.h"
+#endif
+
+namespace cc {
+
+std::vector<std::unique_ptr<Backend>> make_backends() {
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(make_cpu_backend());
+#ifdef CONVCOMPARE_WITH_CUDA
+  backends.push_back(make_cuda_backend());
+#endif
+#ifdef CONVCOMPARE_WITH_OPENCL
+  backends.push_back(make_opencl_backend());
+#endif
+  return backends;
+}
+
+BackendRun skipped(std::string reason) {
+  BackendRun run;
+  run.status = Status::Skipped;
+  run.reason = std::move(reason);
+  return run;
+}
+
+Tolerance tolerance_for_run(const BackendRun& run, const Problem& problem, const Image& input) {
+  Tolerance tolerance = run.fft_tolerance ? fft_tolerance_for(problem, input) : tolerance_for(problem, input);
+  if (run.extra_tolerance > 0) {
+    tolerance.value += run.extra_tolerance;
+    tolerance.exact = false;
+  }
+  return tolerance;
+}
+
+}  // namespace cc

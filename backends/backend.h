@@ -1,0 +1,69 @@
+// backend.h: the one interface every API implements (cpu, opencl, cuda), and the backend registry.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/image.h"
+#include "common/problem.h"
+#include "common/record.h"
+#include "common/validate.h"
+
+namespace cc {
+
+struct RunOptions {
+  int repetitions = 10;  // timed launches, one event bracket each (plus one bracket around all of them)
+  int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out
+  bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
+  std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
+  double cpu_budget_s = 2.0;  // CPU variants stop repeating once they have spent this long
+};
+
+// What one run returns to the driver, which validates `output` against the reference.
+struct BackendRun {
+  Status status = Status::Skipped;  // Ok here means "ran"; the driver decides Ok or Failed by validation
+  std::string reason;               // why skipped (or failed to run)
+  Image output;                     // the result, same shape as the input
+  PhaseTimes times;
+  std::string memory;        // "pinned" / "pageable" when transfers were timed
+  std::string compile_time;  // what the kernel knew at compile time
+  bool fft_tolerance = false;  // validate with the looser FFT bound
+  // Error the variant brings by design, added to the tolerance: a separable variant's filter is
+  // column x row, which differs from the 2D filter by up to the rank-1 residual.
+  double extra_tolerance = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;  // "cpu", "opencl", "cuda"
+
+  // Devices found, each with the limits --list shows. Empty when the API is present but has no
+  // device; then unavailable_reason() says why ("no OpenCL platform: install pocl-opencl-icd ...").
+  virtual const std::vector<DeviceInfo>& devices() = 0;
+  virtual std::string unavailable_reason() = 0;
+
+  // The variants of kVariants this backend implements, in list order.
+  virtual std::vector<std::string> variants() const = 0;
+
+  // Runs one variant on one device (index into devices()): setup, upload, warm-up, timed launches,
+  // download. A variant that cannot run here (filter over constant memory, not separable, image over
+  // the largest image2d...) returns Skipped with the reason; API failures throw ApiError.
+  virtual BackendRun run(const Problem& problem, const Image& input, std::string_view variant,
+                         int device, const RunOptions& options) = 0;
+};
+
+// Every backend compiled into this binary, in report order: cpu, cuda, opencl.
+std::vector<std::unique_ptr<Backend>> make_backends();
+
+// Shared by every backend: a BackendRun that says "skipped: <reason>".
+BackendRun skipped(std::string reason);
+
+// The bound a run is validated against: the FFT or direct rule, widened by the variant's
+// extra_tolerance (which ends bit-exactness).
+Tolerance tolerance_for_run(const BackendRun& run, const Problem& problem, const Image& input);
+
+}  // namespace cc

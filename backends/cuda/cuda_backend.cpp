@@ -1,0 +1,463 @@
+// cuda_backend.cpp: the CUDA backend: device discovery, each variant's skip rules, one timed run.
+#include "backends/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_resources.h"
+#include "common/error.h"
+#include "common/filter.h"
+#include "kernels_cuda/launchers.h"
+#ifdef CONVCOMPARE_WITH_NPP
+#include "backends/npp/npp_baseline.h"
+#endif
+
+namespace cc {
+
+namespace {
+
+namespace kernels = cuda_kernels;
+
+enum class Variant { Global, Constant, Tiled, Texture, Separable, Npp, NppSeparable };
+
+struct VariantName {
+  std::string_view name;
+  Variant variant;
+};
+
+// In kVariants order, as variants() must list them.
+constexpr VariantName kVariantNames[] = {
+    {"global", Variant::Global},       {"constant", Variant::Constant},   {"tiled", Variant::Tiled},
+    {"texture", Variant::Texture},     {"separable", Variant::Separable}, {"npp", Variant::Npp},
+    {"npp-separable", Variant::NppSeparable},
+};
+
+std::optional<Variant> parse_variant(std::string_view name) {
+  for (const VariantName& entry : kVariantNames)
+    if (entry.name == name) return entry.variant;
+  return std::nullopt;
+}
+
+bool is_npp(Variant variant) { return variant == Variant::Npp || variant == Variant::NppSeparable; }
+bool is_separable(Variant variant) { return variant == Variant::Separable || variant == Variant::NppSeparable; }
+
+// What a block gets without cudaFuncSetAttribute; above it the tiled kernel must opt in.
+constexpr std::size_t kDefaultSharedBytesPerBlock = 48 * 1024;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// CUDA encodes versions as 1000 * major + 10 * minor.
+std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+// Why there is no device to run on, from cudaGetDeviceCount's failure.
+std::string no_device_reason(cudaError_t status) {
+  if (status == cudaErrorNoDevice) return "no CUDA device found";
+  if (status == cudaErrorInsufficientDriver) {
+    int driver = 0, runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaGetLastError();
+    if (driver == 0) return "no CUDA driver installed";
+    return fmt::format("CUDA driver {} is older than the runtime {}", version_text(driver), version_text(runtime));
+  }
+  return fmt::format("cudaGetDeviceCount failed: {} ({})", cudaGetErrorName(status), cudaGetErrorString(status));
+}
+
+int attribute(cudaDeviceAttr which, int device) {
+  int value = 0;
+  if (cudaDeviceGetAttribute(&value, which, device) != cudaSuccess) cudaGetLastError();
+  return value;
+}
+
+DeviceInfo describe(int ordinal, const cudaDeviceProp& properties, int driver, int runtime) {
+  const auto kb = [](std::size_t bytes) { return fmt::format("{} KB", bytes / 1024); };
+  DeviceInfo info;
+  info.backend = "cuda";
+  info.id = fmt::format("cuda:{}", ordinal);
+  info.name = properties.name;
+  info.properties = {
+      {"compute capability", fmt::format("{}.{}", properties.major, properties.minor)},
+      {"multiprocessors", std::to_string(properties.multiProcessorCount)},
+      {"global memory", fmt::format("{:.1f} GB", static_cast<double>(properties.totalGlobalMem) / (1 << 30))},
+      {"shared memory per block", kb(properties.sharedMemPerBlock)},
+      {"shared memory per block (opt-in)", kb(properties.sharedMemPerBlockOptin)},
+      {"constant memory", kb(properties.totalConstMem)},
+      {"L2 cache", fmt::format("{:.1f} MB", cuda::megabytes(static_cast<std::size_t>(properties.l2CacheSize)))},
+      {"largest 2D texture", fmt::format("{}x{}", properties.maxTexture2D[0], properties.maxTexture2D[1])},
+      {"SM clock", fmt::format("{} MHz", attribute(cudaDevAttrClockRate, ordinal) / 1000)},
+      {"memory clock", fmt::format("{} MHz", attribute(cudaDevAttrMemoryClockRate, ordinal) / 1000)},
+      {"memory bus width", fmt::format("{} bits", attribute(cudaDevAttrGlobalMemoryBusWidth, ordinal))},
+      {"driver version", version_text(driver)},
+      {"runtime version", version_text(runtime)},
+  };
+  return info;
+}
+
+// What the compiler knew: the radius is a kernel argument in both APIs (OpenCL builds with no -D).
+std::string compile_time_text(Variant variant) {
+  if (is_npp(variant)) return "radius: run-time; NPP, prebuilt by NVIDIA";
+  const std::string architectures = CONVCOMPARE_CUDA_ARCHITECTURES;
+  const bool one_number = !architectures.empty() && std::ranges::all_of(architectures, [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  return fmt::format("radius: run-time; nvcc {} --fmad=true (offline)",
+                     one_number ? "-arch=sm_" + architectures : "for CUDA architectures " + architectures);
+}
+
+// Everything decided before touching the device: the launch shape and what the variant needs.
+struct Plan {
+  Variant variant = Variant::Global;
+  ConvArgs args{};
+  dim3 block{16, 16};
+  std::size_t shared_bytes = 0;             // tiled: dynamic shared memory per block
+  std::optional<SeparableFactors> factors;  // separable and npp-separable
+};
+
+// The largest block whose tile (output plus apron) fits in what a block may opt in to.
+std::optional<dim3> tiled_block(const ConvArgs& args, std::size_t shared_limit) {
+  for (const dim3 block : {dim3(16, 16), dim3(16, 8), dim3(8, 8), dim3(4, 4)})
+    if (kernels::tiled_shared_bytes(args, block) <= shared_limit) return block;
+  return std::nullopt;
+}
+
+// Fills `plan`; returns why the variant cannot run this problem on this device, or "" when it can.
+std::string plan_variant(Plan& plan, const Problem& problem, const cudaDeviceProp& properties) {
+  const Filter& filter = problem.correlation_filter;
+  plan.args = problem.conv_args();
+
+  if (is_npp(plan.variant)) {
+#ifndef CONVCOMPARE_WITH_NPP
+    return "NPP not found at build time";
+#endif
+    if (problem.border != Border::Clamp)
+      return "NPP baseline supports the replicate border only: use --border clamp";
+  }
+  if (plan.variant == Variant::Constant || plan.variant == Variant::Tiled || plan.variant == Variant::Texture) {
+    if (filter.taps() > kernels::kMaxConstantTaps)
+      return fmt::format("filter of {} bytes exceeds the 64 KB of constant memory", filter.taps() * sizeof(float));
+  }
+  if (plan.variant == Variant::Tiled) {
+    const std::size_t limit = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
+    const std::optional<dim3> block = tiled_block(plan.args, limit);
+    if (!block)
+      return fmt::format("a 4x4 tile with its apron needs {} bytes of shared memory, the device allows {} per block",
+                         kernels::tiled_shared_bytes(plan.args, dim3(4, 4)), limit);
+    plan.block = *block;
+    plan.shared_bytes = kernels::tiled_shared_bytes(plan.args, *block);
+  }
+  if (plan.variant == Variant::Texture &&
+      (problem.width > properties.maxTexture2D[0] || problem.height > properties.maxTexture2D[1]))
+    return fmt::format("image of {}x{} exceeds the largest 2D texture, {}x{}", problem.width, problem.height,
+                       properties.maxTexture2D[0], properties.maxTexture2D[1]);
+  if (is_separable(plan.variant)) {
+    plan.factors = separate(filter);
+    if (!plan.factors) return "filter is not separable";
+    if (plan.variant == Variant::Separable &&
+        (filter.width > kernels::kMaxSeparableTaps || filter.height > kernels::kMaxSeparableTaps))
+      return fmt::format("1D filters of {} and {} taps exceed the {} taps of constant memory each may use",
+                         filter.width, filter.height, kernels::kMaxSeparableTaps);
+  }
+  return "";
+}
+
+// Device memory a run allocates, for the check before allocating: input (buffer or texture arrays),
+// output, and what the variant adds.
+std::size_t device_bytes_needed(const Plan& plan, std::size_t image_floats, std::size_t plane_floats) {
+  std::size_t floats = 2 * image_floats;
+  const auto& args = plan.args;
+  switch (plan.variant) {
+    case Variant::Global:
+    case Variant::Npp: floats += static_cast<std::size_t>(args.filter_width) * args.filter_height; break;
+    case Variant::Separable: floats += plane_floats; break;
+    case Variant::NppSeparable: floats += plane_floats + args.filter_width + args.filter_height; break;
+    default: break;
+  }
+  return floats * sizeof(float);
+}
+
+// Column x row differs from the 2D filter by up to the rank-1 residual per tap; each tap meets a
+// pixel of at most max|x|, so this bounds what the factorization alone moves a result by.
+// One variant on one device, timed as DESIGN.md section 4 and the OpenCL backend do: setup on the host
+// clock; upload, every launch, the batch and the download in device events on one stream.
+BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& input, int ordinal,
+                       const RunOptions& options) {
+  CC_CUDA_CHECK(cudaSetDevice(ordinal));
+  const ConvArgs& args = plan.args;
+  const Filter& filter = problem.correlation_filter;
+  const std::size_t plane = input.plane_size();
+  const std::size_t count = plane * input.channels;
+  const std::size_t image_bytes = count * sizeof(float);
+  const int repetitions = std::max(1, options.repetitions);  // at least one launch writes the result
+
+  const std::size_t needed = device_bytes_needed(plan, count, plane);
+  const std::size_t free_bytes = cuda::free_device_memory();
+  if (needed > free_bytes)
+    return skipped(fmt::format("needs {:.1f} MB, device has {:.1f} MB free", cuda::megabytes(needed),
+                               cuda::megabytes(free_bytes)));
+
+  // Untimed: the stream and the pool of event pairs.
+  const cuda::Stream stream_owner = cuda::make_stream();
+  const cudaStream_t stream = stream_owner.get();
+  std::vector<cuda::EventPair> launch_events;
+  for (int i = 0; i < repetitions; ++i) launch_events.push_back(cuda::make_event_pair());
+  const cuda::EventPair batch_events = cuda::make_event_pair();
+  const cuda::EventPair transfer_events = cuda::make_event_pair();
+
+  // Setup, on the host clock: allocations (page-locked host buffers too, as the OpenCL backend's
+  // mapped CL_MEM_ALLOC_HOST_PTR buffers are), filter upload, texture objects, the shared-memory opt-in.
+  BackendRun run;
+  const Clock::time_point setup_start = Clock::now();
+  cuda::PinnedBuffer pinned_input, pinned_output;
+  if (options.pinned) {
+    pinned_input = cuda::PinnedBuffer(count);
+    pinned_output = cuda::PinnedBuffer(count);
+  }
+  const bool texture = plan.variant == Variant::Texture;
+  std::vector<cuda::TextureImage> textures;
+  cuda::DeviceBuffer input_buffer, scratch, filter_buffer, column_filter_buffer;
+  if (texture) {
+    for (int c = 0; c < input.channels; ++c) textures.emplace_back(problem.width, problem.height, problem.border);
+  } else {
+    input_buffer = cuda::DeviceBuffer(count);
+  }
+  const cuda::DeviceBuffer output_buffer(count);
+  const auto upload_to = [&](cuda::DeviceBuffer& buffer, const std::vector<float>& values) {
+    buffer = cuda::DeviceBuffer(values.size());
+    CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, stream));
+  };
+#ifdef CONVCOMPARE_WITH_NPP
+  NppStreamContext npp_context{};
+  std::vector<float> npp_filter, npp_column_filter;  // alive until the setup's synchronize
+#endif
+  switch (plan.variant) {
+    case Variant::Global: upload_to(filter_buffer, filter.weights); break;
+    case Variant::Constant:
+      CC_CUDA_CHECK(kernels::upload_constant_filter(filter.weights.data(), filter.taps(), stream));
+      break;
+    case Variant::Tiled:
+      CC_CUDA_CHECK(kernels::upload_tiled_filter(filter.weights.data(), filter.taps(), stream));
+      if (plan.shared_bytes > kDefaultSharedBytesPerBlock) CC_CUDA_CHECK(kernels::prepare_tiled(plan.shared_bytes));
+      break;
+    case Variant::Texture:
+      CC_CUDA_CHECK(kernels::upload_texture_filter(filter.weights.data(), filter.taps(), stream));
+      break;
+    case Variant::Separable:
+      CC_CUDA_CHECK(
+          kernels::upload_separable_filters(plan.factors->row.data(), plan.factors->column.data(), args, stream));
+      scratch = cuda::DeviceBuffer(plane);
+      break;
+#ifdef CONVCOMPARE_WITH_NPP
+    case Variant::Npp:
+      npp_filter = npp::reversed(filter.weights);
+      upload_to(filter_buffer, npp_filter);
+      npp_context = npp::make_stream_context(ordinal, stream);
+      break;
+    case Variant::NppSeparable:
+      npp_filter = npp::reversed(plan.factors->row);
+      npp_column_filter = npp::reversed(plan.factors->column);
+      upload_to(filter_buffer, npp_filter);
+      upload_to(column_filter_buffer, npp_column_filter);
+      scratch = cuda::DeviceBuffer(plane);
+      npp_context = npp::make_stream_context(ordinal, stream);
+      break;
+#endif
+    default: break;  // npp variants without NPP were skipped by plan_variant
+  }
+  CC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  run.times.setup_ms = ms_since(setup_start);
+
+  // All planes once, one launch per plane (pitch = width), queued on the stream without waiting.
+  const auto launch_all_planes = [&] {
+    for (int c = 0; c < input.channels; ++c) {
+      const float* in = input_buffer.get() ? input_buffer.get() + c * plane : nullptr;
+      float* out = output_buffer.get() + c * plane;
+      switch (plan.variant) {
+        case Variant::Global:
+          CC_CUDA_CHECK(kernels::launch_global(in, out, filter_buffer.get(), args, plan.block, stream));
+          break;
+        case Variant::Constant: CC_CUDA_CHECK(kernels::launch_constant(in, out, args, plan.block, stream)); break;
+        case Variant::Tiled: CC_CUDA_CHECK(kernels::launch_tiled(in, out, args, plan.block, stream)); break;
+        case Variant::Texture:
+          CC_CUDA_CHECK(kernels::launch_texture(textures[c].texture(), out, args, plan.block, stream));
+          break;
+        case Variant::Separable:
+          CC_CUDA_CHECK(kernels::launch_separable(in, scratch.get(), out, args, plan.block, stream));
+          break;
+#ifdef CONVCOMPARE_WITH_NPP
+        case Variant::Npp: npp::filter_2d(in, out, args, filter_buffer.get(), npp_context); break;
+        case Variant::NppSeparable:
+          npp::filter_separable(in, scratch.get(), out, args, filter_buffer.get(), column_filter_buffer.get(),
+                                npp_context);
+          break;
+#endif
+        default: break;
+      }
+    }
+  };
+
+  // Pinned: the transfers use the page-locked buffers; filling and emptying them is the
+  // application's business, outside every timed bracket. Pageable: straight from and to the Images,
+  // which makes the driver stage the pixels itself, inside the bracket: the honest pageable figure.
+  Image output(input.width, input.height, input.channels, input.eight_bit);
+  const float* upload_source = options.pinned ? pinned_input.get() : input.data.data();
+  float* download_target = options.pinned ? pinned_output.get() : output.data.data();
+  const auto upload = [&] {
+    if (texture) {
+      const std::size_t row_bytes = static_cast<std::size_t>(input.width) * sizeof(float);
+      for (int c = 0; c < input.channels; ++c)
+        CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[c].array(), 0, 0, upload_source + c * plane, row_bytes,
+                                               row_bytes, static_cast<std::size_t>(input.height),
+                                               cudaMemcpyHostToDevice, stream));
+    } else {
+      CC_CUDA_CHECK(cudaMemcpyAsync(input_buffer.get(), upload_source, image_bytes, cudaMemcpyHostToDevice, stream));
+    }
+  };
+  const auto download = [&] {
+    CC_CUDA_CHECK(cudaMemcpyAsync(download_target, output_buffer.get(), image_bytes, cudaMemcpyDeviceToHost, stream));
+  };
+  const auto synchronize = [&] { CC_CUDA_CHECK(cudaStreamSynchronize(stream)); };
+
+  if (options.pinned) std::copy(input.data.begin(), input.data.end(), pinned_input.get());
+  transfer_events.record_start(stream);
+  upload();
+  transfer_events.record_stop(stream);
+  synchronize();
+  run.times.h2d_ms = transfer_events.elapsed_ms();
+
+  for (int i = 0; i < options.warmup; ++i) launch_all_planes();
+  // All-ones bytes are a NaN in every float: a pixel the timed launches never write fails validation.
+  CC_CUDA_CHECK(cudaMemsetAsync(output_buffer.get(), 0xFF, image_bytes, stream));
+  synchronize();
+
+  // One bracket per launch, all queued back to back: nothing waits between launches.
+  for (const cuda::EventPair& events : launch_events) {
+    events.record_start(stream);
+    launch_all_planes();
+    events.record_stop(stream);
+  }
+  synchronize();
+  std::vector<double> samples;
+  for (const cuda::EventPair& events : launch_events) samples.push_back(events.elapsed_ms());
+  run.times.kernel_ms = summarize(std::move(samples));
+
+  batch_events.record_start(stream);
+  for (int i = 0; i < repetitions; ++i) launch_all_planes();
+  batch_events.record_stop(stream);
+  synchronize();
+  run.times.kernel_batch_ms = batch_events.elapsed_ms() / repetitions;
+
+  transfer_events.record_start(stream);
+  download();
+  transfer_events.record_stop(stream);
+  synchronize();
+  run.times.d2h_ms = transfer_events.elapsed_ms();
+  if (options.pinned) std::copy(pinned_output.get(), pinned_output.get() + count, output.data.begin());
+
+  // End to end on the host clock, what an application waits for: upload, one launch, download.
+  const Clock::time_point round_trip_start = Clock::now();
+  upload();
+  launch_all_planes();
+  download();
+  synchronize();
+  run.times.host_to_host_ms = ms_since(round_trip_start);
+
+  run.status = Status::Ok;
+  run.output = std::move(output);
+  run.memory = options.pinned ? "pinned" : "pageable";
+  run.compile_time = compile_time_text(plan.variant);
+  if (plan.factors) run.extra_tolerance = separable_error_bound(filter, *plan.factors, input);
+  return run;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cuda"; }
+
+  const std::vector<DeviceInfo>& devices() override {
+    discover();
+    return devices_;
+  }
+
+  std::string unavailable_reason() override {
+    discover();
+    return devices_.empty() ? reason_ : "";
+  }
+
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names;
+    for (const VariantName& entry : kVariantNames) names.emplace_back(entry.name);
+    return names;
+  }
+
+  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
+                 const RunOptions& options) override {
+    discover();
+    if (devices_.empty()) return skipped(reason_);
+    if (device < 0 || device >= static_cast<int>(devices_.size()))
+      throw InputError(fmt::format("no CUDA device {} ({} found)", device, devices_.size()));
+    const std::optional<Variant> parsed = parse_variant(variant);
+    if (!parsed) throw InputError(fmt::format("the cuda backend has no variant '{}' ({})", variant,
+                                              fmt::join(variants(), ", ")));
+
+    Plan plan;
+    plan.variant = *parsed;
+    if (std::string reason = plan_variant(plan, problem, properties_[device]); !reason.empty())
+      return skipped(std::move(reason));
+    return run_planned(plan, problem, input, ordinals_[device], options);
+  }
+
+ private:
+  // Once, on first use, and never throwing: a machine without CUDA is a reason, not an error.
+  void discover() {
+    if (discovered_) return;
+    discovered_ = true;
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      reason_ = no_device_reason(status);
+      return;
+    }
+    if (count == 0) {
+      reason_ = "no CUDA device found";
+      return;
+    }
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      cudaDeviceProp properties{};
+      if (const cudaError_t error = cudaGetDeviceProperties(&properties, ordinal); error != cudaSuccess) {
+        cudaGetLastError();
+        reason_ = fmt::format("cuda:{}: cudaGetDeviceProperties failed: {}", ordinal, cudaGetErrorName(error));
+        continue;
+      }
+      devices_.push_back(describe(ordinal, properties, driver, runtime));
+      properties_.push_back(properties);
+      ordinals_.push_back(ordinal);
+    }
+  }
+
+  bool discovered_ = false;
+  std::vector<DeviceInfo> devices_;
+  std::vector<cudaDeviceProp> properties_;  // parallel to devices_
+  std::vector<int> ordinals_;               // CUDA device number of each entry of devices_
+  std::string reason_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace cc

@@ -1,0 +1,106 @@
+// cuda_resources.cpp: the RAII owners' constructors: every allocation checked, failures with sizes.
+#include "backends/cuda/cuda_resources.h"
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "backends/cuda/cuda_check.h"
+
+namespace cc::cuda {
+
+std::size_t free_device_memory() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t count) : count_(count) {
+  void* data = nullptr;
+  const cudaError_t status = cudaMalloc(&data, bytes());
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    const bool known = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
+    cudaGetLastError();
+    throw_cuda_error(status, "cudaMalloc", __FILE__, __LINE__,
+                     known ? fmt::format("{}: asked for {:.1f} MB, device has {:.1f} MB free",
+                                         cudaGetErrorString(status), megabytes(bytes()), megabytes(free_bytes))
+                           : fmt::format("{}: asked for {:.1f} MB", cudaGetErrorString(status), megabytes(bytes())));
+  }
+  data_.reset(static_cast<float*>(data));
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t count) {
+  void* data = nullptr;
+  const cudaError_t status = cudaMallocHost(&data, count * sizeof(float));
+  if (status != cudaSuccess)
+    throw_cuda_error(status, "cudaMallocHost", __FILE__, __LINE__,
+                     fmt::format("{}: asked for {:.1f} MB of page-locked host memory", cudaGetErrorString(status),
+                                 megabytes(count * sizeof(float))));
+  data_.reset(static_cast<float*>(data));
+}
+
+Stream make_stream() {
+  cudaStream_t stream = nullptr;
+  CC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return Stream(stream);
+}
+
+EventPair make_event_pair() {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CC_CUDA_CHECK(cudaEventCreate(&start));
+  EventPair pair;
+  pair.start.reset(start);
+  CC_CUDA_CHECK(cudaEventCreate(&stop));
+  pair.stop.reset(stop);
+  return pair;
+}
+
+void EventPair::record_start(cudaStream_t stream) const { CC_CUDA_CHECK(cudaEventRecord(start.get(), stream)); }
+void EventPair::record_stop(cudaStream_t stream) const { CC_CUDA_CHECK(cudaEventRecord(stop.get(), stream)); }
+
+double EventPair::elapsed_ms() const {
+  float ms = 0;
+  CC_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+  return ms;
+}
+
+TextureImage::TextureImage(int width, int height, Border border) {
+  // One 32-bit float per texel: what cudaCreateChannelDesc<float>() of cuda_runtime.h returns.
+  const cudaChannelFormatDesc channel = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+  cudaArray_t array = nullptr;
+  CC_CUDA_CHECK(cudaMallocArray(&array, &channel, static_cast<std::size_t>(width), static_cast<std::size_t>(height)));
+  array_.reset(array);
+
+  cudaResourceDesc resource{};
+  resource.resType = cudaResourceTypeArray;
+  resource.res.array.array = array;
+
+  cudaTextureDesc description{};
+  const cudaTextureAddressMode mode = border == Border::Zero ? cudaAddressModeBorder : cudaAddressModeClamp;
+  description.addressMode[0] = mode;
+  description.addressMode[1] = mode;
+  description.filterMode = cudaFilterModePoint;  // the texel itself, never an interpolation
+  description.readMode = cudaReadModeElementType;
+  description.normalizedCoords = 0;  // texel coordinates, as the kernel computes them
+  CC_CUDA_CHECK(cudaCreateTextureObject(&texture_, &resource, &description, nullptr));
+}
+
+TextureImage::~TextureImage() {
+  if (texture_) cudaDestroyTextureObject(texture_);
+}
+
+TextureImage::TextureImage(TextureImage&& other) noexcept
+    : array_(std::move(other.array_)), texture_(std::exchange(other.texture_, 0)) {}
+
+TextureImage& TextureImage::operator=(TextureImage&& other) noexcept {
+  if (this != &other) {
+    if (texture_) cudaDestroyTextureObject(texture_);
+    texture_ = std::exchange(other.texture_, 0);
+    array_ = std::move(other.array_);
+  }
+  return *this;
+}
+
+}  // namespace cc::cuda

@@ -1,0 +1,128 @@
+// cl_devices.cpp: walks every platform and device once, reading the names, versions and limits.
+#include "backends/opencl/cl_devices.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "backends/opencl/cl_check.h"
+#include "common/error.h"
+
+namespace cc::opencl {
+
+namespace {
+
+constexpr const char* kNoPlatform =
+    "no OpenCL platform found: install an OpenCL driver (e.g. apt-get install pocl-opencl-icd) and check "
+    "/etc/OpenCL/vendors";
+
+// Drivers pad names with spaces (and some with a NUL the C++ wrapper keeps).
+std::string trimmed(std::string text) {
+  const auto last = text.find_last_not_of(std::string(" \t\n\r\0", 5));
+  text.erase(last == std::string::npos ? 0 : last + 1);
+  const auto first = text.find_first_not_of(" \t");
+  return first == std::string::npos ? std::string() : text.substr(first);
+}
+
+std::string device_type_name(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU) return "GPU";
+  if (type & CL_DEVICE_TYPE_CPU) return "CPU";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  return "other";
+}
+
+ClDevice describe(int platform_index, int device_index, const cl::Platform& platform, const cl::Device& device) {
+  ClDevice found;
+  found.device = device;
+  DeviceLimits& limits = found.limits;
+  limits.global_memory = CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(err));
+  limits.max_allocation = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(err));
+  limits.local_memory = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>(err));
+  limits.constant_buffer = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>(err));
+  limits.max_work_group = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(err));
+  limits.max_work_item_sizes = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>(err));
+  limits.max_work_item_sizes.resize(3, 1);  // 3 dimensions is the spec's minimum; be safe against less
+  limits.image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
+  limits.image2d_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
+  limits.image2d_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
+  // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.
+  const bool local_is_global = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>(err)) == CL_GLOBAL;
+
+  DeviceInfo& info = found.info;
+  info.backend = "opencl";
+  info.id = fmt::format("opencl:{}:{}", platform_index, device_index);
+  info.name = fmt::format("{} ({})", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_NAME>(err))),
+                          trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))));
+  info.properties = {
+      {"type", device_type_name(CC_CL_OUT(device.getInfo<CL_DEVICE_TYPE>(err)))},
+      {"platform version", trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)))},
+      {"device version", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_VERSION>(err)))},
+      {"OpenCL C version", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)))},
+      {"driver version", trimmed(CC_CL_OUT(device.getInfo<CL_DRIVER_VERSION>(err)))},
+      {"compute units", std::to_string(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(err)))},
+      {"max clock MHz", std::to_string(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>(err)))},
+      {"global memory", format_bytes(limits.global_memory)},
+      {"max allocation", format_bytes(limits.max_allocation)},
+      {"local memory", format_bytes(limits.local_memory) + (local_is_global ? " (emulated in global memory)" : "")},
+      {"constant buffer", format_bytes(limits.constant_buffer)},
+      {"max work-group size", std::to_string(limits.max_work_group)},
+      {"max work-item sizes", fmt::format("{}", fmt::join(limits.max_work_item_sizes, "x"))},
+      {"image support", limits.image_support ? "yes" : "no"},
+      {"largest image2d", fmt::format("{}x{}", limits.image2d_max_width, limits.image2d_max_height)},
+  };
+  return found;
+}
+
+}  // namespace
+
+std::string format_bytes(unsigned long long bytes) {
+  constexpr const char* kUnits[] = {"bytes", "KB", "MB", "GB", "TB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{} bytes", bytes);
+  return value == std::floor(value) ? fmt::format("{:.0f} {}", value, kUnits[unit])
+                                    : fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+Discovery discover_devices() {
+  Discovery discovery;
+  std::vector<cl::Platform> platforms;
+  // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when /etc/OpenCL/vendors names no driver.
+  const cl_int status = cl::Platform::get(&platforms);
+  if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platforms.empty())) {
+    discovery.unavailable_reason = kNoPlatform;
+    return discovery;
+  }
+  if (status != CL_SUCCESS) {
+    discovery.unavailable_reason =
+        fmt::format("listing OpenCL platforms failed: clGetPlatformIDs returned {} ({})", error_name(status), status);
+    return discovery;
+  }
+
+  std::vector<std::string> problems;
+  for (int p = 0; p < static_cast<int>(platforms.size()); ++p) {
+    std::vector<cl::Device> devices;
+    const cl_int found = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (found != CL_SUCCESS || devices.empty()) {
+      problems.push_back(fmt::format("platform {}: no device ({})", p, error_name(found)));
+      continue;
+    }
+    for (int d = 0; d < static_cast<int>(devices.size()); ++d) {
+      try {
+        discovery.devices.push_back(describe(p, d, platforms[p], devices[d]));
+      } catch (const ApiError& error) {
+        problems.push_back(fmt::format("device opencl:{}:{}: {}", p, d, error.what()));
+      }
+    }
+  }
+  if (discovery.devices.empty())
+    discovery.unavailable_reason = fmt::format("no usable OpenCL device: {}", fmt::join(problems, "; "));
+  return discovery;
+}
+
+}  // namespace cc::opencl

@@ -1,0 +1,10 @@
+// opencl_backend.h: the OpenCL backend: every platform and device, five memory-space variants.
+#pragma once
+
+#include <memory>
+
+#include "backends/backend.h"
+
+namespace cc {
+std::unique_ptr<Backend> make_opencl_backend();
+}

@@ -1,0 +1,37 @@
+// error.h: the project's two exception types: bad user input (exit 2) and a failed API call (CUDA or OpenCL).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace cc {
+
+// Bad usage or bad input (a missing file, a malformed filter spec, an image over the size cap...).
+// The driver prints what() as one line on stderr and exits with status 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A failed call into a GPU API. The same type serves CUDA, OpenCL and NPP, so the driver can report
+// either API's failure the same way; an OpenCL build failure carries the build log.
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(std::string api, long code, std::string code_name, std::string call, std::string file,
+           int line, std::string detail = {}, std::string build_log = {});
+
+  const std::string& api() const { return api_; }  // "CUDA", "OpenCL", "NPP", "cuFFT", ...
+  long code() const { return code_; }
+  const std::string& code_name() const { return code_name_; }  // "CL_OUT_OF_RESOURCES"
+  const std::string& call() const { return call_; }             // the failing expression
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& build_log() const { return build_log_; }
+
+ private:
+  std::string api_, code_name_, call_, file_, build_log_;
+  long code_;
+  int line_;
+};
+
+}  // namespace cc

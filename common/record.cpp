@@ -1,0 +1,28 @@
+// record.cpp: status names and the rates derived from a run's median kernel time.
+#include "common/record.h"
+
+namespace cc {
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::Ok: return "ok";
+    case Status::Failed: return "failed";
+    case Status::Skipped: return "skipped";
+  }
+  return "unknown";
+}
+
+void derive_rates(RunRecord& record) {
+  const double ms = record.times.kernel_ms.median;
+  // A skipped run has no time; a zero or NaN median would give infinite or meaningless rates.
+  if (record.status == Status::Skipped || !(ms > 0)) return;
+  const double seconds = ms / 1e3;
+  const double pixels = static_cast<double>(record.width) * record.height * record.channels;
+  const double taps = static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
+  const double bytes = pixels * sizeof(float) * 2;  // every input pixel read once, every output written once
+  record.mpix_per_s = pixels / 1e6 / seconds;
+  record.gb_per_s = bytes / 1e9 / seconds;
+  record.gflop_per_s = 2 * taps * pixels / 1e9 / seconds;  // one multiply and one add per tap
+}
+
+}  // namespace cc

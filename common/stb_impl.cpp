@@ -1,0 +1,13 @@
+// stb_impl.cpp: the one translation unit that compiles stb_image and stb_image_write (Debian's headers).
+#include "common/image.h"
+
+// Only the formats convcompare documents, and stb's own dimension cap set to ours, so a hostile header
+// is refused by stb too, not just by check_image_size.
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_BMP
+#define STBI_MAX_DIMENSIONS cc::kMaxImageDimension
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb_image.h>
+#include <stb_image_write.h>

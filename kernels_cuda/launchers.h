@@ -1,0 +1,54 @@
+// launchers.h: host entry points to the CUDA kernels, one small set per kernel file, callable from C++.
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+#include "common/conv_args.h"
+
+namespace cc::cuda_kernels {
+
+// One 64 KB constant bank of floats: the largest filter the constant-memory variants can hold.
+inline constexpr int kMaxConstantTaps = 16384;
+// The longest 1D filter the separable variant keeps in constant memory (two of them fit in a bank).
+inline constexpr int kMaxSeparableTaps = 4096;
+
+inline dim3 grid_for(const ConvArgs& args, dim3 block)
+{
+    return dim3((args.width + block.x - 1) / block.x, (args.height + block.y - 1) / block.y);
+}
+
+// Shared memory of one tiled block: its output tile plus the apron on every side.
+inline std::size_t tiled_shared_bytes(const ConvArgs& args, dim3 block)
+{
+    return std::size_t(block.x + 2 * args.radius_x) * (block.y + 2 * args.radius_y) * sizeof(float);
+}
+
+// global.cu
+cudaError_t launch_global(const float* input, float* output, const float* filter, const ConvArgs& args,
+                          dim3 block, cudaStream_t stream);
+
+// constant.cu
+cudaError_t upload_constant_filter(const float* filter, int taps, cudaStream_t stream);
+cudaError_t launch_constant(const float* input, float* output, const ConvArgs& args, dim3 block,
+                            cudaStream_t stream);
+
+// tiled.cu
+cudaError_t upload_tiled_filter(const float* filter, int taps, cudaStream_t stream);
+cudaError_t prepare_tiled(std::size_t shared_bytes);  // opts in above 48 KB of dynamic shared memory
+cudaError_t launch_tiled(const float* input, float* output, const ConvArgs& args, dim3 block,
+                         cudaStream_t stream);
+
+// texture.cu
+cudaError_t upload_texture_filter(const float* filter, int taps, cudaStream_t stream);
+cudaError_t launch_texture(cudaTextureObject_t input, float* output, const ConvArgs& args, dim3 block,
+                           cudaStream_t stream);
+
+// separable.cu
+cudaError_t upload_separable_filters(const float* row_filter, const float* column_filter,
+                                     const ConvArgs& args, cudaStream_t stream);
+cudaError_t launch_separable(const float* input, float* rows_done, float* output, const ConvArgs& args,
+                             dim3 block, cudaStream_t stream);
+
+}  // namespace cc::cuda_kernels

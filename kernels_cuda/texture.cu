@@ -1,0 +1,51 @@
+// texture.cu: the image is read through the texture path, a texture object over a cudaArray; the
+// filter is in __constant__ memory, so this differs from constant.cu only in how pixels are fetched.
+// Zero and clamp borders come free from the address mode the host chose (cudaAddressModeBorder returns
+// 0 outside, cudaAddressModeClamp the edge pixel), with unnormalized coordinates and point sampling.
+// Mirror and wrap are folded in code instead: cudaAddressModeWrap and cudaAddressModeMirror need
+// normalized coordinates (unnormalized, they silently clamp), and the hardware's mirror repeats the
+// edge pixel (abcd|dcba) where ours, OpenCV's REFLECT_101, does not (abcd|cba).
+#include "kernels_cuda/filter_in_constant.cuh"
+
+namespace {
+
+__global__ void convolve_texture(cudaTextureObject_t input,
+                                 float* __restrict__ output,
+                                 const ConvArgs args)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= args.width || y >= args.height) return;
+
+    const bool fold = args.border == CC_BORDER_MIRROR || args.border == CC_BORDER_WRAP;
+    float sum = 0.0f;
+    for (int fy = 0; fy < args.filter_height; ++fy) {
+        int sy = y + fy - args.radius_y;
+        if (fold) sy = cc_border_index(sy, args.height, args.border);
+        for (int fx = 0; fx < args.filter_width; ++fx) {
+            int sx = x + fx - args.radius_x;
+            if (fold) sx = cc_border_index(sx, args.width, args.border);
+            // +0.5: texel centres, so point sampling lands on texel (sx, sy) exactly
+            sum += tex2D<float>(input, sx + 0.5f, sy + 0.5f) * c_filter[fy * args.filter_width + fx];
+        }
+    }
+    output[y * args.pitch + x] = sum;
+}
+
+}  // namespace
+
+namespace cc::cuda_kernels {
+
+cudaError_t upload_texture_filter(const float* filter, int taps, cudaStream_t stream)
+{
+    return upload_filter_to_constant(filter, taps, stream);
+}
+
+cudaError_t launch_texture(cudaTextureObject_t input, float* output, const ConvArgs& args, dim3 block,
+                           cudaStream_t stream)
+{
+    convolve_texture<<<grid_for(args, block), block, 0, stream>>>(input, output, args);
+    return cudaGetLastError();
+}
+
+}  // namespace cc::cuda_kernels

@@ -1,0 +1,68 @@
+// tiled.cu: each block copies its output tile plus the apron around it into __shared__ memory, then
+// every thread convolves from there: each input pixel is read from global memory about once per block
+// instead of once per tap. The filter is in __constant__ memory.
+#include "kernels_cuda/filter_in_constant.cuh"
+
+namespace {
+
+__global__ void convolve_tiled(const float* __restrict__ input,
+                               float* __restrict__ output,
+                               const ConvArgs args)
+{
+    extern __shared__ float tile[];  // (blockDim + 2 * radius) floats per side, sized at launch
+
+    const int tile_width = blockDim.x + 2 * args.radius_x;
+    const int tile_height = blockDim.y + 2 * args.radius_y;
+    const int tile_x0 = blockIdx.x * blockDim.x - args.radius_x;  // image position of tile[0]
+    const int tile_y0 = blockIdx.y * blockDim.y - args.radius_y;
+    const int lx = threadIdx.x;
+    const int ly = threadIdx.y;
+
+    // The threads walk the whole tile, apron corners included, as many rounds as it takes: with a
+    // large radius each loads several pixels. Loading only tile-sized blocks per side is how the
+    // lower-right apron corner goes missing.
+    for (int i = ly * blockDim.x + lx; i < tile_width * tile_height;
+         i += blockDim.x * blockDim.y) {
+        const int sx = cc_border_index(tile_x0 + i % tile_width, args.width, args.border);
+        const int sy = cc_border_index(tile_y0 + i / tile_width, args.height, args.border);
+        tile[i] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+    }
+    __syncthreads();
+
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= args.width || y >= args.height) return;  // only after the barrier: every thread loads
+
+    float sum = 0.0f;
+    for (int fy = 0; fy < args.filter_height; ++fy) {
+        for (int fx = 0; fx < args.filter_width; ++fx) {
+            sum += tile[(ly + fy) * tile_width + lx + fx] * c_filter[fy * args.filter_width + fx];
+        }
+    }
+    output[y * args.pitch + x] = sum;
+}
+
+}  // namespace
+
+namespace cc::cuda_kernels {
+
+cudaError_t upload_tiled_filter(const float* filter, int taps, cudaStream_t stream)
+{
+    return upload_filter_to_constant(filter, taps, stream);
+}
+
+cudaError_t prepare_tiled(std::size_t shared_bytes)
+{
+    // Above 48 KB a block gets dynamic shared memory only after opting in, up to the device's limit.
+    return cudaFuncSetAttribute(convolve_tiled, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(shared_bytes));
+}
+
+cudaError_t launch_tiled(const float* input, float* output, const ConvArgs& args, dim3 block,
+                         cudaStream_t stream)
+{
+    convolve_tiled<<<grid_for(args, block), block, tiled_shared_bytes(args, block), stream>>>(input, output, args);
+    return cudaGetLastError();
+}
+
+}  // namespace cc::cuda_kernels

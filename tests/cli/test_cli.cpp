@@ -1,0 +1,503 @@
+// test_cli.cpp: the convcompare command run as a user runs it: exit status, stdout, stderr, files written.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/filter.h"
+#include "common/image_io.h"
+#include "common/report.h"
+#include "common/variants.h"
+#include "run_command.h"
+
+namespace fs = std::filesystem;
+using cc::test::CommandResult;
+using nlohmann::json;
+
+namespace {
+
+CommandResult convcompare(std::vector<std::string> args) {
+  args.insert(args.begin(), CONVCOMPARE_EXE);
+  const CommandResult result = cc::test::run_command(args);
+  REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
+  return result;
+}
+
+// A fresh directory under the system temp dir, removed with everything in it.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "convcompare-cli-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream file(path, std::ios::binary);
+  file << bytes;
+  REQUIRE(file.good());
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string lowercase(std::string text) {
+  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+// CRC-32 as PNG chunks carry it (the bytes of type and data).
+std::uint32_t png_crc(const std::string& bytes) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (const unsigned char byte : bytes) {
+    crc ^= byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+std::string big_endian(std::uint32_t value) {
+  return {static_cast<char>(value >> 24), static_cast<char>(value >> 16), static_cast<char>(value >> 8),
+          static_cast<char>(value)};
+}
+
+// A PNG signature and a valid IHDR chunk (8-bit grey) claiming width x height, and no pixel data.
+std::string png_header_claiming(std::uint32_t width, std::uint32_t height) {
+  const std::string ihdr = "IHDR" + big_endian(width) + big_endian(height) + std::string("\x08\x00\x00\x00\x00", 5);
+  return std::string("\x89PNG\r\n\x1a\n", 8) + big_endian(13) + ihdr + big_endian(png_crc(ihdr));
+}
+
+// SOI and a baseline SOF0 header (16x16 grey) that stb accepts for the size, then no tables and no scan.
+std::string corrupt_jpeg() {
+  return std::string("\xFF\xD8\xFF\xC0\x00\x0B\x08\x00\x10\x00\x10\x01\x01\x11\x00", 15) +
+         "this is not entropy-coded data" + std::string("\xFF\xD9", 2);
+}
+
+const std::vector<std::string> kSmallCpuRun = {"--backend",     "cpu", "--size",   "64x48",
+                                               "--repetitions", "2",   "--warmup", "0"};
+
+std::vector<std::string> small_cpu_run(std::vector<std::string> extra) {
+  std::vector<std::string> args = kSmallCpuRun;
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+json run_to_json(const TempDir& dir, std::vector<std::string> args) {
+  args.push_back("--quiet");
+  args.push_back("--json");
+  args.push_back(dir / "report.json");
+  const CommandResult result = convcompare(args);
+  INFO("stderr: " << result.err);
+  REQUIRE(result.status == 0);
+  CHECK(result.out.empty());  // --quiet
+  return json::parse(read_file(dir / "report.json"));
+}
+
+// Bad input: status 2, nothing on stdout, one line on stderr naming the problem, and quick (no work
+// done, nothing huge allocated).
+void check_bad_input(const std::vector<std::string>& args, const std::vector<std::string>& words) {
+  std::string joined;
+  for (const std::string& arg : args) joined += arg + ' ';
+  INFO("convcompare " << joined);
+  const CommandResult result = convcompare(args);
+  INFO("stderr: " << result.err);
+  CHECK(result.status == 2);
+  CHECK(result.out.empty());
+  CHECK(std::ranges::count(result.err, '\n') == 1);
+  CHECK(result.err.starts_with("convcompare: error: "));
+  for (const std::string& word : words)
+    CHECK_MESSAGE(lowercase(result.err).find(lowercase(word)) != std::string::npos, word);
+  CHECK(result.seconds < 5.0);
+}
+
+}  // namespace
+
+TEST_CASE("run_command separates the streams, reports the status and kills a command past its timeout") {
+  const CommandResult shell = cc::test::run_command({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"});
+  CHECK(shell.status == 3);
+  CHECK(shell.out == "out\n");
+  CHECK(shell.err == "err\n");
+  CHECK_FALSE(shell.timed_out);
+
+  const CommandResult sleeper = cc::test::run_command({"/bin/sleep", "30"}, std::chrono::seconds(1));
+  CHECK(sleeper.timed_out);
+  CHECK(sleeper.seconds < 10);
+}
+
+TEST_CASE("--help and --version succeed and print to stdout") {
+  const CommandResult help = convcompare({"--help"});
+  CHECK(help.status == 0);
+  CHECK(help.err.empty());
+  for (const char* option : {"--backend", "--device", "--variant", "--filter", "--border", "--output-dir", "--json"})
+    CHECK_MESSAGE(help.out.find(option) != std::string::npos, option);
+
+  const CommandResult version = convcompare({"--version"});
+  CHECK(version.status == 0);
+  CHECK(version.out == "convcompare " CONVCOMPARE_VERSION "\n");
+}
+
+TEST_CASE("--list names the devices, every variant and the filters, and runs nothing") {
+  const CommandResult result = convcompare({"--list"});
+  CHECK(result.status == 0);
+  CHECK(result.err.empty());
+  CHECK(result.out.find("cpu") != std::string::npos);
+  for (const cc::VariantInfo& variant : cc::all_variants()) {
+    INFO(variant.name);
+    CHECK(result.out.find(std::string(variant.name)) != std::string::npos);
+    CHECK(result.out.find(std::string(variant.memory_space)) != std::string::npos);
+  }
+  for (const std::string& filter : cc::builtin_filter_names()) CHECK(result.out.find(filter) != std::string::npos);
+  CHECK(result.out.find("kernel ms") == std::string::npos);  // no table: nothing ran
+}
+
+TEST_CASE("a CPU run validates naive and fast for every default filter, with a clean stderr") {
+  const CommandResult result = convcompare(kSmallCpuRun);
+  INFO("stdout: " << result.out << "\nstderr: " << result.err);
+  CHECK(result.status == 0);
+  CHECK(result.err.empty());  // not a terminal: no progress lines
+  int naive = 0, fast = 0;
+  for (const std::string& line : lines_of(result.out)) {
+    if (!line.starts_with("cpu")) continue;
+    CHECK_MESSAGE(line.find(" ok ") != std::string::npos, line);
+    naive += line.find(" naive ") != std::string::npos;
+    fast += line.find(" fast ") != std::string::npos;
+  }
+  const int filters = static_cast<int>(cc::default_filter_specs().size());
+  CHECK(naive == filters);
+  CHECK(fast == filters);
+}
+
+TEST_CASE("--json writes the DESIGN.md report schema") {
+  TempDir dir;
+  const json report = run_to_json(dir, small_cpu_run({"--channels", "3", "--filter", "box:r=2", "--filter",
+                                                      "gaussian:sigma=1,r=3", "--border", "clamp", "--pageable"}));
+  CHECK(report["tool"]["name"] == "convcompare");
+  CHECK(report["tool"]["version"] == CONVCOMPARE_VERSION);
+  REQUIRE(report["environment"].is_object());
+  CHECK(report["environment"].contains("host"));
+  CHECK(report["environment"].contains("compiler"));
+  CHECK(report["environment"]["host memory"] == "pageable");
+  REQUIRE(report["devices"].is_array());
+  REQUIRE(report["devices"].size() == 1);
+  CHECK(report["devices"][0]["id"] == "cpu");
+
+  const json& runs = report["runs"];
+  REQUIRE(runs.size() == 4);  // 2 filters x (naive, fast)
+  for (const char* field :
+       {"backend",  "device", "variant",  "filter",   "width",         "height",       "channels",   "radius_x",
+        "radius_y", "border", "status",   "reason",   "max_abs_error", "rel_l2_error", "tolerance",  "kernel_ms",
+        "h2d_ms",   "d2h_ms", "setup_ms", "build_ms", "mpix_per_s",    "gb_per_s",     "gflop_per_s"})
+    for (const json& run : runs) CHECK_MESSAGE(run.contains(field), field);
+  for (const char* field : {"median", "min", "max", "mean", "stddev", "samples"})
+    CHECK_MESSAGE(runs[0]["kernel_ms"].contains(field), field);
+
+  CHECK(runs[0]["variant"] == "naive");
+  CHECK(runs[1]["variant"] == "fast");
+  for (const json& run : runs) {
+    CHECK(run["backend"] == "cpu");
+    CHECK(run["device"] == "cpu");
+    CHECK(run["width"] == 64);
+    CHECK(run["height"] == 48);
+    CHECK(run["channels"] == 3);
+    CHECK(run["border"] == "clamp");
+    CHECK(run["status"] == "ok");
+    CHECK(run["reason"] == "");
+    CHECK(run["kernel_ms"]["samples"].get<int>() >= 1);
+    CHECK(run["max_abs_error"].get<double>() <= run["tolerance"].get<double>());
+    CHECK(run["mpix_per_s"].get<double>() > 0);
+  }
+  CHECK(runs[0]["filter"] == "box:r=2");
+  CHECK(runs[0]["radius_x"] == 2);
+  CHECK(runs[2]["filter"] == "gaussian:sigma=1,r=3");
+  CHECK(runs[2]["radius_y"] == 3);
+}
+
+TEST_CASE("--csv has the report's columns and one line per run; --markdown is written") {
+  TempDir dir;
+  const CommandResult result =
+      convcompare(small_cpu_run({"--filter", "sobel-x", "--csv", dir / "runs.csv", "--markdown", dir / "report.md"}));
+  REQUIRE(result.status == 0);
+  const std::vector<std::string> lines = lines_of(read_file(dir / "runs.csv"));
+  REQUIRE(lines.size() == 3);  // header, naive, fast
+  std::string header;
+  for (const std::string& column : cc::csv_columns()) header += (header.empty() ? "" : ",") + column;
+  CHECK(lines[0] == header);
+  for (const char* column : {"backend", "variant", "filter", "status", "max_abs_error", "tolerance", "mpix_per_s"})
+    CHECK_MESSAGE(header.find(column) != std::string::npos, column);
+  CHECK(lines[1].starts_with("cpu,cpu,naive,sobel-x,64,48,1,"));
+  CHECK(lines[2].starts_with("cpu,cpu,fast,sobel-x,64,48,1,"));
+
+  const std::string markdown = read_file(dir / "report.md");
+  CHECK(markdown.find("naive") != std::string::npos);
+  CHECK(markdown.find("sobel-x") != std::string::npos);
+}
+
+TEST_CASE("a report path that is a symlink is written through, not replaced (think --json /dev/stdout)") {
+  TempDir dir;
+  write_file(dir / "target.json", "old");
+  fs::create_symlink(dir / "target.json", dir / "link.json");
+  const CommandResult result =
+      convcompare(small_cpu_run({"--filter", "identity", "--quiet", "--json", dir / "link.json"}));
+  REQUIRE(result.status == 0);
+  CHECK(fs::is_symlink(dir / "link.json"));
+  CHECK(json::parse(read_file(dir / "target.json"))["runs"].size() == 2);
+}
+
+TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JSON names them") {
+  TempDir dir;
+  const std::string out_dir = dir / "results";  // does not exist yet
+  const json report = run_to_json(
+      dir, small_cpu_run({"--channels", "3", "--filter", "emboss", "--border", "zero,wrap", "--output-dir", out_dir}));
+  const json& runs = report["runs"];
+  REQUIRE(runs.size() == 4);
+  for (const json& run : runs) {
+    const std::string path = run["output"];
+    INFO(path);
+    CHECK(path.starts_with(out_dir));
+    CHECK(path.ends_with(".png"));
+    const cc::Image image = cc::load_image(path);
+    CHECK(image.width == 64);
+    CHECK(image.height == 48);
+    CHECK(image.channels == 3);
+  }
+  CHECK(fs::exists(fs::path(out_dir) / "emboss_zero_reference.png"));
+  CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_reference.png"));
+  CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_cpu_cpu_fast.png"));
+  // The probe file that proved the directory writable is gone again.
+  CHECK(std::distance(fs::directory_iterator(out_dir), fs::directory_iterator{}) == 6);
+}
+
+TEST_CASE("float input gives PFM results; --output-format pfm does too for 8-bit input") {
+  TempDir dir;
+  cc::Image input(9, 7, 1, false);
+  for (std::size_t i = 0; i < input.data.size(); ++i) input.data[i] = 0.125f * static_cast<float>(i) - 2.5f;
+  cc::save_pfm(input, dir / "input.pfm");
+
+  const json report = run_to_json(
+      dir, {"--backend", "cpu", "--image", dir / "input.pfm", "--filter", "laplacian", "--output-dir", dir / "float"});
+  REQUIRE(report["runs"].size() == 2);
+  for (const json& run : report["runs"]) {
+    CHECK(run["status"] == "ok");
+    const std::string path = run["output"];
+    CHECK(path.ends_with(".pfm"));
+    const cc::Image image = cc::load_image(path);
+    CHECK_FALSE(image.eight_bit);
+    CHECK(image.width == 9);
+    CHECK(image.height == 7);
+  }
+
+  const CommandResult pfm =
+      convcompare(small_cpu_run({"--filter", "box:r=1", "--output-dir", dir / "pfm", "--output-format", "pfm"}));
+  CHECK(pfm.status == 0);
+  CHECK(fs::exists(fs::path(dir / "pfm") / "box-r-1_zero_cpu_cpu_naive.pfm"));
+  CHECK(fs::exists(fs::path(dir / "pfm") / "box-r-1_zero_reference.pfm"));
+}
+
+TEST_CASE("every border mode with --flip validates, and the report says which ran") {
+  TempDir dir;
+  const json report =
+      run_to_json(dir, small_cpu_run({"--filter", "emboss", "--border", "zero,clamp,mirror,wrap", "--flip"}));
+  REQUIRE(report["runs"].size() == 8);
+  std::vector<std::string> borders;
+  for (const json& run : report["runs"]) {
+    CHECK(run["status"] == "ok");
+    CHECK(run["flip"] == true);
+    borders.push_back(run["border"]);
+  }
+  CHECK(borders == std::vector<std::string>{"zero", "zero", "clamp", "clamp", "mirror", "mirror", "wrap", "wrap"});
+}
+
+TEST_CASE("--variant and --device narrow what runs") {
+  TempDir dir;
+  const json naive_only = run_to_json(dir, small_cpu_run({"--variant", "naive", "--filter", "identity"}));
+  REQUIRE(naive_only["runs"].size() == 1);
+  CHECK(naive_only["runs"][0]["variant"] == "naive");
+
+  // --device cpu with every backend selected: only the CPU runs, and nothing is reported skipped.
+  const CommandResult result = convcompare({"--device", "cpu", "--size", "32x32", "--filter", "identity",
+                                            "--repetitions", "1", "--quiet", "--json", dir / "device.json"});
+  CHECK(result.status == 0);
+  CHECK(result.err.empty());
+  const json report = json::parse(read_file(dir / "device.json"));
+  REQUIRE(report["runs"].size() == 2);
+  for (const json& run : report["runs"]) CHECK(run["backend"] == "cpu");
+}
+
+#ifndef CONVCOMPARE_WITH_CUDA
+TEST_CASE("a backend this binary lacks is reported skipped, with the reason, and is not a failure") {
+  TempDir dir;
+  const CommandResult result = convcompare(
+      small_cpu_run({"--backend", "cpu,cuda", "--filter", "identity", "--quiet", "--json", dir / "report.json"}));
+  CHECK(result.status == 0);
+  CHECK(result.err.starts_with("convcompare: skipping cuda: "));
+  CHECK(std::ranges::count(result.err, '\n') == 1);
+  const json report = json::parse(read_file(dir / "report.json"));
+  REQUIRE(report["runs"].size() == 3);
+  const json& skipped = report["runs"][2];
+  CHECK(skipped["backend"] == "cuda");
+  CHECK(skipped["status"] == "skipped");
+  CHECK(skipped["reason"].get<std::string>().find("CONVCOMPARE_CUDA") != std::string::npos);
+}
+#endif
+
+#ifdef CONVCOMPARE_WITH_OPENCL
+// Nothing in the tool forces a failure. --kernel-dir exists for editing kernels, though, and an edited
+// kernel can really be wrong: the off-by-one injected here is what validation is there to catch.
+TEST_CASE("a kernel that computes a wrong result fails validation: exit status 1, the run marked failed") {
+  const CommandResult list = convcompare({"--list", "--backend", "opencl"});
+  REQUIRE(list.status == 0);
+  if (list.out.find("opencl: no device") != std::string::npos) {
+    MESSAGE("no OpenCL device here: the failing-validation check did not run");
+    return;
+  }
+  TempDir dir;
+  std::string kernel = read_file(CONVCOMPARE_SOURCE_DIR "/kernels_cl/global.cl");
+  const std::string loop = "fy < args.filter_height";
+  const std::size_t at = kernel.find(loop);
+  REQUIRE_MESSAGE(at != std::string::npos, "kernels_cl/global.cl changed: update the bug this test injects");
+  fs::create_directory(dir / "good");
+  fs::create_directory(dir / "buggy");
+  write_file(dir / "good/global.cl", kernel);
+  kernel.replace(at, loop.size(), loop + " - 1");  // forgets the filter's last row
+  write_file(dir / "buggy/global.cl", kernel);
+
+  const std::vector<std::string> args = {"--backend", "opencl",  "--variant",     "global", "--size",   "64x48",
+                                         "--filter",  "box:r=1", "--repetitions", "1",      "--warmup", "0"};
+  std::vector<std::string> good = args;
+  good.insert(good.end(), {"--kernel-dir", dir / "good"});
+  const CommandResult unchanged = convcompare(good);
+  INFO("stdout: " << unchanged.out << "\nstderr: " << unchanged.err);
+  CHECK(unchanged.status == 0);
+
+  std::vector<std::string> buggy = args;
+  buggy.insert(buggy.end(), {"--kernel-dir", dir / "buggy", "--json", dir / "report.json"});
+  const CommandResult broken = convcompare(buggy);
+  INFO("stdout: " << broken.out << "\nstderr: " << broken.err);
+  CHECK(broken.status == 1);
+  CHECK(broken.out.find("failed") != std::string::npos);
+  const json report = json::parse(read_file(dir / "report.json"));
+  REQUIRE_FALSE(report["runs"].empty());
+  for (const json& run : report["runs"]) {
+    CHECK(run["status"] == "failed");
+    CHECK(run["reason"].get<std::string>().find("pixel") != std::string::npos);
+    CHECK(run["max_abs_error"].get<double>() > run["tolerance"].get<double>());
+  }
+}
+#endif
+
+TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, before any slow work") {
+  TempDir dir;
+  // A PNG the tool wrote, cut in half.
+  REQUIRE(
+      convcompare(small_cpu_run({"--variant", "naive", "--filter", "identity", "--output-dir", dir / "png", "--quiet"}))
+          .status == 0);
+  const std::string png = read_file(dir / "png/identity_zero_reference.png");
+  REQUIRE(png.size() > 100);
+  write_file(dir / "truncated.png", png.substr(0, png.size() / 2));
+  write_file(dir / "empty.png", "");
+  write_file(dir / "corrupt.jpg", corrupt_jpeg());
+  write_file(dir / "huge.png", png_header_claiming(100000, 100000));
+  write_file(dir / "huge.pfm", "Pf\n100000 100000\n-1.0\n" + std::string(64, '\0'));
+  write_file(dir / "truncated.pfm", "Pf\n4 4\n-1.0\n" + std::string(10, '\0'));
+  write_file(dir / "magic.pfm", "PX\n4 4\n-1.0\n" + std::string(64, '\0'));
+  write_file(dir / "count.txt", "3 3\n1 2 3\n");
+  write_file(dir / "word.txt", "3 3\n1 2 3\n4 five 6\n7 8 9\n");
+  write_file(dir / "even.txt", "2 2\n1 1\n1 1\n");
+  write_file(dir / "zero.txt", "0 0\n");
+  write_file(dir / "nan.txt", "1 1\nnan\n");
+  write_file(dir / "inf.txt", "1 1\ninf\n");
+  write_file(dir / "regular-file", "not a directory");
+
+  const auto image = [&](const std::string& name) {
+    return std::vector<std::string>{"--backend", "cpu", "--image", dir / name};
+  };
+  const auto small = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--backend", "cpu", "--size", "64x48"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  SUBCASE("images") {
+    check_bad_input(image("missing.png"), {"missing.png", "no such file"});
+    check_bad_input(image("empty.png"), {"empty.png", "empty"});
+    check_bad_input(image("truncated.png"), {"truncated.png", "decode"});
+    check_bad_input(image("corrupt.jpg"), {"corrupt.jpg", "decode"});
+    check_bad_input({"--backend", "cpu", "--image", dir.path.string()}, {"directory"});
+    check_bad_input(image("huge.png"), {"huge.png", "too large"});
+    check_bad_input(image("huge.pfm"), {"huge.pfm", "100000"});
+    check_bad_input(image("truncated.pfm"), {"truncated.pfm", "truncated"});
+    check_bad_input(image("magic.pfm"), {"magic.pfm", "PNG, JPEG, BMP"});
+  }
+  SUBCASE("filters") {
+    check_bad_input(small({"--filter", "file:" + dir / "count.txt"}), {"count.txt", "9"});
+    check_bad_input(small({"--filter", "file:" + dir / "word.txt"}), {"five", "not a number"});
+    check_bad_input(small({"--filter", "file:" + dir / "even.txt"}), {"even.txt", "odd"});
+    check_bad_input(small({"--filter", "file:" + dir / "zero.txt"}), {"zero.txt", "positive"});
+    check_bad_input(small({"--filter", "file:" + dir / "nan.txt"}), {"nan"});
+    check_bad_input(small({"--filter", "file:" + dir / "inf.txt"}), {"inf"});
+    check_bad_input(small({"--filter", "file:" + dir / "missing.txt"}), {"missing.txt"});
+    check_bad_input(small({"--filter", "blur"}), {"unknown filter", "blur"});
+    check_bad_input(small({"--filter", "box:q=3"}), {"unknown parameter", "q"});
+    check_bad_input(small({"--filter", "gaussian:sigma=-1"}), {"sigma"});
+  }
+  SUBCASE("names and numbers") {
+    check_bad_input(small({"--backend", "vulkan"}), {"unknown backend", "vulkan"});
+    check_bad_input(small({"--variant", "bogus"}), {"unknown variant 'bogus'", "naive, global"});
+    check_bad_input(small({"--variant", "tiled"}), {"tiled", "cpu has naive, fast"});
+    check_bad_input(small({"--border", "reflect"}), {"unknown border", "reflect"});
+    check_bad_input({"--backend", "cpu", "--size", "0x0"}, {"--size", "0x0"});
+    check_bad_input({"--backend", "cpu", "--size", "garbage"}, {"--size", "garbage"});
+    check_bad_input({"--backend", "cpu", "--size", "5x"}, {"--size"});
+    check_bad_input({"--backend", "cpu", "--size", "-5x5"}, {"--size"});
+    check_bad_input({"--backend", "cpu", "--size", "100000x100000"}, {"--size", "32768"});
+    check_bad_input(small({"--channels", "5"}), {"--channels"});
+    check_bad_input(small({"--repetitions", "-1"}), {"--repetitions"});
+    check_bad_input(small({"--repetitions", "0"}), {"--repetitions"});
+    check_bad_input(small({"--repetitions", "many"}), {"--repetitions"});
+    check_bad_input(small({"--warmup", "-1"}), {"--warmup"});
+    check_bad_input(small({"--no-such-option"}), {"--no-such-option"});
+    check_bad_input({"--image", dir / "truncated.png", "--size", "8x8"}, {"--size"});
+  }
+  SUBCASE("devices") {
+    check_bad_input({"--size", "64x48", "--device", "cuda:7"}, {"unknown device 'cuda:7'"});
+    check_bad_input({"--size", "64x48", "--device", "opencl:9:9"}, {"unknown device 'opencl:9:9'"});
+    check_bad_input(small({"--device", "gpu:0"}), {"gpu:0"});
+    check_bad_input(small({"--device", "cuda:x"}), {"cuda:x"});
+    check_bad_input(small({"--device", "cuda:0"}), {"cuda:0", "--backend"});
+  }
+  SUBCASE("output paths") {
+    check_bad_input(small({"--output-dir", dir / "regular-file/results"}), {"--output-dir", "regular-file"});
+    check_bad_input(small({"--output-dir", dir / "regular-file"}), {"--output-dir", "not a directory"});
+    check_bad_input(small({"--json", dir / "missing-dir/report.json"}), {"--json", "missing-dir"});
+    check_bad_input(small({"--channels", "2", "--output-dir", dir / "out", "--output-format", "pfm"}),
+                    {"pfm", "1 or 3 channels"});
+    check_bad_input(small({"--output-format", "tiff"}), {"--output-format"});
+    check_bad_input(small({"--kernel-dir", dir / "missing-kernels"}), {"--kernel-dir"});
+  }
+}

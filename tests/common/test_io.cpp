@@ -1,0 +1,343 @@
+// test_io.cpp: image files: PNG/PFM round trips, JPEG and BMP reads, the default chart, and every bad input.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+// Declarations only: the implementation is compiled once, in common/stb_impl.cpp.
+#include <stb/stb_image_write.h>
+
+#include "common/error.h"
+#include "common/image_io.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory per test case, removed with everything in it at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "convcompare-io-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string little_endian(float value) {
+  const auto bits = std::bit_cast<std::uint32_t>(value);
+  return {char(bits & 0xff), char(bits >> 8 & 0xff), char(bits >> 16 & 0xff), char(bits >> 24)};
+}
+
+std::string big_endian(float value) {
+  const std::string le = little_endian(value);
+  return {le.rbegin(), le.rend()};
+}
+
+std::string be32(std::uint32_t v) {
+  return {char(v >> 24), char(v >> 16 & 0xff), char(v >> 8 & 0xff), char(v & 0xff)};
+}
+
+// A PNG signature and an IHDR claiming width x height, 8-bit grey; no pixel data, CRC not valid.
+std::string png_header(std::uint32_t width, std::uint32_t height) {
+  return std::string("\x89PNG\r\n\x1a\n", 8) + be32(13) + "IHDR" + be32(width) + be32(height) +
+         std::string("\x08\x00\x00\x00\x00", 5) + be32(0xdeadbeef);
+}
+
+cc::Image ramp(int width, int height, int channels) {
+  cc::Image image(width, height, channels, true);
+  for (int c = 0; c < channels; ++c)
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) image.at(c, y, x) = static_cast<float>((x * 37 + y * 11 + c * 50) % 256);
+  return image;
+}
+
+void write_with_stb(void* context, void* data, int size) {
+  static_cast<std::string*>(context)->append(static_cast<const char*>(data), size);
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    cc::load_image(path);
+  } catch (const cc::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("check_image_size accepts the limits and names what it refuses") {
+  CHECK_NOTHROW(cc::check_image_size(1, 1, 1, "x"));
+  CHECK_NOTHROW(cc::check_image_size(16384, 16384, 4, "x"));
+  CHECK_NOTHROW(cc::check_image_size(32768, 8192, 1, "x"));
+  CHECK_THROWS_WITH_AS(cc::check_image_size(0, 5, 1, "image 'a.png'"), doctest::Contains("image 'a.png'"),
+                       cc::InputError);
+  CHECK_THROWS_AS(cc::check_image_size(5, -1, 1, "x"), cc::InputError);
+  CHECK_THROWS_WITH_AS(cc::check_image_size(5, 5, 5, "x"), doctest::Contains("5 channels"), cc::InputError);
+  CHECK_THROWS_AS(cc::check_image_size(5, 5, 0, "x"), cc::InputError);
+  CHECK_THROWS_WITH_AS(cc::check_image_size(32769, 1, 1, "x"), doctest::Contains("32769x1"), cc::InputError);
+  CHECK_THROWS_WITH_AS(cc::check_image_size(16385, 16384, 1, "x"), doctest::Contains("16385x16384"),
+                       cc::InputError);
+  CHECK_THROWS_AS(cc::Image(-1, 3, 1), cc::InputError);
+  const cc::Image image(3, 2, 2, true);
+  CHECK(image.data == std::vector<float>(12, 0.0f));
+  CHECK(image.eight_bit);
+}
+
+TEST_CASE("PNG round trip keeps integer 0..255 values exactly, for 1 to 4 channels") {
+  TempDir dir;
+  for (int channels = 1; channels <= 4; ++channels) {
+    CAPTURE(channels);
+    const cc::Image original = ramp(13, 7, channels);
+    const std::string path = dir.file("ramp" + std::to_string(channels) + ".png");
+    cc::save_png(original, path);
+    const cc::Image loaded = cc::load_image(path);
+    CHECK(loaded.width == 13);
+    CHECK(loaded.height == 7);
+    CHECK(loaded.channels == channels);
+    CHECK(loaded.eight_bit);
+    CHECK(loaded.data == original.data);
+  }
+  // Atomic writes leave nothing but the finished files behind.
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 4);
+}
+
+TEST_CASE("save_png rounds to nearest and clamps to 0..255") {
+  TempDir dir;
+  cc::Image image(6, 1, 1);
+  image.data = {12.4f, 12.6f, -5.0f, 300.0f, 254.5f, std::numeric_limits<float>::quiet_NaN()};
+  cc::save_png(image, dir.file("rounded.png"));
+  CHECK(cc::load_image(dir.file("rounded.png")).data == std::vector<float>{12, 13, 0, 255, 255, 0});
+}
+
+TEST_CASE("PFM round trip keeps every float bit, 1 and 3 channels") {
+  TempDir dir;
+  const std::vector<float> special = {0.1f,
+                                      -0.0f,
+                                      1e30f,
+                                      -3.5e-20f,
+                                      1e-42f /* subnormal */,
+                                      std::numeric_limits<float>::infinity(),
+                                      std::numeric_limits<float>::quiet_NaN()};
+  for (int channels : {1, 3}) {
+    CAPTURE(channels);
+    cc::Image original(5, 3, channels);
+    for (std::size_t i = 0; i < original.data.size(); ++i)
+      original.data[i] = i < special.size() ? special[i] : static_cast<float>(i) / 7.0f - 1.0f;
+    const std::string path = dir.file("float.pfm");
+    cc::save_pfm(original, path);
+    const cc::Image loaded = cc::load_image(path);
+    REQUIRE(loaded.data.size() == original.data.size());
+    CHECK(loaded.width == 5);
+    CHECK(loaded.height == 3);
+    CHECK(loaded.channels == channels);
+    CHECK_FALSE(loaded.eight_bit);
+    for (std::size_t i = 0; i < original.data.size(); ++i)
+      CHECK(std::bit_cast<std::uint32_t>(loaded.data[i]) == std::bit_cast<std::uint32_t>(original.data[i]));
+  }
+  CHECK(read_bytes(dir.file("float.pfm")).substr(0, 12) == "PF\n5 3\n-1.0\n");
+}
+
+TEST_CASE("PFM rows are stored bottom to top and RGB is interleaved") {
+  TempDir dir;
+  // 2x2 grey: the file's first row is the image's bottom row.
+  write_bytes(dir.file("grey.pfm"),
+              "Pf\n2 2\n-1.0\n" + little_endian(1) + little_endian(2) + little_endian(3) + little_endian(4));
+  const cc::Image grey = cc::load_pfm(dir.file("grey.pfm"));
+  CHECK(grey.at(0, 0, 0) == 3.0f);
+  CHECK(grey.at(0, 0, 1) == 4.0f);
+  CHECK(grey.at(0, 1, 0) == 1.0f);
+  CHECK(grey.at(0, 1, 1) == 2.0f);
+
+  write_bytes(dir.file("rgb.pfm"), "PF\n2 1\n-1\n" + little_endian(10) + little_endian(20) + little_endian(30) +
+                                       little_endian(-1) + little_endian(-2) + little_endian(-3));
+  const cc::Image rgb = cc::load_image(dir.file("rgb.pfm"));
+  CHECK(rgb.channels == 3);
+  CHECK(rgb.data == std::vector<float>{10, -1, 20, -2, 30, -3});  // planar: R plane, G plane, B plane
+}
+
+TEST_CASE("PFM: big endian, free header spacing, and exactly one whitespace byte after the scale") {
+  TempDir dir;
+  write_bytes(dir.file("be.pfm"), "Pf\n2 1\n1.0\n" + big_endian(1.5f) + big_endian(-2.25f));
+  CHECK(cc::load_image(dir.file("be.pfm")).data == std::vector<float>{1.5f, -2.25f});
+
+  // The first data byte is '\n' (0x0a); a reader that skips all whitespace after the scale would lose it.
+  const float tricky = std::bit_cast<float>(std::uint32_t{0x3f80000a});
+  write_bytes(dir.file("spaced.pfm"), "Pf  2\t\n 1 \r\n-4.0 " + little_endian(tricky) + little_endian(7));
+  const cc::Image spaced = cc::load_image(dir.file("spaced.pfm"));
+  CHECK(std::bit_cast<std::uint32_t>(spaced.data[0]) == 0x3f80000a);
+  CHECK(spaced.data[1] == 7.0f);
+}
+
+TEST_CASE("JPEG and BMP files are read through stb") {
+  TempDir dir;
+  // A flat JPEG decodes to (almost exactly) its colour. stb_image_write always writes YCbCr, so
+  // this one comes back with 3 channels.
+  std::string jpeg;
+  std::vector<std::uint8_t> flat(16 * 8 * 3);
+  for (std::size_t i = 0; i < flat.size(); ++i) flat[i] = i % 3 == 0 ? 100 : i % 3 == 1 ? 150 : 40;
+  REQUIRE(stbi_write_jpg_to_func(write_with_stb, &jpeg, 16, 8, 3, flat.data(), 95));
+  write_bytes(dir.file("flat.jpg"), jpeg);
+  const cc::Image colour = cc::load_image(dir.file("flat.jpg"));
+  CHECK(colour.width == 16);
+  CHECK(colour.height == 8);
+  REQUIRE(colour.channels == 3);
+  CHECK(colour.eight_bit);
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < 8; ++y)
+      for (int x = 0; x < 16; ++x) CHECK(std::fabs(colour.at(c, y, x) - flat[c]) <= 3);
+
+  // BMP is lossless: an odd width (row padding) with distinct values comes back exactly.
+  std::vector<std::uint8_t> pixels(5 * 3 * 3);
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(i * 5);
+  std::string bmp;
+  REQUIRE(stbi_write_bmp_to_func(write_with_stb, &bmp, 5, 3, 3, pixels.data()));
+  write_bytes(dir.file("odd.bmp"), bmp);
+  const cc::Image loaded = cc::load_image(dir.file("odd.bmp"));
+  REQUIRE(loaded.channels == 3);
+  CHECK(loaded.at(0, 0, 0) == 0);    // pixel (0,0) red
+  CHECK(loaded.at(2, 0, 1) == 25);   // pixel (1,0) blue = byte 5
+  CHECK(loaded.at(1, 2, 4) == 215);  // pixel (4,2) green = byte (2*5+4)*3+1 = 43
+}
+
+TEST_CASE("bad image files are InputErrors with one line naming the file") {
+  TempDir dir;
+  const std::string missing = dir.file("missing.png");
+  CHECK(error_of(missing) == "cannot open image '" + missing + "': No such file or directory");
+  CHECK(error_of(dir.path.string()) == "cannot open image '" + dir.path.string() + "': it is a directory");
+
+  write_bytes(dir.file("empty.png"), "");
+  CHECK(error_of(dir.file("empty.png")) == "cannot read image '" + dir.file("empty.png") + "': the file is empty");
+
+  write_bytes(dir.file("text.png"), "hello, not an image\n");
+  CHECK(error_of(dir.file("text.png")) ==
+        "cannot read image '" + dir.file("text.png") + "': not a PNG, JPEG, BMP or PFM file");
+
+  cc::save_png(cc::make_default_image(64, 64, 3), dir.file("whole.png"));
+  const std::string png = read_bytes(dir.file("whole.png"));
+  write_bytes(dir.file("half.png"), png.substr(0, png.size() / 2));
+  CHECK(error_of(dir.file("half.png")).find("cannot decode image") != std::string::npos);
+
+  write_bytes(dir.file("corrupt.jpg"), std::string("\xff\xd8\xff\xe0", 4) + std::string(200, '\x5a'));
+  CHECK(error_of(dir.file("corrupt.jpg")).find("cannot read image '" + dir.file("corrupt.jpg") + "'") == 0);
+  // A valid JPEG whose entropy-coded data is cut off.
+  std::string jpeg;
+  const cc::Image chart = cc::make_default_image(32, 32, 3);
+  std::vector<std::uint8_t> pixels(chart.data.size());
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(chart.data[i]);
+  REQUIRE(stbi_write_jpg_to_func(write_with_stb, &jpeg, 32, 32, 3, pixels.data(), 90));
+  write_bytes(dir.file("cut.jpg"), jpeg.substr(0, 200));
+  CHECK(error_of(dir.file("cut.jpg")) != "(no error)");
+
+  const std::string error = error_of(dir.file("half.png"));
+  CHECK(error.find('\n') == std::string::npos);
+}
+
+TEST_CASE("headers claiming huge sizes are refused before any pixel memory is allocated") {
+  TempDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  // Over stb's per-side cap (set to ours): refused while reading the header.
+  write_bytes(dir.file("wide.png"), png_header(100000, 100000));
+  CHECK(error_of(dir.file("wide.png")) ==
+        "cannot read image '" + dir.file("wide.png") + "': too large (each side must be at most 32768 pixels)");
+  // Each side legal, the pixel count not: refused by check_image_size, which names the size.
+  write_bytes(dir.file("many.png"), png_header(20000, 20000));
+  CHECK(error_of(dir.file("many.png")).find("20000x20000") != std::string::npos);
+
+  write_bytes(dir.file("huge.pfm"), "Pf\n100000 100000\n-1.0\n" + little_endian(1));
+  CHECK(error_of(dir.file("huge.pfm")).find("100000x100000") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+}
+
+TEST_CASE("bad PFM files") {
+  TempDir dir;
+  auto pfm_error = [&](const std::string& bytes) {
+    write_bytes(dir.file("bad.pfm"), bytes);
+    return error_of(dir.file("bad.pfm"));
+  };
+  const std::string one = little_endian(1);
+  CHECK(pfm_error("Pf\n2 2\n-1.0\n" + one + one + one).find("truncated PFM") != std::string::npos);
+  CHECK(pfm_error("Pf\n2 2\n-1.0").find("truncated PFM") != std::string::npos);
+  CHECK(pfm_error("Pf\n2 2\n0\n" + one).find("bad PFM scale '0'") != std::string::npos);
+  CHECK(pfm_error("Pf\n1 1\nnan\n" + one).find("bad PFM scale") != std::string::npos);
+  CHECK(pfm_error("Pf\n1 1\nabc\n" + one).find("bad PFM scale") != std::string::npos);
+  CHECK(pfm_error("Pf\n-3 1\n-1\n" + one).find("empty size") != std::string::npos);
+  CHECK(pfm_error("Pf\n3x 1\n-1\n" + one).find("bad PFM width '3x'") != std::string::npos);
+  CHECK(pfm_error("Pf\n1 1.5\n-1\n" + one).find("bad PFM height") != std::string::npos);
+  CHECK(pfm_error("PG\n1 1\n-1\n" + one) != "(no error)");  // not PFM, and not anything stb reads
+
+  write_bytes(dir.file("p6.pfm"), "P6\n1 1\n255\nabc");
+  CHECK_THROWS_WITH_AS(cc::load_pfm(dir.file("p6.pfm")), doctest::Contains("not a PFM file"), cc::InputError);
+}
+
+TEST_CASE("saving: PFM channel counts and unwritable paths") {
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(cc::save_pfm(cc::Image(2, 2, 2), dir.file("two.pfm")), doctest::Contains("1 or 3 channels"),
+                       cc::InputError);
+  CHECK_THROWS_WITH_AS(cc::save_pfm(cc::Image(2, 2, 4), dir.file("four.pfm")),
+                       doctest::Contains("1 or 3 channels"), cc::InputError);
+  const std::string nowhere = dir.file("no/such/dir/out.png");
+  CHECK_THROWS_WITH_AS(cc::save_png(cc::Image(2, 2, 1), nowhere),
+                       ("cannot write '" + nowhere + "': No such file or directory").c_str(), cc::InputError);
+  // Replacing an existing file works, and leaves no temporary behind.
+  cc::write_file_atomically(dir.file("a.txt"), "first");
+  cc::write_file_atomically(dir.file("a.txt"), "second");
+  CHECK(read_bytes(dir.file("a.txt")) == "second");
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("the default image is a deterministic 8-bit test chart of any size") {
+  const cc::Image chart = cc::make_default_image(256, 192, 3);
+  CHECK(chart.width == 256);
+  CHECK(chart.height == 192);
+  CHECK(chart.channels == 3);
+  CHECK(chart.eight_bit);
+  CHECK(chart.data == cc::make_default_image(256, 192, 3).data);
+  CHECK(std::all_of(chart.data.begin(), chart.data.end(),
+                    [](float v) { return v == std::round(v) && v >= 0 && v <= 255; }));
+  CHECK(*std::min_element(chart.data.begin(), chart.data.end()) == 0);
+  CHECK(*std::max_element(chart.data.begin(), chart.data.end()) == 255);
+  CHECK(chart.at(0, 48, 192) == 232);                     // the disc's centre, channel 0
+  CHECK(chart.at(1, 48, 192) == 48);                      // ... with another colour in channel 1
+  CHECK(chart.at(0, 100, 150) != chart.at(0, 100, 151));  // the 1-pixel checkerboard
+  CHECK(chart.at(0, 100, 150) == chart.at(0, 101, 151));
+
+  const cc::Image grey = cc::make_default_image();
+  CHECK(grey.width == 2048);
+  CHECK(grey.height == 2048);
+  CHECK(grey.channels == 1);
+
+  for (int w : {1, 2, 3, 7})
+    for (int h : {1, 2, 5})
+      for (int c = 1; c <= 4; ++c) {
+        CAPTURE(w);
+        CAPTURE(h);
+        CHECK(cc::make_default_image(w, h, c).data.size() == static_cast<std::size_t>(w * h * c));
+      }
+  CHECK_THROWS_AS(cc::make_default_image(0, 5, 1), cc::InputError);
+  CHECK_THROWS_AS(cc::make_default_image(5, 5, 5), cc::InputError);
+}

@@ -1,0 +1,52 @@
+// test_problem.cpp: border names, make_problem's filter as applied, and the kernel arguments it produces.
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "common/error.h"
+#include "common/problem.h"
+
+TEST_CASE("border names round trip and match the CC_BORDER_* numbers") {
+  CHECK(cc::to_string(cc::Border::Zero) == "zero");
+  CHECK(cc::to_string(cc::Border::Clamp) == "clamp");
+  CHECK(cc::to_string(cc::Border::Mirror) == "mirror");
+  CHECK(cc::to_string(cc::Border::Wrap) == "wrap");
+  for (cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap})
+    CHECK(cc::parse_border(cc::to_string(border)) == border);
+  CHECK(static_cast<int>(cc::parse_border("mirror")) == CC_BORDER_MIRROR);
+  CHECK_THROWS_WITH_AS(cc::parse_border("reflect"), "unknown border 'reflect' (zero, clamp, mirror, wrap)",
+                       cc::InputError);
+  CHECK_THROWS_AS(cc::parse_border("Zero"), cc::InputError);
+  CHECK_THROWS_AS(cc::parse_border(""), cc::InputError);
+}
+
+TEST_CASE("make_problem and conv_args") {
+  const cc::Image image(37, 11, 3, true);
+  const cc::Filter filter = cc::parse_filter_text("5 3  1 2 3 4 5  6 7 8 9 10  11 12 13 14 15", "wide");
+
+  const cc::Problem problem = cc::make_problem(image, filter, cc::Border::Wrap, false);
+  CHECK(problem.width == 37);
+  CHECK(problem.height == 11);
+  CHECK(problem.channels == 3);
+  CHECK(problem.border == cc::Border::Wrap);
+  CHECK_FALSE(problem.flip);
+  CHECK(problem.correlation_filter.weights == filter.weights);
+
+  const ConvArgs args = problem.conv_args();
+  CHECK(args.width == 37);
+  CHECK(args.height == 11);
+  CHECK(args.pitch == 37);
+  CHECK(args.filter_width == 5);
+  CHECK(args.filter_height == 3);
+  CHECK(args.radius_x == 2);
+  CHECK(args.radius_y == 1);
+  CHECK(args.border == CC_BORDER_WRAP);
+
+  const cc::Problem flipped = cc::make_problem(image, filter, cc::Border::Clamp, true);
+  CHECK(flipped.flip);
+  CHECK(flipped.filter.weights == filter.weights);  // kept as the user gave it
+  CHECK(flipped.correlation_filter.weights.front() == 15.0f);
+  CHECK(flipped.correlation_filter.weights.back() == 1.0f);
+  CHECK(flipped.conv_args().border == CC_BORDER_CLAMP);
+}

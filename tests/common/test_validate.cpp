@@ -1,0 +1,182 @@
+// test_validate.cpp: the tolerance rule, exact mode, NaN/Inf handling and the first-failure report.
+#include <doctest/doctest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "common/reference.h"
+#include "common/validate.h"
+
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+cc::Problem problem_for(const cc::Image& image, int filter_side, float weight) {
+  const cc::Filter f{"test", filter_side, filter_side,
+                     std::vector<float>(static_cast<std::size_t>(filter_side) * filter_side, weight)};
+  return cc::make_problem(image, f, cc::Border::Zero, false);
+}
+
+cc::Image filled(int width, int height, int channels, float value) {
+  cc::Image image(width, height, channels);
+  std::fill(image.data.begin(), image.data.end(), value);
+  return image;
+}
+
+}  // namespace
+
+TEST_CASE("tolerance: the formula c * FLT_EPSILON * sum|w| * max|x|, c = max(8, taps / 2 + 1)") {
+  cc::Image image = filled(4, 4, 1, 1.5f);
+  image.at(0, 2, 1) = -200.5f;  // max |x|, not an integer
+  image.at(0, 3, 3) = kInf;     // not finite: does not count towards max |x|
+  SUBCASE("9 taps: c = max(8, 5.5) = 8") {
+    const cc::Tolerance t = cc::tolerance_for(problem_for(image, 3, 0.5f), image);
+    CHECK_FALSE(t.exact);
+    CHECK(t.value == doctest::Approx(8 * FLT_EPSILON * 4.5 * 200.5));
+  }
+  SUBCASE("49 taps: c = 49 / 2 + 1 = 25.5") {
+    const cc::Tolerance t = cc::tolerance_for(problem_for(image, 7, -0.25f), image);
+    CHECK_FALSE(t.exact);
+    CHECK(t.value == doctest::Approx(25.5 * FLT_EPSILON * 12.25 * 200.5));
+  }
+}
+
+TEST_CASE("tolerance: integer-exact mode needs integer weights, integer pixels and sums under 2^24") {
+  cc::Image image = filled(5, 3, 2, 3.0f);
+  image.at(1, 2, 4) = -255.0f;
+  const cc::Tolerance exact = cc::tolerance_for(problem_for(image, 3, 2.0f), image);
+  CHECK(exact.exact);
+  CHECK(exact.value == 0);
+
+  CHECK_FALSE(cc::tolerance_for(problem_for(image, 3, 0.5f), image).exact);  // fractional weights
+  image.at(0, 0, 0) = 3.25f;
+  CHECK_FALSE(cc::tolerance_for(problem_for(image, 3, 2.0f), image).exact);  // one fractional pixel
+  image.at(0, 0, 0) = 40000.0f;  // 9 taps * 2 * 40000 = 720000 < 2^24: still exact
+  CHECK(cc::tolerance_for(problem_for(image, 3, 2.0f), image).exact);
+  // 81 taps * 300 * 40000 = 9.72e8 >= 2^24: partial sums could round in float.
+  CHECK_FALSE(cc::tolerance_for(problem_for(image, 9, 300.0f), image).exact);
+}
+
+TEST_CASE("fft tolerance: looser than the direct bound and grows with the image") {
+  const cc::Image small = filled(16, 16, 1, 100.5f), large = filled(1024, 1024, 1, 100.5f);
+  const cc::Problem p_small = problem_for(small, 3, 0.5f), p_large = problem_for(large, 3, 0.5f);
+  const cc::Tolerance fft_small = cc::fft_tolerance_for(p_small, small);
+  CHECK_FALSE(fft_small.exact);
+  CHECK(fft_small.value >= cc::tolerance_for(p_small, small).value);
+  // 16 * log2(18 * 18) * FLT_EPSILON * 4.5 * 100.5
+  CHECK(fft_small.value == doctest::Approx(16 * std::log2(18.0 * 18.0) * FLT_EPSILON * 4.5 * 100.5));
+  CHECK(cc::fft_tolerance_for(p_large, large).value > fft_small.value);
+  // Integer data gets no exact mode through an FFT.
+  const cc::Image integers = filled(8, 8, 1, 7.0f);
+  CHECK_FALSE(cc::fft_tolerance_for(problem_for(integers, 3, 1.0f), integers).exact);
+}
+
+TEST_CASE("validate: exact mode passes bit-identical results and fails on a 1-ulp change") {
+  cc::Image image(6, 5, 1);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 256);
+  const cc::Problem problem = problem_for(image, 3, 3.0f);
+  const cc::Tolerance tolerance = cc::tolerance_for(problem, image);
+  REQUIRE(tolerance.exact);
+  const cc::Image reference = cc::reference_convolve(image, problem);
+
+  cc::Image result = reference;
+  const cc::Validation same = cc::validate(result, reference, tolerance);
+  CHECK(same.passed);
+  CHECK(same.exact);
+  CHECK(same.max_abs_error == 0);
+  CHECK(same.rel_l2_error == 0);
+  CHECK(same.message().empty());
+
+  result.at(0, 3, 4) = std::nextafter(reference.at(0, 3, 4), 1e9f);
+  const cc::Validation off = cc::validate(result, reference, tolerance);
+  CHECK_FALSE(off.passed);
+  CHECK(off.bad_x == 4);
+  CHECK(off.bad_y == 3);
+  CHECK(off.bad_channel == 0);
+  CHECK(off.max_abs_error > 0);
+  CHECK(off.message().find("pixel (4, 3) channel 0") == 0);
+  CHECK(off.message().find("integer-exact") != std::string::npos);
+}
+
+TEST_CASE("validate: errors, the first failing pixel in channel, row, column order, and the message") {
+  const cc::Image reference = filled(4, 3, 2, 2.0f);
+  cc::Image result = reference;
+  result.at(1, 2, 0) = 2.5f;  // fails, but later in plane order
+  result.at(1, 0, 3) = 3.0f;  // the first failure: channel 1, row 0, column 3
+  result.at(0, 1, 1) = 2.0625f;  // within tolerance
+  const cc::Validation v = cc::validate(result, reference, cc::Tolerance{0.1, false});
+  CHECK_FALSE(v.passed);
+  CHECK(v.bad_channel == 1);
+  CHECK(v.bad_y == 0);
+  CHECK(v.bad_x == 3);
+  CHECK(v.bad_value == 3.0);
+  CHECK(v.bad_expected == 2.0);
+  CHECK(v.max_abs_error == 1.0);
+  CHECK(v.tolerance == 0.1);
+  // ||diff|| = sqrt(1 + 0.25 + 0.0625^2), ||ref|| = sqrt(24 * 4)
+  CHECK(v.rel_l2_error == doctest::Approx(std::sqrt((1 + 0.25 + 0.0625 * 0.0625) / 96.0)));
+  CHECK(v.message() == "pixel (3, 0) channel 1: got 3, expected 2, |diff| 1 > tolerance 0.1");
+
+  result.at(1, 0, 3) = 2.0f;
+  result.at(1, 2, 0) = 2.0f;
+  const cc::Validation ok = cc::validate(result, reference, cc::Tolerance{0.1, false});
+  CHECK(ok.passed);
+  CHECK(ok.max_abs_error == 0.0625);
+  CHECK(ok.bad_channel == -1);
+}
+
+TEST_CASE("validate: relative L2 against an all-zero reference is the absolute norm") {
+  const cc::Image reference = filled(2, 2, 1, 0.0f);
+  cc::Image result = reference;
+  CHECK(cc::validate(result, reference, cc::Tolerance{1, false}).rel_l2_error == 0);
+  result.at(0, 0, 0) = 0.3f;
+  result.at(0, 1, 1) = -0.4f;
+  CHECK(cc::validate(result, reference, cc::Tolerance{1, false}).rel_l2_error == doctest::Approx(0.5));
+}
+
+TEST_CASE("validate: NaN and Inf") {
+  cc::Image reference = filled(3, 2, 1, 1.0f);
+  reference.at(0, 0, 1) = kNaN;
+  reference.at(0, 1, 2) = -kInf;
+  cc::Image result = reference;
+
+  SUBCASE("matched NaN and Inf pass and are counted") {
+    const cc::Validation v = cc::validate(result, reference, cc::Tolerance{0.01, false});
+    CHECK(v.passed);
+    CHECK(v.nonfinite_matched == 2);
+    CHECK(v.max_abs_error == 0);
+  }
+  SUBCASE("a number where the reference has NaN fails") {
+    result.at(0, 0, 1) = 1.0f;
+    const cc::Validation v = cc::validate(result, reference, cc::Tolerance{0.01, false});
+    CHECK_FALSE(v.passed);
+    CHECK(v.bad_x == 1);
+  }
+  SUBCASE("the opposite infinity fails") {
+    result.at(0, 1, 2) = kInf;
+    const cc::Validation v = cc::validate(result, reference, cc::Tolerance{0.01, false});
+    CHECK_FALSE(v.passed);
+    CHECK(v.bad_x == 2);
+    CHECK(v.bad_y == 1);
+  }
+  SUBCASE("NaN where the reference is finite fails, as a poisoned pixel would") {
+    result.at(0, 1, 0) = kNaN;
+    const cc::Validation v = cc::validate(result, reference, cc::Tolerance{1e30, false});
+    CHECK_FALSE(v.passed);
+    CHECK(v.bad_x == 0);
+    CHECK(v.bad_y == 1);
+    CHECK(std::isinf(v.max_abs_error));
+    CHECK(v.message() == "pixel (0, 1) channel 0: got nan, expected 1 (non-finite mismatch)");
+  }
+}
+
+TEST_CASE("validate: a result of another shape fails") {
+  const cc::Image reference = filled(4, 4, 1, 1.0f);
+  for (const cc::Image& result : {filled(4, 3, 1, 1.0f), filled(3, 4, 1, 1.0f), filled(4, 4, 3, 1.0f)}) {
+    const cc::Validation v = cc::validate(result, reference, cc::Tolerance{1, false});
+    CHECK_FALSE(v.passed);
+    CHECK(v.message().find("shape") != std::string::npos);
+  }
+}

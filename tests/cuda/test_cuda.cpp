@@ -1,0 +1,200 @@
+// test_cuda.cpp: the CUDA backend on a real device: every variant over the matrix, timing fields, limits, NPP.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "common/filter.h"
+#include "common/reference.h"
+#include "common/validate.h"
+#include "kernels_cuda/launchers.h"
+#include "tests/support/backend_matrix.h"
+
+namespace {
+
+constexpr std::string_view kMemorySpaceVariants[] = {"global", "constant", "tiled", "texture", "separable"};
+
+// cuda_main.cpp runs these only when the backend has a device, so device 0 exists.
+cc::Backend& cuda() {
+  static const std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("cuda");
+  return *backend;
+}
+
+cc::Image random_image(int width, int height, int channels, unsigned seed) {
+  cc::Image image(width, height, channels);
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (float& pixel : image.data) pixel = value(generator);
+  return image;
+}
+
+// Random weights: no symmetry, so a flipped or transposed filter cannot pass by accident.
+cc::Filter random_filter(int width, int height, unsigned seed) {
+  cc::Filter filter{"random " + std::to_string(width) + "x" + std::to_string(height), width, height, {}};
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> weight(-1.0f, 1.0f);
+  for (int i = 0; i < width * height; ++i) filter.weights.push_back(weight(generator));
+  return filter;
+}
+
+// column x row with random, asymmetric factors: exactly what separate() must find.
+cc::Filter random_separable_filter(int width, int height, unsigned seed) {
+  const cc::Filter row = random_filter(width, 1, seed);
+  const cc::Filter column = random_filter(1, height, seed + 1);
+  cc::Filter filter{"separable " + std::to_string(width) + "x" + std::to_string(height), width, height, {}};
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c) filter.weights.push_back(column.weights[r] * row.weights[c]);
+  return filter;
+}
+
+cc::RunOptions quick_options(bool pinned = true) {
+  cc::RunOptions options;
+  options.repetitions = 3;
+  options.warmup = 1;
+  options.pinned = pinned;
+  return options;
+}
+
+struct Checked {
+  cc::BackendRun run;
+  cc::Validation validation;  // meaningful only when run.status is Ok
+};
+
+// Runs one variant and validates it as the driver does, the variant's extra tolerance included.
+Checked run_and_validate(std::string_view variant, const cc::Image& input, const cc::Filter& filter,
+                         cc::Border border, const cc::RunOptions& options = quick_options()) {
+  const cc::Problem problem = cc::make_problem(input, filter, border, false);
+  Checked checked{cuda().run(problem, input, variant, 0, options), {}};
+  if (checked.run.status != cc::Status::Ok) return checked;
+  checked.validation = cc::validate(checked.run.output, cc::reference_convolve(input, problem),
+                                    cc::tolerance_for_run(checked.run, problem, input));
+  return checked;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: the device and the variants are listed as the report expects") {
+  const cc::DeviceInfo& device = cuda().devices().at(0);
+  CHECK(device.backend == "cuda");
+  CHECK(device.id == "cuda:0");
+  CHECK_FALSE(device.name.empty());
+  CHECK(device.properties.at(0).first == "compute capability");
+  CHECK(cuda().unavailable_reason().empty());
+  CHECK(cuda().variants() ==
+        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "npp", "npp-separable"});
+}
+
+TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-exact on integer data") {
+  for (const std::string_view variant : kMemorySpaceVariants) {
+    INFO("variant: " << variant);
+    CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant) > 0);
+    cc::testing::check_integer_exact(cuda(), 0, variant);
+  }
+}
+
+TEST_CASE("cuda: every phase is timed, pinned and pageable alike") {
+  const cc::Image input = random_image(67, 45, 3, 1);
+  const cc::Filter filter = random_filter(5, 3, 2);
+  for (const bool pinned : {true, false}) {
+    INFO("pinned: " << pinned);
+    const cc::RunOptions options = quick_options(pinned);
+    const Checked checked = run_and_validate("global", input, filter, cc::Border::Wrap, options);
+    REQUIRE(checked.run.status == cc::Status::Ok);
+    CHECK(checked.validation.passed);
+    const cc::PhaseTimes& times = checked.run.times;
+    CHECK(checked.run.memory == (pinned ? "pinned" : "pageable"));
+    CHECK(std::isnan(times.build_ms));  // compiled offline by nvcc: nothing to measure
+    CHECK(times.setup_ms >= 0);
+    CHECK(times.h2d_ms > 0);
+    CHECK(times.d2h_ms > 0);
+    CHECK(times.kernel_ms.samples == options.repetitions);
+    CHECK(times.kernel_ms.min > 0);
+    CHECK(times.kernel_ms.min <= times.kernel_ms.median);
+    CHECK(times.kernel_batch_ms > 0);
+    CHECK(times.host_to_host_ms > 0);
+    CHECK(checked.run.compile_time.find("radius: run-time") == 0);
+  }
+}
+
+TEST_CASE("cuda: a filter over 64 KB skips the constant-memory variants while global still validates") {
+  const cc::Image input = random_image(40, 30, 1, 3);
+  const cc::Filter filter = random_filter(129, 129, 4);  // 16641 taps, 66564 bytes
+  REQUIRE(filter.taps() > cc::cuda_kernels::kMaxConstantTaps);
+  for (const std::string_view variant : {"constant", "tiled", "texture"}) {
+    INFO("variant: " << variant);
+    const Checked checked = run_and_validate(variant, input, filter, cc::Border::Zero);
+    CHECK(checked.run.status == cc::Status::Skipped);
+    CHECK(checked.run.reason == "filter of 66564 bytes exceeds the 64 KB of constant memory");
+  }
+  const Checked global = run_and_validate("global", input, filter, cc::Border::Zero);
+  REQUIRE(global.run.status == cc::Status::Ok);
+  CHECK_MESSAGE(global.validation.passed, global.validation.message());
+}
+
+TEST_CASE("cuda: tiled opts in to more than 48 KB of shared memory for a large radius") {
+  const cc::Image input = random_image(131, 97, 1, 5);
+  const cc::Filter filter = random_filter(101, 101, 6);  // radius 50: a 16x16 tile is (16+100)^2 floats
+  const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
+  REQUIRE(cc::cuda_kernels::tiled_shared_bytes(problem.conv_args(), dim3(16, 16)) > 48 * 1024);
+  const Checked checked = run_and_validate("tiled", input, filter, cc::Border::Mirror);
+  REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
+  CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
+}
+
+TEST_CASE("cuda: separable skips a filter that is not rank 1 and validates one that is") {
+  const cc::Image input = random_image(33, 17, 2, 7);
+  const Checked not_separable = run_and_validate("separable", input, random_filter(5, 5, 8), cc::Border::Clamp);
+  CHECK(not_separable.run.status == cc::Status::Skipped);
+  CHECK(not_separable.run.reason == "filter is not separable");
+  const Checked separable = run_and_validate("separable", input, random_separable_filter(7, 3, 9), cc::Border::Clamp);
+  REQUIRE(separable.run.status == cc::Status::Ok);
+  CHECK_MESSAGE(separable.validation.passed, separable.validation.message());
+}
+
+#ifdef CONVCOMPARE_WITH_NPP
+TEST_CASE("cuda: the NPP baseline validates with the replicate (clamp) border") {
+  const std::vector<std::pair<int, int>> sizes{{1, 1}, {1, 17}, {7, 5}, {67, 45}, {257, 131}};
+  unsigned seed = 100;
+  for (const auto& [width, height] : sizes) {
+    for (const int radius : {0, 1, 3, 8}) {
+      for (const int channels : {1, 3}) {
+        const cc::Image input = random_image(width, height, channels, ++seed);
+        // Non-square too: the row and column passes, and the 2D anchor, must not be swapped.
+        const int filter_width = 2 * radius + 1, filter_height = 2 * (radius / 2) + 1;
+        INFO(width << "x" << height << " x" << channels << ", filter " << filter_width << "x" << filter_height);
+        const Checked full = run_and_validate("npp", input, random_filter(filter_width, filter_height, ++seed),
+                                              cc::Border::Clamp);
+        REQUIRE_MESSAGE(full.run.status == cc::Status::Ok, full.run.reason);
+        CHECK_MESSAGE(full.validation.passed, full.validation.message());
+        const Checked separable = run_and_validate(
+            "npp-separable", input, random_separable_filter(filter_width, filter_height, ++seed), cc::Border::Clamp);
+        REQUIRE_MESSAGE(separable.run.status == cc::Status::Ok, separable.run.reason);
+        CHECK_MESSAGE(separable.validation.passed, separable.validation.message());
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda: the NPP baseline skips every border but clamp") {
+  const cc::Image input = random_image(16, 16, 1, 11);
+  for (const cc::Border border : {cc::Border::Zero, cc::Border::Mirror, cc::Border::Wrap}) {
+    for (const std::string_view variant : {"npp", "npp-separable"}) {
+      const Checked checked = run_and_validate(variant, input, random_separable_filter(3, 3, 12), border);
+      CHECK(checked.run.status == cc::Status::Skipped);
+      CHECK(checked.run.reason == "NPP baseline supports the replicate border only: use --border clamp");
+    }
+  }
+}
+#else
+TEST_CASE("cuda: without NPP at build time the baseline is reported as skipped") {
+  const cc::Image input = random_image(16, 16, 1, 11);
+  for (const std::string_view variant : {"npp", "npp-separable"}) {
+    const Checked checked = run_and_validate(variant, input, random_separable_filter(3, 3, 12), cc::Border::Clamp);
+    CHECK(checked.run.status == cc::Status::Skipped);
+    CHECK(checked.run.reason == "NPP not found at build time");
+  }
+}
+#endif

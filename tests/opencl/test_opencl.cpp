@@ -1,0 +1,398 @@
+// test_opencl.cpp: the OpenCL backend on one OpenCL device (PoCL in CI): discovery, every variant
+// through the test matrix and bit-exact, --kernel-dir, timing fields, and the limits that skip.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "backends/opencl/cl_check.h"
+#include "backends/opencl/cl_devices.h"
+#include "common/error.h"
+#include "common/reference.h"
+#include "common/validate.h"
+#include "tests/support/backend_matrix.h"
+
+namespace {
+
+using cc::testing::find_backend;
+
+// The device under test: the first one found (PoCL in CI), or the one whose id ("opencl:P:D") the
+// environment variable CONVCOMPARE_TEST_OPENCL_DEVICE names, so a GPU host can test each platform.
+int device_under_test();
+
+// One backend for the whole suite, so each program is built once, as in the tool.
+cc::Backend& opencl() {
+  static std::unique_ptr<cc::Backend> backend = find_backend("opencl");
+  REQUIRE(backend);  // compiled with CONVCOMPARE_OPENCL, so it must be registered
+  return *backend;
+}
+
+int device_under_test() {
+  static const int index = [] {
+    const char* wanted = std::getenv("CONVCOMPARE_TEST_OPENCL_DEVICE");
+    if (wanted == nullptr || *wanted == '\0') return 0;
+    const auto& devices = opencl().devices();
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (devices[i].id == wanted) return static_cast<int>(i);
+    FAIL("CONVCOMPARE_TEST_OPENCL_DEVICE names no device: " << wanted);
+    return 0;
+  }();
+  return index;
+}
+
+// False (after saying why) when this machine has no OpenCL device: every device test returns early.
+bool have_device() {
+  if (!opencl().devices().empty()) {
+    MESSAGE("testing " << opencl().devices()[device_under_test()].id << ": "
+                       << opencl().devices()[device_under_test()].name);
+    return true;
+  }
+  MESSAGE("no OpenCL device, test not run: " << opencl().unavailable_reason());
+  return false;
+}
+
+const cc::opencl::DeviceLimits& limits() {
+  static const cc::opencl::Discovery discovery = cc::opencl::discover_devices();
+  REQUIRE(discovery.devices.size() > static_cast<std::size_t>(device_under_test()));
+  return discovery.devices[device_under_test()].limits;
+}
+
+cc::Image ramp_image(int width, int height, int channels = 1) {
+  cc::Image image(width, height, channels, true);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 251) + 0.25f;
+  return image;
+}
+
+cc::Filter box_filter(int width, int height, float weight) {
+  cc::Filter filter;
+  filter.spec = fmt::format("box {}x{}", width, height);
+  filter.width = width;
+  filter.height = height;
+  filter.weights.assign(static_cast<std::size_t>(width) * height, weight);
+  return filter;
+}
+
+cc::RunOptions quick_options() {
+  cc::RunOptions options;
+  options.repetitions = 1;
+  options.warmup = 0;
+  return options;
+}
+
+cc::BackendRun run_variant(std::string_view variant, const cc::Image& input, const cc::Filter& filter,
+                           const cc::RunOptions& options = quick_options(), cc::Border border = cc::Border::Zero) {
+  return opencl().run(cc::make_problem(input, filter, border, false), input, variant, device_under_test(), options);
+}
+
+cc::Validation check_against_reference(const cc::BackendRun& run, const cc::Image& input, const cc::Filter& filter,
+                                       cc::Border border = cc::Border::Zero) {
+  const cc::Problem problem = cc::make_problem(input, filter, border, false);
+  return cc::validate(run.output, cc::reference_convolve(input, problem), cc::tolerance_for(problem, input));
+}
+
+// A copy of kernels_cl/ in a fresh temporary directory, removed again at the end of the test.
+class KernelDir {
+ public:
+  KernelDir() {
+    static int made = 0;
+    path_ = std::filesystem::temp_directory_path() / fmt::format("convcompare-kernels-{}-{}", ::getpid(), made++);
+    std::filesystem::create_directories(path_);
+    for (const auto& entry : std::filesystem::directory_iterator(CONVCOMPARE_SOURCE_DIR "/kernels_cl"))
+      std::filesystem::copy_file(entry.path(), path_ / entry.path().filename());
+  }
+  ~KernelDir() { std::filesystem::remove_all(path_); }
+  KernelDir(const KernelDir&) = delete;
+  KernelDir& operator=(const KernelDir&) = delete;
+
+  std::string path() const { return path_.string(); }
+
+  std::string read(const std::string& name) const {
+    std::ifstream in(path_ / name);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path_ / name) << text; }
+  // Replaces `from` (which must occur) in file `name`.
+  void edit(const std::string& name, const std::string& from, const std::string& to) const {
+    std::string text = read(name);
+    const auto at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, name << " no longer contains: " << from);
+    write(name, text.replace(at, from.size(), to));
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
+TEST_CASE("an OpenCL device is present where CI installs PoCL") {
+  if (std::getenv("CI") == nullptr) {
+    if (opencl().devices().empty()) MESSAGE("no OpenCL device (CI is not set, so not a failure)");
+    return;
+  }
+  CHECK_MESSAGE(!opencl().devices().empty(), opencl().unavailable_reason());
+}
+
+TEST_CASE("discovery: ids, names and the properties --list shows") {
+  if (!have_device()) return;
+  CHECK(opencl().unavailable_reason().empty());
+  std::set<std::string> ids;
+  for (const cc::DeviceInfo& device : opencl().devices()) {
+    CAPTURE(device.id);
+    CHECK(device.backend == "opencl");
+    CHECK(std::regex_match(device.id, std::regex(R"(opencl:\d+:\d+)")));
+    CHECK(ids.insert(device.id).second);
+    CHECK(std::regex_match(device.name, std::regex(R"(.+ \(.+\))")));  // "<device> (<platform>)"
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : device.properties) {
+      CAPTURE(key);
+      CHECK(!value.empty());
+      keys.push_back(key);
+    }
+    for (const char* key : {"platform version", "device version", "OpenCL C version", "driver version",
+                            "compute units", "max clock MHz", "global memory", "max allocation", "local memory",
+                            "constant buffer", "max work-group size", "image support", "largest image2d"})
+      CHECK_MESSAGE(std::find(keys.begin(), keys.end(), key) != keys.end(), "missing property " << key);
+  }
+  CHECK(opencl().devices().front().id == "opencl:0:0");
+}
+
+TEST_CASE("no platform: an empty ICD vendor list gives the install hint, not an error") {
+  // The ICD loader reads OCL_ICD_VENDORS once per process, so this runs the tool in a child.
+  const auto vendors = std::filesystem::temp_directory_path() / fmt::format("convcompare-no-vendors-{}", ::getpid());
+  std::filesystem::create_directories(vendors);
+  const std::string command = fmt::format("OCL_ICD_VENDORS='{}' '{}' --list 2>&1", vendors.string(), CONVCOMPARE_EXE);
+  std::string output;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char chunk[4096];
+    for (std::size_t got; (got = std::fread(chunk, 1, sizeof chunk, pipe)) > 0;) output.append(chunk, got);
+    CHECK(::pclose(pipe) == 0);
+  }
+  std::filesystem::remove_all(vendors);
+  if (output.find("  opencl:") != std::string::npos) {
+    // Some ICD loaders (seen on the GPU host) find their drivers without the vendor directory.
+    MESSAGE("this ICD loader ignores OCL_ICD_VENDORS: the no-platform case cannot be simulated here");
+    return;
+  }
+  CHECK_MESSAGE(output.find("no OpenCL platform found: install an OpenCL driver") != std::string::npos, output);
+}
+
+TEST_CASE("error codes become ApiError with the code's name, the call, file and line") {
+  CHECK(cc::opencl::error_name(CL_OUT_OF_RESOURCES) == "CL_OUT_OF_RESOURCES");
+  CHECK(cc::opencl::error_name(CL_BUILD_PROGRAM_FAILURE) == "CL_BUILD_PROGRAM_FAILURE");
+  CHECK(cc::opencl::error_name(-1001) == "CL_PLATFORM_NOT_FOUND_KHR");
+  CHECK(cc::opencl::error_name(-12345) == "CL_UNKNOWN_ERROR");
+  CHECK_NOTHROW(CC_CL(CL_SUCCESS));
+  const int line = __LINE__ + 2;
+  try {
+    CC_CL(CL_INVALID_WORK_GROUP_SIZE);
+    FAIL("CC_CL did not throw");
+  } catch (const cc::ApiError& error) {
+    CHECK(error.api() == "OpenCL");
+    CHECK(error.code() == CL_INVALID_WORK_GROUP_SIZE);
+    CHECK(error.code_name() == "CL_INVALID_WORK_GROUP_SIZE");
+    CHECK(error.call() == "CL_INVALID_WORK_GROUP_SIZE");
+    CHECK(error.file().find("test_opencl.cpp") != std::string::npos);
+    CHECK(error.line() == line);
+    CHECK(std::string(error.what()).find("CL_INVALID_WORK_GROUP_SIZE") != std::string::npos);
+  }
+}
+
+TEST_CASE("variants in list order, and bad requests are input errors") {
+  CHECK(opencl().variants() == std::vector<std::string>{"global", "constant", "tiled", "texture", "separable"});
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(8, 8);
+  const cc::Filter filter = box_filter(3, 3, 1.0f);
+  CHECK_THROWS_AS(run_variant("fft", input, filter), cc::InputError);
+  const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Zero, false);
+  CHECK_THROWS_AS(opencl().run(problem, input, "global", 99, quick_options()), cc::InputError);
+}
+
+TEST_CASE("matrix: global") {
+  if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "global") > 0);
+}
+TEST_CASE("matrix: constant") {
+  if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "constant") > 0);
+}
+TEST_CASE("matrix: tiled") {
+  if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "tiled") > 0);
+}
+TEST_CASE("matrix: texture") {
+  if (!have_device()) return;
+  const int ran = cc::testing::check_variant_matrix(opencl(), device_under_test(), "texture");
+  if (limits().image_support) CHECK(ran > 0);
+}
+TEST_CASE("matrix: separable") {
+  if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "separable") > 0);
+}
+
+TEST_CASE("integer-exact problems match the reference bit for bit in every variant") {
+  if (!have_device()) return;
+  for (const std::string& variant : opencl().variants()) {
+    CAPTURE(variant);
+    cc::testing::check_integer_exact(opencl(), device_under_test(), variant);
+  }
+}
+
+TEST_CASE("timings, memory mode and compile options are reported") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(64, 48, 2);
+  const cc::Filter filter = box_filter(5, 3, 0.5f);
+  for (bool pinned : {true, false}) {
+    CAPTURE(pinned);
+    cc::RunOptions options;
+    options.repetitions = 3;
+    options.warmup = 1;
+    options.pinned = pinned;
+    const cc::BackendRun first = run_variant("tiled", input, filter, options);
+    REQUIRE(first.status == cc::Status::Ok);
+    CHECK(check_against_reference(first, input, filter).passed);
+    CHECK(first.memory == (pinned ? "pinned" : "pageable"));
+    CHECK(first.compile_time == "radius: run-time; options: -cl-std=CL1.2");
+    CHECK(first.times.build_ms > 0);
+    CHECK(first.times.setup_ms > 0);
+    CHECK(first.times.host_to_host_ms > 0);
+    CHECK(first.times.kernel_ms.samples == 3);
+    CHECK(first.times.kernel_ms.min <= first.times.kernel_ms.median);
+    for (double device_ms : {first.times.h2d_ms, first.times.d2h_ms, first.times.kernel_batch_ms,
+                             first.times.kernel_ms.median})
+      CHECK((std::isfinite(device_ms) && device_ms >= 0));
+    const cc::BackendRun again = run_variant("tiled", input, filter, options);
+    CHECK(again.times.build_ms == first.times.build_ms);  // the cached program's build time
+  }
+}
+
+TEST_CASE("--kernel-dir: sources are read from the directory") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(19, 11);
+  const cc::Filter filter = box_filter(3, 5, 0.25f);
+  KernelDir dir;
+  cc::RunOptions options = quick_options();
+  options.kernel_dir = dir.path();
+
+  SUBCASE("an unmodified copy runs, with conv_args.h from the embedded copy") {
+    const cc::BackendRun run = run_variant("separable", input, filter, options);
+    REQUIRE(run.status == cc::Status::Ok);
+    CHECK(check_against_reference(run, input, filter).passed);
+    CHECK(run.compile_time.find(dir.path()) != std::string::npos);
+  }
+  SUBCASE("a modified kernel is the one that runs") {
+    dir.edit("global.cl", "output[y * args.pitch + x] = sum;", "output[y * args.pitch + x] = sum + 1000.0f;");
+    const cc::BackendRun run = run_variant("global", input, filter, options);
+    REQUIRE(run.status == cc::Status::Ok);
+    const cc::Image reference =
+        cc::reference_convolve(input, cc::make_problem(input, filter, cc::Border::Zero, false));
+    for (std::size_t i = 0; i < reference.data.size(); ++i)
+      REQUIRE(run.output.data[i] == doctest::Approx(reference.data[i] + 1000.0).epsilon(1e-5));
+  }
+  SUBCASE("a pixel the kernel never writes is NaN, so validation fails") {
+    dir.edit("global.cl", "if (x >= args.width || y >= args.height) return;",
+             "if (x >= args.width || y >= args.height || x == 0) return;");
+    const cc::BackendRun run = run_variant("global", input, filter, options);
+    REQUIRE(run.status == cc::Status::Ok);
+    for (int y = 0; y < input.height; ++y) CHECK(std::isnan(run.output.at(0, y, 0)));
+    const cc::Validation validation = check_against_reference(run, input, filter);
+    CHECK_FALSE(validation.passed);
+    CHECK(validation.bad_x == 0);
+  }
+  SUBCASE("a syntax error is CL_BUILD_PROGRAM_FAILURE with the build log") {
+    dir.write("tiled.cl", dir.read("tiled.cl") + "\nthis is not OpenCL C;\n");
+    try {
+      run_variant("tiled", input, filter, options);
+      FAIL("the broken kernel built");
+    } catch (const cc::ApiError& error) {
+      CHECK(error.api() == "OpenCL");
+      CHECK(error.code_name() == "CL_BUILD_PROGRAM_FAILURE");
+      CHECK(std::string(error.what()).find("CL_BUILD_PROGRAM_FAILURE") != std::string::npos);
+      CHECK(error.call().find("tiled.cl") != std::string::npos);
+      CHECK_FALSE(error.build_log().empty());
+    }
+  }
+  SUBCASE("conv_args.h in the directory replaces the embedded one") {
+    dir.write("conv_args.h", "#error conv_args.h read from the kernel directory\n");
+    try {
+      run_variant("constant", input, filter, options);
+      FAIL("the broken header built");
+    } catch (const cc::ApiError& error) {
+      CHECK(error.build_log().find("read from the kernel directory") != std::string::npos);
+    }
+  }
+  SUBCASE("a missing kernel file is an input error") {
+    std::filesystem::remove(std::filesystem::path(dir.path()) / "texture.cl");
+    CHECK_THROWS_AS(run_variant("texture", input, filter, options), cc::InputError);
+  }
+}
+
+TEST_CASE("limits: a variant that cannot run here is skipped with the reason") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(9, 7);
+
+  SUBCASE("a filter over CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE") {
+    const cc::opencl::DeviceLimits& device = limits();
+    int side = static_cast<int>(std::ceil(std::sqrt(device.constant_buffer / 4.0 + 1)));
+    side += side % 2 == 0;
+    if (side > cc::kMaxFilterSide) {
+      MESSAGE("constant buffer of " << device.constant_buffer << " bytes: no legal filter exceeds it");
+      return;
+    }
+    const cc::Filter filter = box_filter(side, side, 1e-4f);
+    REQUIRE(filter.weights.size() * 4 > device.constant_buffer);
+    for (const char* variant : {"constant", "tiled", "texture"}) {
+      CAPTURE(variant);
+      const cc::BackendRun run = run_variant(variant, input, filter);
+      CHECK(run.status == cc::Status::Skipped);
+      CHECK(run.reason.find("CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE") != std::string::npos);
+    }
+    // global keeps the filter in global memory: it runs, with a filter far larger than the image.
+    const cc::BackendRun run = run_variant("global", input, filter, quick_options(), cc::Border::Mirror);
+    REQUIRE(run.status == cc::Status::Ok);
+    CHECK(check_against_reference(run, input, filter, cc::Border::Mirror).passed);
+  }
+  SUBCASE("a tile whose apron does not fit local memory") {
+    const cc::opencl::DeviceLimits& device = limits();
+    const int radius = static_cast<int>((std::sqrt(device.local_memory / 4.0) - 4) / 2) + 1;
+    const cc::Filter filter = box_filter(2 * radius + 1, 2 * radius + 1, 1e-4f);
+    if (filter.width > cc::kMaxFilterSide || filter.weights.size() * 4 > device.constant_buffer) {
+      MESSAGE("local memory of " << device.local_memory << " bytes: the filter that overflows it is not legal here");
+      return;
+    }
+    const cc::BackendRun run = run_variant("tiled", input, filter);
+    CHECK(run.status == cc::Status::Skipped);
+    CHECK(run.reason.find("CL_DEVICE_LOCAL_MEM_SIZE") != std::string::npos);
+  }
+  SUBCASE("an image wider than CL_DEVICE_IMAGE2D_MAX_WIDTH") {
+    const cc::opencl::DeviceLimits& device = limits();
+    if (!device.image_support) {
+      const cc::BackendRun run = run_variant("texture", input, box_filter(3, 3, 1.0f));
+      CHECK(run.reason.find("CL_DEVICE_IMAGE_SUPPORT") != std::string::npos);
+      return;
+    }
+    if (device.image2d_max_width >= static_cast<std::size_t>(cc::kMaxImageDimension)) {
+      MESSAGE("largest image2d is " << device.image2d_max_width << " wide: no legal image exceeds it");
+      return;
+    }
+    const cc::Image wide = ramp_image(static_cast<int>(device.image2d_max_width) + 1, 1);
+    const cc::BackendRun run = run_variant("texture", wide, box_filter(3, 3, 1.0f));
+    CHECK(run.status == cc::Status::Skipped);
+    CHECK(run.reason.find("CL_DEVICE_IMAGE2D_MAX_WIDTH") != std::string::npos);
+  }
+  SUBCASE("separable with a filter that is not rank 1") {
+    cc::Filter filter = box_filter(3, 3, 1.0f);
+    filter.weights[0] = -1.0f;
+    const cc::BackendRun run = run_variant("separable", input, filter);
+    CHECK(run.status == cc::Status::Skipped);
+    CHECK(run.reason == "filter is not separable");
+  }
+}

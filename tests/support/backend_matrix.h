@@ -1,0 +1,33 @@
+// backend_matrix.h: the test matrix every device backend runs (variant x border x flip x size x radius x channels).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace cc::testing {
+
+struct MatrixOptions {
+  std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {33, 17}, {257, 131}, {1023, 769}};
+  std::vector<int> radii{0, 1, 2, 3, 8, 16};
+  std::vector<int> channels{1, 3};
+  bool trim = true;  // cover every factor without the full product (CI time on 2 cores)
+};
+
+// Runs `variant` on `device` of `backend` over the matrix, every border mode and flip, random float
+// data and non-square filters included, validating each result against the CPU reference with the
+// project's tolerance rule (doctest CHECKs with the case in the message). Returns the number of runs
+// that executed (skips are not counted; a skip is a CHECK failure unless the variant legitimately
+// cannot run that case, e.g. separable with a non-separable filter).
+int check_variant_matrix(Backend& backend, int device, std::string_view variant,
+                         const MatrixOptions& options = {});
+
+// An integer image and integer filter whose sums are exact in float: the result must match the
+// reference bit for bit, every border mode.
+void check_integer_exact(Backend& backend, int device, std::string_view variant);
+
+// The backend named `name` from make_backends(), or nullptr if not compiled in.
+std::unique_ptr<Backend> find_backend(std::string_view name);
+
+}  // namespace cc::testing

@@ -1,0 +1,148 @@
+// cli.cpp: the convcompare command line (CLI11): options, help text, and the WxH size syntax.
+#include "tools/cli.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
+#include "common/error.h"
+#include "common/filter.h"
+#include "common/variants.h"
+
+namespace cc {
+
+namespace {
+
+std::string help_footer() {
+  std::string variants;
+  for (const VariantInfo& variant : all_variants())
+    variants += fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
+  return fmt::format(
+      "Variants:\n{}Filters: {}, file:PATH\n"
+      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input.",
+      variants, fmt::join(builtin_filter_names(), ", "));
+}
+
+// CLI11 prefixes some messages with the program name; the driver adds its own prefix.
+std::string without_program_name(std::string message, const std::string& name) {
+  const std::string prefix = name + ": ";
+  if (message.starts_with(prefix)) message.erase(0, prefix.size());
+  return message;
+}
+
+}  // namespace
+
+std::pair<int, int> parse_size(const std::string& text) {
+  const auto parse_positive = [&](std::string_view digits) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size() || value <= 0)
+      throw InputError(
+          fmt::format("bad --size '{}': expected WIDTHxHEIGHT with positive integers, e.g. 640x480", text));
+    return value;
+  };
+  const std::size_t x = text.find_first_of("xX");
+  if (x == std::string::npos)
+    throw InputError(fmt::format("bad --size '{}': expected WIDTHxHEIGHT with positive integers, e.g. 640x480", text));
+  const std::string_view view = text;
+  return {parse_positive(view.substr(0, x)), parse_positive(view.substr(x + 1))};
+}
+
+std::optional<Config> parse_command_line(int argc, const char* const* argv, std::ostream& out) {
+  Config config;
+  CLI::App app{
+      "convcompare: the same 2D convolution through CUDA and OpenCL, every memory space, "
+      "validated against a CPU reference and timed.",
+      "convcompare"};
+  app.set_version_flag("--version", "convcompare " CONVCOMPARE_VERSION);
+  app.footer(help_footer());
+
+  std::string size;
+  int cl_platform = -1, cl_device = -1;
+  app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
+  app.add_option("--backend", config.backends, "cpu, cuda, opencl or all (comma list)")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->default_str("all");
+  app.add_option("--device", config.devices,
+                 "Device to run: cpu, cuda:N, opencl:P:D (repeatable or comma list; default: every device)")
+      ->type_name("ID")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--cl-platform", cl_platform, "OpenCL platform P (with --cl-device D: opencl:P:D)")
+      ->type_name("P")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--cl-device", cl_device, "OpenCL device D on --cl-platform (default platform 0)")
+      ->type_name("D")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--variant", config.variants, "Variants to run (comma list) or all")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->default_str("all");
+  CLI::Option* image =
+      app.add_option("--image", config.image_path, "Input image: PNG, JPEG, BMP or PFM")->type_name("PATH");
+  app.add_option("--size", size, "Size of the generated image, WIDTHxHEIGHT")
+      ->type_name("WxH")
+      ->default_str("2048x2048")
+      ->excludes(image);
+  app.add_option("--channels", config.channels, "Channels of the generated image")
+      ->type_name("N")
+      ->check(CLI::Range(1, 4))
+      ->default_str("1")
+      ->excludes(image);
+  // Not split on commas: a spec has its own commas (gaussian:sigma=2,r=5).
+  app.add_option("--filter", config.filters, "Filter spec, repeatable: box:r=3, gaussian:sigma=3.2, file:PATH, ...")
+      ->type_name("SPEC")
+      ->allow_extra_args(false);
+  app.add_option("--border", config.borders, "zero, clamp, mirror or wrap (comma list runs each)")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->default_str("zero");
+  app.add_flag("--flip", config.flip, "True convolution (filter rotated 180 degrees) instead of correlation");
+  app.add_option("--output-dir", config.output_dir, "Write the reference and every result here")->type_name("DIR");
+  app.add_option("--output-format", config.output_format, "png or pfm (default: png for 8-bit input, pfm for float)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"png", "pfm"}));
+  app.add_option("--repetitions", config.repetitions, "Timed launches per run")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000))
+      ->default_str("10");
+  app.add_option("--warmup", config.warmup, "Untimed launches before timing")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1000000))
+      ->default_str("2");
+  app.add_flag("--pinned,!--pageable", config.pinned, "Page-locked (default) or pageable host memory for transfers");
+  app.add_option("--json", config.json_path, "Write the report as JSON")->type_name("FILE");
+  app.add_option("--csv", config.csv_path, "Write the runs as CSV")->type_name("FILE");
+  app.add_option("--markdown", config.markdown_path, "Write the report as markdown")->type_name("FILE");
+  app.add_option("--kernel-dir", config.kernel_dir,
+                 "Read kernel sources from this directory instead of the embedded copies")
+      ->type_name("DIR");
+  app.add_flag("--quiet", config.quiet, "No table on stdout");
+  // Room for --sweep, --plot, --compare and --stream: each one more option here and one Config field.
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& done) {  // --help, --version
+    app.exit(done, out);
+    return std::nullopt;
+  } catch (const CLI::ParseError& error) {
+    throw InputError(without_program_name(error.what(), app.get_name()));
+  }
+
+  if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
+  if (cl_platform >= 0 || cl_device >= 0) {
+    const int platform = std::max(cl_platform, 0);
+    config.devices.push_back(cl_device >= 0 ? fmt::format("opencl:{}:{}", platform, cl_device)
+                                            : fmt::format("opencl:{}", platform));
+  }
+  return config;
+}
+
+}  // namespace cc

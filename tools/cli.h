@@ -1,0 +1,41 @@
+// cli.h: the convcompare command line, parsed by CLI11 into a plain Config; meaning is checked by the driver.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cc {
+
+// What the user asked for, as typed (names are checked by the driver, which knows the backends).
+struct Config {
+  bool list = false;
+  std::vector<std::string> backends{"all"};  // cpu, cuda, opencl, all
+  std::vector<std::string> devices;          // cpu, cuda:N, opencl:P:D (--cl-platform/--cl-device folded in)
+  std::vector<std::string> variants{"all"};  // names from kVariants, or all
+  std::string image_path;                    // empty: the generated default image
+  int width = 2048, height = 2048;           // of the generated image
+  int channels = 1;                          // of the generated image
+  std::vector<std::string> filters;          // empty: default_filter_specs()
+  std::vector<std::string> borders{"zero"};
+  bool flip = false;
+  std::string output_dir;
+  std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
+  int repetitions = 10;
+  int warmup = 2;
+  bool pinned = true;
+  std::string json_path, csv_path, markdown_path;
+  std::string kernel_dir;
+  bool quiet = false;
+};
+
+// Parses argv into a Config. Returns nullopt when --help or --version has printed its text to `out`
+// (the command then exits 0). Throws InputError, one line, on any usage error.
+std::optional<Config> parse_command_line(int argc, const char* const* argv, std::ostream& out);
+
+// "640x480" -> {640, 480}; throws InputError unless both are positive integers.
+std::pair<int, int> parse_size(const std::string& text);
+
+}  // namespace cc

@@ -1,0 +1,552 @@
+// driver.cpp: the convcompare job: check all input cheaply first, then run, validate, write and report.
+#include "tools/driver.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+#include "backends/backend.h"
+#include "common/error.h"
+#include "common/filter.h"
+#include "common/image_io.h"
+#include "common/problem.h"
+#include "common/reference.h"
+#include "common/report.h"
+#include "common/validate.h"
+#include "common/variants.h"
+
+namespace cc {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The backends the command line knows, in report order, with how many numbers their device ids carry.
+struct BackendName {
+  std::string_view name;
+  std::size_t id_numbers;         // cpu: "cpu", cuda: "cuda:N", opencl: "opencl:P:D"
+  std::string_view build_option;  // how to get it when this binary lacks it
+};
+constexpr BackendName kBackendNames[] = {
+    {"cpu", 0, ""}, {"cuda", 1, "-DCONVCOMPARE_CUDA=ON"}, {"opencl", 2, "-DCONVCOMPARE_OPENCL=ON"}};
+constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
+
+// Larger images get a note on stderr, because the reference then takes noticeable time.
+constexpr std::size_t kLargeImagePixels = 1'000'000;
+
+template <typename Range, typename Value>
+bool contains(const Range& range, const Value& value) {
+  return std::ranges::find(range, value) != std::ranges::end(range);
+}
+
+const BackendName* find_backend_name(std::string_view name) {
+  const auto* found = std::ranges::find(kBackendNames, name, &BackendName::name);
+  return found == std::ranges::end(kBackendNames) ? nullptr : found;
+}
+
+Backend* find_backend(const std::vector<std::unique_ptr<Backend>>& backends, std::string_view name) {
+  const auto found = std::ranges::find_if(backends, [&](const auto& backend) { return backend->name() == name; });
+  return found == backends.end() ? nullptr : found->get();
+}
+
+// A device id split at its colons: "opencl:1:0" -> {"opencl", {1, 0}}; nullopt when a number is not one.
+struct DeviceId {
+  std::string backend;
+  std::vector<int> numbers;
+};
+
+std::optional<DeviceId> split_device_id(std::string_view id) {
+  DeviceId result;
+  std::size_t colon = id.find(':');
+  result.backend = id.substr(0, colon);
+  while (colon != std::string_view::npos) {
+    id.remove_prefix(colon + 1);
+    colon = id.find(':');
+    const std::string_view part = id.substr(0, colon);
+    int number = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), number);
+    if (part.empty() || error != std::errc{} || end != part.data() + part.size() || number < 0) return std::nullopt;
+    result.numbers.push_back(number);
+  }
+  return result;
+}
+
+// One --device. Fewer numbers select more: "opencl:1" is every device of OpenCL platform 1.
+struct DeviceSelector {
+  std::string text;
+  DeviceId id;
+
+  bool matches(const DeviceInfo& device) const {
+    const std::optional<DeviceId> other = split_device_id(device.id);
+    return other && other->backend == id.backend && other->numbers.size() >= id.numbers.size() &&
+           std::equal(id.numbers.begin(), id.numbers.end(), other->numbers.begin());
+  }
+};
+
+DeviceSelector parse_device(const std::string& text) {
+  const std::optional<DeviceId> id = split_device_id(text);
+  const BackendName* backend = id ? find_backend_name(id->backend) : nullptr;
+  if (!backend || id->numbers.size() > backend->id_numbers)
+    throw InputError(fmt::format("bad device '{}': expected cpu, cuda:N or opencl:P:D", text));
+  return {text, *id};
+}
+
+// The Config checked and resolved; everything here was validated before any slow work.
+struct Job {
+  std::vector<std::string> backends;  // selected, in report order
+  bool backends_named = false;        // --backend listed them (not "all"): a missing one is reported
+  std::vector<DeviceSelector> devices;
+  std::vector<std::string> variants;  // requested, in kVariants order
+  std::vector<Filter> filters;
+  std::vector<Border> borders;
+};
+
+std::vector<std::string> select_backends(const std::vector<std::string>& requested) {
+  for (const std::string& name : requested)
+    if (name != "all" && !find_backend_name(name))
+      throw InputError(fmt::format("unknown backend '{}' (cpu, cuda, opencl, all)", name));
+  std::vector<std::string> selected;
+  for (const BackendName& backend : kBackendNames)
+    if (contains(requested, "all") || contains(requested, backend.name)) selected.emplace_back(backend.name);
+  return selected;
+}
+
+std::vector<std::string> select_variants(const std::vector<std::string>& requested) {
+  std::vector<std::string_view> known;
+  for (const VariantInfo& variant : all_variants()) known.push_back(variant.name);
+  for (const std::string& name : requested)
+    if (name != "all" && !find_variant(name))
+      throw InputError(fmt::format("unknown variant '{}' ({}, all)", name, fmt::join(known, ", ")));
+  std::vector<std::string> selected;
+  for (std::string_view name : known)
+    if (contains(requested, "all") || contains(requested, name)) selected.emplace_back(name);
+  return selected;
+}
+
+// Creates the directory if needed and proves it writable with a probe file, so a typo fails now and
+// not after minutes of runs.
+void prepare_output_dir(const fs::path& dir) {
+  std::error_code error;
+  if (fs::exists(dir, error) && !fs::is_directory(dir, error))
+    throw InputError(fmt::format("--output-dir '{}' exists and is not a directory", dir.string()));
+  fs::create_directories(dir, error);
+  if (error) throw InputError(fmt::format("cannot create --output-dir '{}': {}", dir.string(), error.message()));
+  const fs::path probe = dir / fmt::format(".convcompare-probe-{}", getpid());
+  const bool writable = std::ofstream(probe).good();
+  fs::remove(probe, error);
+  if (!writable) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
+}
+
+void check_report_path(const std::string& path, std::string_view option) {
+  if (path.empty()) return;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent))
+    throw InputError(fmt::format("cannot write {} '{}': directory '{}' does not exist", option, path, parent.string()));
+  if (fs::is_directory(path)) throw InputError(fmt::format("cannot write {} '{}': it is a directory", option, path));
+}
+
+Job check_config(const Config& config) {
+  Job job;
+  job.backends = select_backends(config.backends);
+  job.backends_named = !contains(config.backends, "all");
+  for (const std::string& device : config.devices) job.devices.push_back(parse_device(device));
+  if (!job.devices.empty()) {
+    for (const DeviceSelector& device : job.devices)
+      if (!contains(job.backends, device.id.backend))
+        throw InputError(fmt::format("device '{}' is on backend {}, which --backend does not select", device.text,
+                                     device.id.backend));
+    // Naming devices runs only those: a backend with none named drops out.
+    std::erase_if(job.backends, [&](const std::string& backend) {
+      return std::ranges::none_of(job.devices,
+                                  [&](const DeviceSelector& device) { return device.id.backend == backend; });
+    });
+  }
+  job.variants = select_variants(config.variants);
+  for (const std::string& spec : config.filters.empty() ? default_filter_specs() : config.filters)
+    job.filters.push_back(parse_filter_spec(spec));
+  for (const std::string& name : config.borders)
+    if (const Border border = parse_border(name); !contains(job.borders, border)) job.borders.push_back(border);
+  if (config.image_path.empty()) check_image_size(config.width, config.height, config.channels, "--size");
+  if (!config.kernel_dir.empty() && !fs::is_directory(config.kernel_dir))
+    throw InputError(fmt::format("--kernel-dir '{}' is not a directory", config.kernel_dir));
+  check_report_path(config.json_path, "--json");
+  check_report_path(config.csv_path, "--csv");
+  check_report_path(config.markdown_path, "--markdown");
+  if (!config.output_dir.empty()) prepare_output_dir(config.output_dir);
+  return job;
+}
+
+// png for 8-bit input, pfm for float, unless --output-format says otherwise; PFM holds 1 or 3 channels.
+std::string output_format(const Config& config, const Image& image) {
+  const std::string format = !config.output_format.empty() ? config.output_format : image.eight_bit ? "png" : "pfm";
+  if (!config.output_dir.empty() && format == "pfm" && image.channels != 1 && image.channels != 3)
+    throw InputError(
+        fmt::format("PFM holds 1 or 3 channels and the input has {}: use --output-format png", image.channels));
+  return format;
+}
+
+std::string not_built_reason(std::string_view backend) {
+  return fmt::format("not built into this convcompare (configure with {})", find_backend_name(backend)->build_option);
+}
+
+// Runs before any backend work, since the variant lists need no device discovery.
+void check_variants(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::string> offered;
+  for (const std::string& name : job.backends) {
+    const Backend* backend = find_backend(backends, name);
+    if (!backend) continue;
+    const std::vector<std::string> variants = backend->variants();
+    if (std::ranges::any_of(variants, [&](const std::string& variant) { return contains(job.variants, variant); }))
+      return;
+    offered.push_back(fmt::format("{} has {}", name, fmt::join(variants, ", ")));
+  }
+  if (!offered.empty())
+    throw InputError(fmt::format("no selected backend implements variant {} ({})", fmt::join(job.variants, ", "),
+                                 fmt::join(offered, "; ")));
+}
+
+// Runs after discovery, before any run: every --device must name a device that exists.
+void check_devices(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  for (const DeviceSelector& selector : job.devices) {
+    Backend* backend = find_backend(backends, selector.id.backend);
+    if (!backend)
+      throw InputError(fmt::format("unknown device '{}' (this convcompare was built without {})", selector.text,
+                                   selector.id.backend));
+    const std::vector<DeviceInfo>& devices = backend->devices();
+    if (std::ranges::any_of(devices, [&](const DeviceInfo& device) { return selector.matches(device); })) continue;
+    if (devices.empty())
+      throw InputError(fmt::format("unknown device '{}' ({} has no device: {})", selector.text, selector.id.backend,
+                                   backend->unavailable_reason()));
+    std::vector<std::string_view> ids;
+    for (const DeviceInfo& device : devices) ids.push_back(device.id);
+    throw InputError(fmt::format("unknown device '{}' ({} has {} device{}: {})", selector.text, selector.id.backend,
+                                 devices.size(), devices.size() == 1 ? "" : "s", fmt::join(ids, ", ")));
+  }
+}
+
+// One backend/device/variant to run for every filter and border, or to report as skipped.
+struct Target {
+  std::string backend_name;
+  std::string device_id;       // "-" when skipped for want of a device
+  Backend* backend = nullptr;  // null: not built into this binary
+  int device = -1;             // index into backend->devices(); -1: skipped
+  std::string variant;
+  std::string skip_reason;
+};
+
+std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  const auto skip_notice = [](std::string_view backend, std::string_view reason) {
+    std::cerr << fmt::format("convcompare: skipping {}: {}\n", backend, reason);
+  };
+  std::vector<Target> targets;
+  for (const std::string& name : job.backends) {
+    Backend* backend = find_backend(backends, name);
+    if (!backend) {
+      if (!job.backends_named) continue;  // "all" means the backends this binary has
+      skip_notice(name, not_built_reason(name));
+      targets.push_back({name, "-", nullptr, -1, "-", not_built_reason(name)});
+      continue;
+    }
+    std::vector<std::string> variants = backend->variants();
+    std::erase_if(variants, [&](const std::string& variant) { return !contains(job.variants, variant); });
+    const std::vector<DeviceInfo>& devices = backend->devices();
+    if (devices.empty()) {
+      const std::string reason = backend->unavailable_reason();
+      skip_notice(name, reason);
+      for (const std::string& variant : variants) targets.push_back({name, "-", backend, -1, variant, reason});
+      continue;
+    }
+    for (int index = 0; index < static_cast<int>(devices.size()); ++index) {
+      const auto selects = [&](const DeviceSelector& selector) { return selector.matches(devices[index]); };
+      if (!job.devices.empty() && std::ranges::none_of(job.devices, selects)) continue;
+      for (const std::string& variant : variants)
+        targets.push_back({name, devices[index].id, backend, index, variant, ""});
+    }
+  }
+  return targets;
+}
+
+void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out) {
+  out << "Backends and devices:\n";
+  for (const std::string& name : job.backends) {
+    Backend* backend = find_backend(backends, name);
+    if (!backend) {
+      out << fmt::format("  {}: {}\n", name, not_built_reason(name));
+      continue;
+    }
+    const std::vector<DeviceInfo>& devices = backend->devices();
+    if (devices.empty()) out << fmt::format("  {}: no device: {}\n", name, backend->unavailable_reason());
+    for (const DeviceInfo& device : devices) {
+      out << fmt::format("  {}  {}\n", device.id, device.name);
+      for (const auto& [property, value] : device.properties) out << fmt::format("      {}: {}\n", property, value);
+    }
+  }
+  out << "\nVariants (memory space) [backends that implement it]:\n";
+  for (const VariantInfo& variant : all_variants()) {
+    std::vector<std::string_view> implementers;
+    for (const auto& backend : backends)
+      if (contains(backend->variants(), variant.name)) implementers.push_back(backend->name());
+    out << fmt::format("  {:<14} {} [{}]\n", variant.name, variant.memory_space,
+                       implementers.empty() ? "none in this build" : fmt::format("{}", fmt::join(implementers, ", ")));
+  }
+  std::vector<std::string_view> borders;
+  for (Border border : kBorders) borders.push_back(to_string(border));
+  out << fmt::format("\nFilters: {}, file:PATH\nBorders: {}\n", fmt::join(builtin_filter_names(), ", "),
+                     fmt::join(borders, ", "));
+}
+
+// File-name-safe form: lowercase, anything but [a-z0-9.-] becomes '-'.
+std::string slug(std::string_view text) {
+  std::string result;
+  for (const char c : text) {
+    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool keep = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') || lower == '.' || lower == '-';
+    result += keep ? lower : '-';
+  }
+  return result;
+}
+
+void save_image(const Image& image, const fs::path& path, const std::string& format) {
+  if (format == "png")
+    save_png(image, path.string());
+  else
+    save_pfm(image, path.string());
+}
+
+struct Outcome {
+  RunRecord record;
+  Image output;  // empty unless the backend produced a result
+};
+
+Outcome run_target(const Target& target, const Problem& problem, const Image& input, const Image& reference,
+                   const RunOptions& options) {
+  Outcome outcome;
+  RunRecord& record = outcome.record;
+  record.backend = target.backend_name;
+  record.device = target.device_id;
+  record.variant = target.variant;
+  record.filter = problem.filter.spec;
+  record.width = problem.width;
+  record.height = problem.height;
+  record.channels = problem.channels;
+  record.radius_x = problem.radius_x();
+  record.radius_y = problem.radius_y();
+  record.border = to_string(problem.border);
+  record.flip = problem.flip;
+  if (!target.backend || target.device < 0) {
+    record.status = Status::Skipped;
+    record.reason = target.skip_reason;
+    return outcome;
+  }
+
+  BackendRun run;
+  try {
+    run = target.backend->run(problem, input, target.variant, target.device, options);
+  } catch (const ApiError& error) {
+    // One API failure costs this run only; the report carries it and the next run goes ahead.
+    record.status = Status::Failed;
+    record.reason = error.what();
+    if (!error.build_log().empty())
+      std::cerr << fmt::format("convcompare: build log of {} {}:\n{}\n", target.backend_name, target.variant,
+                               error.build_log());
+    return outcome;
+  }
+  record.times = run.times;
+  record.memory = run.memory;
+  record.compile_time = run.compile_time;
+  if (run.status != Status::Ok) {
+    record.status = run.status;
+    record.reason = run.reason;
+    return outcome;
+  }
+
+  const Validation validation = validate(run.output, reference, tolerance_for_run(run, problem, input));
+  record.status = validation.passed ? Status::Ok : Status::Failed;
+  record.reason = validation.message();
+  record.max_abs_error = validation.max_abs_error;
+  record.rel_l2_error = validation.rel_l2_error;
+  record.tolerance = validation.tolerance;
+  record.exact = validation.exact;
+  derive_rates(record);
+  outcome.output = std::move(run.output);
+  return outcome;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+std::string compiler_description() {
+#if defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "GCC " __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+std::string build_description() {
+#if defined(CONVCOMPARE_BUILD_TYPE)
+  return CONVCOMPARE_BUILD_TYPE;
+#else
+  std::string description;
+#if defined(__OPTIMIZE__)
+  description = "optimized";
+#else
+  description = "not optimized";
+#endif
+#if !defined(NDEBUG)
+  description += ", assertions on";
+#endif
+  return description;
+#endif
+}
+
+Report report_header(const Config& config, const Image& image, const Job& job,
+                     const std::vector<std::unique_ptr<Backend>>& backends) {
+  Report report;
+  report.tool_version = CONVCOMPARE_VERSION;
+  const std::string source = config.image_path.empty() ? "generated default image" : config.image_path;
+  report.environment = {
+      {"host", host_name()},
+      {"compiler", compiler_description()},
+      {"build", build_description()},
+      {"math flags",
+       "no fast-math on either side; FMA contraction at each compiler's default "
+       "(nvcc --fmad=true, OpenCL without -cl-mad-enable)"},
+      {"input", fmt::format("{}: {}x{}, {} channel{}, {}", source, image.width, image.height, image.channels,
+                            image.channels == 1 ? "" : "s", image.eight_bit ? "8-bit" : "float")},
+      {"repetitions", std::to_string(config.repetitions)},
+      {"warmup", std::to_string(config.warmup)},
+      {"host memory", config.pinned ? "pinned" : "pageable"},
+  };
+  for (const std::string& name : job.backends)
+    if (Backend* backend = find_backend(backends, name))
+      std::ranges::copy(backend->devices(), std::back_inserter(report.devices));
+
+  // DESIGN.md wants the API versions in the environment block; the devices carry them.
+  const auto distinct_property = [&](std::string_view backend, std::string_view property) {
+    std::vector<std::string> values;
+    for (const DeviceInfo& device : report.devices)
+      for (const auto& [name, value] : device.properties)
+        if (device.backend == backend && name == property && !contains(values, value)) values.push_back(value);
+    return fmt::format("{}", fmt::join(values, "; "));
+  };
+  for (const auto& [label, backend, property] :
+       {std::tuple{"CUDA driver", "cuda", "driver version"}, std::tuple{"CUDA runtime", "cuda", "runtime version"},
+        std::tuple{"OpenCL platforms", "opencl", "platform version"}})
+    if (std::string values = distinct_property(backend, property); !values.empty())
+      report.environment.emplace_back(label, std::move(values));
+  return report;
+}
+
+void write_report(const std::string& path, const Report& report, void (*writer)(const Report&, std::ostream&)) {
+  if (path.empty()) return;
+  std::ostringstream text;
+  writer(report, text);
+  // A rename would replace a symlink or device such as /dev/stdout with a plain file: write through those.
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (!fs::exists(status) || fs::is_regular_file(status)) return write_file_atomically(path, text.str());
+  std::ofstream file(path, std::ios::binary);
+  file << text.str();
+  if (!file.flush()) throw InputError(fmt::format("cannot write '{}'", path));
+}
+
+// Error messages may carry newlines (a nested API message); the contract is one line on stderr.
+void print_error(std::string message) {
+  std::ranges::replace(message, '\n', ' ');
+  std::cerr << "convcompare: error: " << message << '\n';
+}
+
+}  // namespace
+
+int run_job(const Config& config) {
+  const Job job = check_config(config);
+  const std::vector<std::unique_ptr<Backend>> backends = make_backends();
+  if (config.list) {
+    print_listing(job, backends, std::cout);
+    return 0;
+  }
+  check_variants(job, backends);
+
+  const Image image = config.image_path.empty() ? make_default_image(config.width, config.height, config.channels)
+                                                : load_image(config.image_path);
+  const std::string format = output_format(config, image);
+  check_devices(job, backends);
+  const std::vector<Target> targets = plan_targets(job, backends);
+
+  Report report = report_header(config, image, job, backends);
+  RunOptions options;
+  options.repetitions = config.repetitions;
+  options.warmup = config.warmup;
+  options.pinned = config.pinned;
+  options.kernel_dir = config.kernel_dir;
+  const fs::path output_dir = config.output_dir;
+  // A progress line per run helps at a terminal and is noise in a log, so only the former gets it.
+  const bool show_progress = isatty(STDERR_FILENO) != 0;
+  const std::size_t total = targets.size() * job.filters.size() * job.borders.size();
+  std::size_t done = 0;
+
+  for (const Filter& filter : job.filters) {
+    for (const Border border : job.borders) {
+      const Problem problem = make_problem(image, filter, border, config.flip);
+      if (image.plane_size() > kLargeImagePixels)
+        std::cerr << fmt::format("convcompare: computing reference for {}...\n", filter.spec);
+      const Image reference = reference_convolve(image, problem);
+      const std::string stem = fmt::format("{}_{}{}", slug(filter.spec), to_string(border), config.flip ? "_flip" : "");
+      if (!config.output_dir.empty()) save_image(reference, output_dir / (stem + "_reference." + format), format);
+
+      for (const Target& target : targets) {
+        ++done;
+        if (show_progress && target.device >= 0)
+          std::cerr << fmt::format("[{}/{}] {} {} {}\n", done, total, target.backend_name, target.variant, filter.spec);
+        Outcome outcome = run_target(target, problem, image, reference, options);
+        if (!config.output_dir.empty() && !outcome.output.empty()) {
+          const fs::path path = output_dir / fmt::format("{}_{}_{}_{}.{}", stem, target.backend_name,
+                                                         slug(target.device_id), target.variant, format);
+          save_image(outcome.output, path, format);
+          outcome.record.output = path.string();
+        }
+        report.runs.push_back(std::move(outcome.record));
+      }
+    }
+  }
+
+  if (!config.quiet) print_console(report, std::cout);
+  write_report(config.json_path, report, write_json);
+  write_report(config.csv_path, report, write_csv);
+  write_report(config.markdown_path, report, write_markdown);
+  const bool any_failed =
+      std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; });
+  return any_failed ? 1 : 0;
+}
+
+int convcompare_main(int argc, const char* const* argv) {
+  try {
+    const std::optional<Config> config = parse_command_line(argc, argv, std::cout);
+    return config ? run_job(*config) : 0;
+  } catch (const InputError& error) {
+    print_error(error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    // Neither bad input nor a validation result (an unexpected failure): still one line, status 1.
+    print_error(error.what());
+    return 1;
+  }
+}
+
+}  // namespace cc

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# gpu_check.sh: on a GPU host, the CUDA tests plus compute-sanitizer's four tools over every border and NPP.
+#
+# Usage: tools/gpu_check.sh BUILD_DIR LOG_DIR
+# Prints one line per check and exits non-zero if any test fails, any sanitizer reports an error, or
+# convcompare itself fails; the full output of each check is in LOG_DIR.
+set -uo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 BUILD_DIR LOG_DIR" >&2
+  exit 2
+fi
+build_dir=$1
+log_dir=$2
+convcompare="$build_dir/convcompare"
+if [[ ! -x $convcompare ]]; then
+  echo "gpu_check: no convcompare in $build_dir (build it first)" >&2
+  exit 2
+fi
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [[ ! -x $sanitizer ]]; then
+  echo "gpu_check: compute-sanitizer not found (on PATH or in /usr/local/cuda/bin)" >&2
+  exit 2
+fi
+mkdir -p "$log_dir"
+failures=0
+
+# The tests. A skipped test_cuda means no device was found: on a GPU host that is a failure too.
+ctest_log="$log_dir/ctest-gpu.log"
+ctest --test-dir "$build_dir" -L gpu --output-on-failure >"$ctest_log" 2>&1
+ctest_status=$?
+if [[ $ctest_status -ne 0 ]] || grep -q "Not Run\|Skipped\|No tests were found" "$ctest_log"; then
+  echo "ctest -L gpu: FAILED, skipped or not built (exit $ctest_status, see $ctest_log)"
+  failures=$((failures + 1))
+else
+  echo "ctest -L gpu: $(grep -E 'tests passed' "$ctest_log" | tail -1)"
+fi
+
+# Small enough to run in seconds under every tool; 67x45 is no multiple of any block or tile.
+common=(--backend cuda --size 67x45 --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
+cases=(zero clamp mirror wrap npp)
+case_arguments() {
+  case $1 in
+    npp) echo "--variant npp,npp-separable --border clamp" ;;
+    *) echo "--border $1" ;;
+  esac
+}
+
+for tool in memcheck racecheck initcheck synccheck; do
+  for name in "${cases[@]}"; do
+    log="$log_dir/$tool-$name.log"
+    # shellcheck disable=SC2046  # the case's arguments are meant to split into words
+    "$sanitizer" --tool "$tool" --error-exitcode 99 "$convcompare" "${common[@]}" $(case_arguments "$name") \
+      >"$log" 2>&1
+    status=$?
+    # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)" instead
+    summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$log" | tail -1 | sed 's/^=* *//')
+    # Without a device convcompare skips the backend and exits 0: nothing would have been checked.
+    no_device=$(grep -o "skipping cuda: .*" "$log" | head -1)
+    echo "$tool $name: ${summary:-no ERROR SUMMARY line} (exit $status)${no_device:+, $no_device}"
+    if [[ $status -ne 0 || -n $no_device ]] ||
+       [[ $summary != "ERROR SUMMARY: 0 errors" && $summary != "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" ]]; then
+      failures=$((failures + 1))
+    fi
+  done
+done
+
+if [[ $failures -ne 0 ]]; then
+  echo "gpu_check: $failures check(s) failed; logs in $log_dir"
+  exit 1
+fi
+echo "gpu_check: all checks passed; logs in $log_dir"

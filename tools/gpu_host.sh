@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# gpu_host.sh: one GPU-host call's work: build for sm_90, the CUDA tests, the OpenCL tests on every
+# platform (NVIDIA and PoCL), the compute-sanitizer checks, and the side-by-side default run.
+# Usage, on the GPU host from the project root with .gpu carried: bash tools/gpu_host.sh LOG_DIR
+set -uo pipefail
+log=${1:?usage: tools/gpu_host.sh LOG_DIR}
+mkdir -p "$log"
+# shellcheck disable=SC1091
+source .gpu/env.sh
+status=0
+note() { echo "== $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv >"$log/gpu.txt" 2>&1
+cat "$log/gpu.txt"
+note "configure and build (sm_90)"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$log/configure.log" 2>&1 \
+  || { tail -40 "$log/configure.log"; exit 1; }
+grep -E "convcompare:|NPP" "$log/configure.log"
+cmake --build build-gpu -j16 >"$log/build.log" 2>&1 || { grep -E "error" -A4 "$log/build.log" | head -80; exit 1; }
+./build-gpu/convcompare --list >"$log/list.txt" 2>&1
+grep -E "^  (cpu|cuda|opencl)" "$log/list.txt"
+
+note "CUDA tests and compute-sanitizer"
+bash tools/gpu_check.sh build-gpu "$log/sanitizers" || status=1
+
+note "OpenCL tests on every OpenCL device"
+for id in $(grep -oE "^  opencl:[0-9]+:[0-9]+" "$log/list.txt"); do
+  CONVCOMPARE_TEST_OPENCL_DEVICE=$id ./build-gpu/tests/test_opencl >"$log/test_opencl-${id//:/_}.log" 2>&1
+  rc=$?
+  echo "test_opencl on $id: exit $rc, $(grep -E '^\[doctest\] (test cases|assertions)' "$log/test_opencl-${id//:/_}.log" | tr '\n' ' ')"
+  [ $rc -eq 0 ] || status=1
+done
+
+note "CPU tests"
+ctest --test-dir build-gpu -L cpu >"$log/ctest-cpu.log" 2>&1 || status=1
+tail -3 "$log/ctest-cpu.log"
+
+note "default run, every backend"
+timeout 300 ./build-gpu/convcompare --json "$log/default.json" --markdown "$log/default.md" >"$log/default.txt" 2>"$log/default.err"
+echo "convcompare (default): exit $?"
+exit $status

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# install-deps.sh: installs convcompare's build and test dependencies from Debian 12's packages (as root).
+# Installs only what is missing, so it is quick to re-run. CUDA is optional: where the toolkit is
+# installed (nvcc on PATH or in /usr/local/cuda/bin) the CUDA backend is built too.
+set -euo pipefail
+packages=(cmake g++ make pkg-config
+          ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
+          libstb-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
