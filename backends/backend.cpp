@@ -1,7 +1,10 @@
 // backend.cpp: the backend registry: which APIs this binary was built with, in report order.
 #include "backends/backend.h"
 
+#include <stdexcept>
+
 #include "backends/cpu/cpu_backend.h"
+#include "backends/embedded_sources.h"
 #ifdef CONVCOMPARE_WITH_CUDA
 #include "backends/cuda/cuda_backend.h"
 #endif
@@ -28,6 +31,12 @@ BackendRun skipped(std::string reason) {
   run.status = Status::Skipped;
   run.reason = std::move(reason);
   return run;
+}
+
+std::string embedded_source(const std::vector<EmbeddedSource>& sources, std::string_view name) {
+  for (const EmbeddedSource& source : sources)
+    if (source.name == name) return std::string(source.text);
+  throw std::logic_error(std::string(name) + " is not embedded in this binary");
 }
 
 Tolerance tolerance_for_run(const BackendRun& run, const Problem& problem, const Image& input) {

@@ -1,6 +1,8 @@
 // backend.h: the one interface every API implements (cpu, opencl, cuda), and the backend registry.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,11 +16,37 @@
 namespace cc {
 
 struct RunOptions {
-  int repetitions = 10;  // timed launches, one event bracket each (plus one bracket around all of them)
+  int repetitions = 10;  // most timed launches, one bracket each (GPUs: plus one bracket around that many)
   int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out
   bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
   std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
-  double cpu_budget_s = 2.0;  // CPU variants stop repeating once they have spent this long
+  // Each run stops repeating once its timed launches have spent about this long; at least one
+  // timed launch always happens.
+  double time_budget_s = 2.0;
+
+  // Launches to time when one takes `one_launch_s`: as many as fit the budget, 1 to repetitions.
+  int timed_launches(double one_launch_s) const {
+    const int most = std::max(repetitions, 1);
+    const double fit = time_budget_s / one_launch_s;  // infinite when the clock saw no time pass
+    if (!(fit >= 1)) return 1;
+    return fit >= most ? most : static_cast<int>(fit);
+  }
+
+  // The warm-up every backend does; returns how many launches to time. `launch_and_wait` makes one
+  // launch and waits for it. The first one, timed on the host clock outside every timed bracket,
+  // estimates a launch for timed_launches(); the warm-ups after it are no more than the launches
+  // they prepare, so a device at 11 s a launch does not spend 22 s warming up for one sample.
+  // Without warm-up there is no estimate (that would need a wait inside a timed bracket): every
+  // repetition is timed.
+  template <typename LaunchAndWait>
+  int warm_up(const LaunchAndWait& launch_and_wait) const {
+    if (warmup <= 0) return std::max(repetitions, 1);
+    const auto start = std::chrono::steady_clock::now();
+    launch_and_wait();
+    const int timed = timed_launches(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (int i = 0; i < std::min(warmup, timed) - 1; ++i) launch_and_wait();
+    return timed;
+  }
 };
 
 // What one run returns to the driver, which validates `output` against the reference.

@@ -2,6 +2,7 @@
 #include "common/filter.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -141,7 +142,14 @@ Filter build(const std::string& name, const FilterParameters& p) {
       p.fail(fmt::format("sigma={} gives radius {}, a side over {}; give r=N", sigma, natural, kMaxFilterSide));
     return gaussian(sigma, static_cast<int>(natural));
   }
-  if (name == "sharpen") return sharpen(p.real("strength", 1.0));
+  if (name == "sharpen") {
+    // Past float's range the weights would be infinite, which a filter file may not hold either.
+    const double strength = p.real("strength", 1.0);
+    if (std::fabs(strength) > std::numeric_limits<float>::max())
+      p.fail(fmt::format("strength={} gives infinite weights (|strength| <= {} required)", strength,
+                         std::numeric_limits<float>::max()));
+    return sharpen(strength);
+  }
   if (name == "identity") return delta(p.radius(0));
   if (name == "sobel-x") return fixed3x3({-1, 0, 1, -2, 0, 2, -1, 0, 1});
   if (name == "sobel-y") return fixed3x3({-1, -2, -1, 0, 0, 0, 1, 2, 1});
@@ -255,10 +263,16 @@ Filter load_filter_file(const std::string& path) {
   const std::uintmax_t bytes = std::filesystem::file_size(path, error);
   if (!error && bytes > kMaxFilterFileBytes)
     throw InputError(fmt::format("filter file '{}' is {} bytes, over the 16 MB limit", path, bytes));
+  // Read up to the limit, not to the end: a device or a pipe (file:/dev/stdin) has no size for the check
+  // above, and file:/dev/zero would never end.
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (!in || !(text << in.rdbuf())) throw InputError(fmt::format("cannot read filter file '{}'", path));
-  return parse_filter_text(text.str(), path);
+  std::string text;
+  for (std::array<char, 1 << 16> chunk; in && text.size() <= kMaxFilterFileBytes;)
+    text.append(chunk.data(), static_cast<std::size_t>(in.read(chunk.data(), chunk.size()).gcount()));
+  if (!in.is_open() || in.bad()) throw InputError(fmt::format("cannot read filter file '{}'", path));
+  if (text.size() > kMaxFilterFileBytes)
+    throw InputError(fmt::format("filter file '{}' is over the 16 MB limit", path));
+  return parse_filter_text(text, path);
 }
 
 Filter flipped(const Filter& filter) {

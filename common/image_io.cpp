@@ -1,7 +1,8 @@
-// image_io.cpp: PNG/JPEG/BMP through stb, PFM by hand, atomic writes, and the generated default image.
+// image_io.cpp: JPEG via libjpeg-turbo (else stb), PNG/BMP via stb, PFM by hand, atomic writes, the default image.
 #include "common/image_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,9 @@
 #include <fmt/format.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
+#if CONVCOMPARE_WITH_TURBOJPEG
+#include <turbojpeg.h>
+#endif
 
 #include "common/error.h"
 
@@ -41,6 +45,14 @@ FilePtr open_image(const std::string& path) {
   FilePtr file(std::fopen(path.c_str(), "rb"));
   if (!file) throw InputError(fmt::format("cannot open image '{}': {}", path, std::strerror(errno)));
   return file;
+}
+
+// Bytes from the current position to the end of a regular file; -1 where that is unknown (a pipe).
+long long bytes_left(std::FILE* file) {
+  struct stat info {};
+  const long position = std::ftell(file);
+  if (position < 0 || ::fstat(::fileno(file), &info) != 0 || !S_ISREG(info.st_mode)) return -1;
+  return info.st_size - position;
 }
 
 bool is_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
@@ -78,6 +90,12 @@ Image read_pfm_body(std::FILE* file, int channels, const std::string& path) {
   token = read_header_token(file, path);
   if (!parse_whole(token, scale) || !std::isfinite(scale) || scale == 0)
     throw InputError(fmt::format("bad PFM scale '{}' in '{}': a non-zero number is required", token, path));
+  // A 20-byte header can claim gigabytes: a regular file too short for its pixels is refused before
+  // they are allocated (a pipe has no size to check and is caught by the row reads below).
+  const long long data_bytes = width * height * channels * static_cast<long long>(sizeof(float));
+  if (const long long left = bytes_left(file); left >= 0 && left < data_bytes)
+    throw InputError(fmt::format("truncated PFM '{}': {}x{}x{} floats need {} bytes of data, the file has {}", path,
+                                 width, height, channels, data_bytes, left));
 
   const bool swap = (scale < 0) != (std::endian::native == std::endian::little);
   Image image(static_cast<int>(width), static_cast<int>(height), channels, false);
@@ -101,13 +119,42 @@ int pfm_channels(const char magic[2]) {
   return magic[1] == 'f' ? 1 : magic[1] == 'F' ? 3 : 0;
 }
 
+// Planar floats on the 0..255 scale from a decoder's interleaved 8-bit pixels.
+Image from_interleaved(const unsigned char* interleaved, int width, int height, int channels) {
+  Image image(width, height, channels, true);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c) image.at(c, y, x) = *interleaved++;
+  return image;
+}
+
 using StbPixels = std::unique_ptr<stbi_uc, void (*)(void*)>;
 
 StbPixels decode(std::FILE* file, int& width, int& height, int& channels) {
   return StbPixels(stbi_load_from_file(file, &width, &height, &channels, 0), stbi_image_free);
 }
 
+// stb reserves an IDAT chunk's declared length before reading it, so a 75-byte PNG could claim 2 GB: a
+// chunk running past the end of the file (which stb would refuse only after that) is refused first.
+void check_png_chunk_lengths(std::FILE* file, const std::string& path) {
+  static constexpr unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  unsigned char bytes[8];
+  if (std::fread(bytes, 1, 8, file) == 8 && std::memcmp(bytes, kSignature, 8) == 0) {
+    long long left = bytes_left(file);
+    while (left >= 8 && std::fread(bytes, 1, 8, file) == 8 && std::memcmp(bytes + 4, "IEND", 4) != 0) {
+      const long long length = std::uint32_t{bytes[0]} << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3];
+      left -= 8 + length + 4;  // length and type, data, CRC
+      if (left < 0)
+        throw InputError(fmt::format("cannot decode image '{}': truncated PNG (a chunk claims {} bytes, more than "
+                                     "the file has left)", path, length));
+      std::fseek(file, static_cast<long>(length + 4), SEEK_CUR);
+    }
+  }
+  std::rewind(file);
+}
+
 Image load_with_stb(std::FILE* file, const std::string& path) {
+  check_png_chunk_lengths(file, path);
   int width = 0, height = 0, channels = 0;
   // The header alone first: a file claiming a huge size is refused before stb allocates anything.
   if (!stbi_info_from_file(file, &width, &height, &channels)) {
@@ -124,13 +171,54 @@ Image load_with_stb(std::FILE* file, const std::string& path) {
 
   const StbPixels pixels = decode(file, width, height, channels);
   if (!pixels) throw InputError(fmt::format("cannot decode image '{}': {}", path, stbi_failure_reason()));
-  Image image(width, height, channels, true);
-  const stbi_uc* interleaved = pixels.get();
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < channels; ++c) image.at(c, y, x) = *interleaved++;
-  return image;
+  return from_interleaved(pixels.get(), width, height, channels);
 }
+
+#if CONVCOMPARE_WITH_TURBOJPEG
+// Every JPEG starts with SOI (FF D8) and the next marker's FF; the stream is left at its start.
+bool is_jpeg(std::FILE* file) {
+  unsigned char magic[3] = {};
+  const bool jpeg = std::fread(magic, 1, 3, file) == 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF;
+  std::rewind(file);
+  return jpeg;
+}
+
+struct TurboJpegDestroyer {
+  void operator()(void* handle) const { tjDestroy(handle); }
+};
+
+Image load_with_turbojpeg(std::FILE* file, const std::string& path) {
+  std::vector<unsigned char> bytes;
+  unsigned char chunk[1 << 16];
+  for (std::size_t got; (got = std::fread(chunk, 1, sizeof chunk, file)) > 0;)
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  if (std::ferror(file)) throw InputError(fmt::format("cannot read image '{}': {}", path, std::strerror(errno)));
+
+  const std::unique_ptr<void, TurboJpegDestroyer> decoder(tjInitDecompress());
+  if (!decoder) throw std::runtime_error(fmt::format("cannot start the JPEG decoder: {}", tjGetErrorStr2(nullptr)));
+  const auto failure = [&] {
+    return InputError(fmt::format("cannot decode image '{}': {}", path, tjGetErrorStr2(decoder.get())));
+  };
+  int width = 0, height = 0, subsampling = 0, colorspace = 0;
+  if (tjDecompressHeader3(decoder.get(), bytes.data(), bytes.size(), &width, &height, &subsampling, &colorspace) != 0)
+    throw failure();
+  // A tables-only stream (or one that ends before its frame header) is "read" without any frame.
+  if (width < 1 || height < 1)
+    throw InputError(fmt::format("cannot decode image '{}': the JPEG data end before a frame header", path));
+  const int channels = colorspace == TJCS_GRAY ? 1 : 3;
+  check_image_size(width, height, channels, fmt::format("image '{}'", path));
+
+  std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * height * channels);
+  // TJFLAG_LIMITSCANS: a hostile progressive file can demand thousands of scans, seconds each.
+  // Warnings (TJERR_WARNING: stray bytes between segments, data cut short) still yield a whole image, as
+  // every viewer shows it; only fatal errors are refused.
+  if (tjDecompress2(decoder.get(), bytes.data(), bytes.size(), pixels.data(), width, 0, height,
+                    channels == 1 ? TJPF_GRAY : TJPF_RGB, TJFLAG_LIMITSCANS) != 0 &&
+      tjGetErrorCode(decoder.get()) == TJERR_FATAL)
+    throw failure();
+  return from_interleaved(pixels.data(), width, height, channels);
+}
+#endif
 
 }  // namespace
 
@@ -141,6 +229,9 @@ Image load_image(const std::string& path) {
   if (got == 0) throw InputError(fmt::format("cannot read image '{}': the file is empty", path));
   if (got == 2 && pfm_channels(magic) != 0) return read_pfm_body(file.get(), pfm_channels(magic), path);
   std::rewind(file.get());
+#if CONVCOMPARE_WITH_TURBOJPEG
+  if (is_jpeg(file.get())) return load_with_turbojpeg(file.get(), path);
+#endif
   return load_with_stb(file.get(), path);
 }
 
@@ -199,6 +290,33 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
   auto failure = [&path](int error) {
     return InputError(fmt::format("cannot write '{}': {}", path, std::strerror(error)));
   };
+  // Writes everything, closes, and returns 0 or the first errno.
+  auto write_and_close = [&bytes](int fd) {
+    int error = 0;
+    for (std::size_t written = 0; written < bytes.size() && error == 0;) {
+      const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+      if (n > 0)
+        written += static_cast<std::size_t>(n);
+      else if (n == 0)
+        error = EIO;  // no progress and no errno: give up rather than spin
+      else if (errno != EINTR)
+        error = errno;
+    }
+    if (::close(fd) != 0 && error == 0) error = errno;
+    return error;
+  };
+
+  // A rename would replace a symlink or a device such as /dev/stdout (itself a symlink) with a plain
+  // file: write through those instead; only regular files and new names get the atomic rename.
+  std::error_code ignored;
+  const std::filesystem::file_status status = std::filesystem::symlink_status(path, ignored);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) throw failure(errno);
+    if (const int error = write_and_close(fd); error != 0) throw failure(error);
+    return;
+  }
+
   // O_EXCL on a name unique to this process and call, rather than mkstemp, so the file gets the
   // usual umask permissions instead of mkstemp's 0600.
   static std::atomic<unsigned> counter{0};
@@ -209,25 +327,13 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt == 100)) throw failure(errno);
   }
-
-  int error = 0;
-  for (std::size_t written = 0; written < bytes.size() && error == 0;) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n > 0)
-      written += static_cast<std::size_t>(n);
-    else if (n == 0)
-      error = EIO;  // no progress and no errno: give up rather than spin
-    else if (errno != EINTR)
-      error = errno;
-  }
-  if (::close(fd) != 0 && error == 0) error = errno;
+  int error = write_and_close(fd);
   std::error_code renamed;
   if (error == 0) {
     std::filesystem::rename(temp, path, renamed);
     error = renamed.value();
   }
   if (error != 0) {
-    std::error_code ignored;
     std::filesystem::remove(temp, ignored);
     throw failure(error);
   }

@@ -4,7 +4,11 @@
 // Only the formats convcompare documents, and stb's own dimension cap set to ours, so a hostile header
 // is refused by stb too, not just by check_image_size.
 #define STBI_ONLY_PNG
+// With libjpeg-turbo, stb 2.27's JPEG reader (which corrupts memory on hostile files) is left out of the
+// binary altogether; without it, stb is the only JPEG decoder there is.
+#if !CONVCOMPARE_WITH_TURBOJPEG
 #define STBI_ONLY_JPEG
+#endif
 #define STBI_ONLY_BMP
 #define STBI_MAX_DIMENSIONS cc::kMaxImageDimension
 #define STB_IMAGE_IMPLEMENTATION

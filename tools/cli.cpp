@@ -117,6 +117,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("N")
       ->check(CLI::Range(0, 1000000))
       ->default_str("2");
+  app.add_option("--time-budget", config.time_budget_s,
+                 "Stop repeating a run once its timed launches have spent about this long (at least one is timed)")
+      ->type_name("SECONDS")
+      ->default_str("2");
   app.add_flag("--pinned,!--pageable", config.pinned, "Page-locked (default) or pageable host memory for transfers");
   app.add_option("--json", config.json_path, "Write the report as JSON")->type_name("FILE");
   app.add_option("--csv", config.csv_path, "Write the runs as CSV")->type_name("FILE");
@@ -137,6 +141,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   }
 
   if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
+  if (!(config.time_budget_s > 0))  // also NaN, which CLI11 would accept as a number
+    throw InputError(fmt::format("bad --time-budget {}: expected seconds greater than 0", config.time_budget_s));
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);
     config.devices.push_back(cl_device >= 0 ? fmt::format("opencl:{}:{}", platform, cl_device)

@@ -25,6 +25,7 @@ struct Config {
   std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
   int repetitions = 10;
   int warmup = 2;
+  double time_budget_s = 2.0;
   bool pinned = true;
   std::string json_path, csv_path, markdown_path;
   std::string kernel_dir;

@@ -457,13 +457,7 @@ void write_report(const std::string& path, const Report& report, void (*writer)(
   if (path.empty()) return;
   std::ostringstream text;
   writer(report, text);
-  // A rename would replace a symlink or device such as /dev/stdout with a plain file: write through those.
-  std::error_code error;
-  const fs::file_status status = fs::symlink_status(path, error);
-  if (!fs::exists(status) || fs::is_regular_file(status)) return write_file_atomically(path, text.str());
-  std::ofstream file(path, std::ios::binary);
-  file << text.str();
-  if (!file.flush()) throw InputError(fmt::format("cannot write '{}'", path));
+  write_file_atomically(path, text.str());
 }
 
 // Error messages may carry newlines (a nested API message); the contract is one line on stderr.
@@ -493,6 +487,7 @@ int run_job(const Config& config) {
   RunOptions options;
   options.repetitions = config.repetitions;
   options.warmup = config.warmup;
+  options.time_budget_s = config.time_budget_s;
   options.pinned = config.pinned;
   options.kernel_dir = config.kernel_dir;
   const fs::path output_dir = config.output_dir;

@@ -31,6 +31,7 @@ ctest --test-dir "$build_dir" -L gpu --output-on-failure >"$ctest_log" 2>&1
 ctest_status=$?
 if [[ $ctest_status -ne 0 ]] || grep -q "Not Run\|Skipped\|No tests were found" "$ctest_log"; then
   echo "ctest -L gpu: FAILED, skipped or not built (exit $ctest_status, see $ctest_log)"
+  grep -B3 -A12 "ERROR" "$ctest_log" | head -60
   failures=$((failures + 1))
 else
   echo "ctest -L gpu: $(grep -E 'tests passed' "$ctest_log" | tail -1)"

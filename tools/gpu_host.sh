@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# gpu_host.sh: one GPU-host call's work: build for sm_90, the CUDA tests, the OpenCL tests on every
-# platform (NVIDIA and PoCL), the compute-sanitizer checks, and the side-by-side default run.
-# Usage, on the GPU host from the project root with .gpu carried: bash tools/gpu_host.sh LOG_DIR
+# gpu_host.sh: one GPU-host call's work: build for sm_90, then the tests (CUDA tests, compute-sanitizer,
+# the OpenCL tests on every platform, the CPU tests) or the benchmark sweep.
+# Usage, on the GPU host from the project root with .gpu carried: bash tools/gpu_host.sh tests|bench LOG_DIR
 set -uo pipefail
-log=${1:?usage: tools/gpu_host.sh LOG_DIR}
+mode=${1:?usage: tools/gpu_host.sh tests|bench LOG_DIR}
+log=${2:?usage: tools/gpu_host.sh tests|bench LOG_DIR}
 mkdir -p "$log"
 # shellcheck disable=SC1091
 source .gpu/env.sh
@@ -20,6 +21,12 @@ cmake --build build-gpu -j16 >"$log/build.log" 2>&1 || { grep -E "error" -A4 "$l
 ./build-gpu/convcompare --list >"$log/list.txt" 2>&1
 grep -E "^  (cpu|cuda|opencl)" "$log/list.txt"
 
+if [ "$mode" = bench ]; then
+  note "benchmark"
+  bash tools/benchmark.sh build-gpu "$log" || status=1
+  exit $status
+fi
+
 note "CUDA tests and compute-sanitizer"
 bash tools/gpu_check.sh build-gpu "$log/sanitizers" || status=1
 
@@ -28,14 +35,10 @@ for id in $(grep -oE "^  opencl:[0-9]+:[0-9]+" "$log/list.txt"); do
   CONVCOMPARE_TEST_OPENCL_DEVICE=$id ./build-gpu/tests/test_opencl >"$log/test_opencl-${id//:/_}.log" 2>&1
   rc=$?
   echo "test_opencl on $id: exit $rc, $(grep -E '^\[doctest\] (test cases|assertions)' "$log/test_opencl-${id//:/_}.log" | tr '\n' ' ')"
-  [ $rc -eq 0 ] || status=1
+  [ $rc -eq 0 ] || { status=1; grep -B3 -A10 "ERROR" "$log/test_opencl-${id//:/_}.log" | head -40; }
 done
 
 note "CPU tests"
 ctest --test-dir build-gpu -L cpu >"$log/ctest-cpu.log" 2>&1 || status=1
 tail -3 "$log/ctest-cpu.log"
-
-note "default run, every backend"
-timeout 300 ./build-gpu/convcompare --json "$log/default.json" --markdown "$log/default.md" >"$log/default.txt" 2>"$log/default.err"
-echo "convcompare (default): exit $?"
 exit $status

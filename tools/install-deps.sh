@@ -5,7 +5,8 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config
           ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
-          libstb-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev)
+          libstb-dev libturbojpeg0-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev
+          clang libclang-rt-14-dev llvm)  # fuzzing: clang, libFuzzer + sanitizer runtimes, llvm-symbolizer
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -124,21 +124,14 @@ class CpuBackend final : public Backend {
     // NaN before every launch, outside the timing, so a pixel a launch forgets fails validation.
     auto poison = [&] { std::fill(result.output.data.begin(), result.output.data.end(), std::numeric_limits<float>::quiet_NaN()); };
 
-    using Clock = std::chrono::steady_clock;
-    const auto started = Clock::now();
-    auto spent_s = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
-    // One warm-up pages the buffers in; more would only cost CPU time, which is the scarce thing here.
-    for (int i = 0; i < std::min(options.warmup, 1); ++i) {
-      poison();
-      convolve(input, problem.correlation_filter, args, result.output);
-    }
+    const auto launch = [&] { convolve(input, problem.correlation_filter, args, result.output); };
+    const int timed = options.warm_up(launch);
     std::vector<double> samples_ms;
-    for (int i = 0; i < std::max(options.repetitions, 1); ++i) {
-      if (!samples_ms.empty() && spent_s() > options.cpu_budget_s) break;
+    for (int i = 0; i < timed; ++i) {
       poison();
-      const auto t0 = Clock::now();
-      convolve(input, problem.correlation_filter, args, result.output);
-      samples_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      const auto start = std::chrono::steady_clock::now();
+      launch();
+      samples_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
 
     result.status = Status::Ok;

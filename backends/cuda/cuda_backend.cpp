@@ -2,6 +2,8 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -13,7 +15,10 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_resources.h"
+#include "backends/cuda/runtime_module.h"
+#include "backends/embedded_sources.h"
 #include "common/error.h"
+#include "common/fast_shape.h"
 #include "common/filter.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
@@ -26,7 +31,7 @@ namespace {
 
 namespace kernels = cuda_kernels;
 
-enum class Variant { Global, Constant, Tiled, Texture, Separable, Npp, NppSeparable };
+enum class Variant { Global, Constant, Tiled, Texture, Separable, Fast, Npp, NppSeparable };
 
 struct VariantName {
   std::string_view name;
@@ -36,8 +41,8 @@ struct VariantName {
 // In kVariants order, as variants() must list them.
 constexpr VariantName kVariantNames[] = {
     {"global", Variant::Global},       {"constant", Variant::Constant},   {"tiled", Variant::Tiled},
-    {"texture", Variant::Texture},     {"separable", Variant::Separable}, {"npp", Variant::Npp},
-    {"npp-separable", Variant::NppSeparable},
+    {"texture", Variant::Texture},     {"separable", Variant::Separable}, {"fast", Variant::Fast},
+    {"npp", Variant::Npp},             {"npp-separable", Variant::NppSeparable},
 };
 
 std::optional<Variant> parse_variant(std::string_view name) {
@@ -120,8 +125,10 @@ struct Plan {
   Variant variant = Variant::Global;
   ConvArgs args{};
   dim3 block{16, 16};
-  std::size_t shared_bytes = 0;             // tiled: dynamic shared memory per block
+  std::size_t shared_bytes = 0;             // tiled and fast: dynamic shared memory per block
   std::optional<SeparableFactors> factors;  // separable and npp-separable
+  FastShape fast;                           // fast: the compile-time tile shape
+  const cuda::RuntimeModule* module = nullptr;  // fast: compiled by NVRTC for this radius and shape
 };
 
 // The largest block whose tile (output plus apron) fits in what a block may opt in to.
@@ -156,6 +163,20 @@ std::string plan_variant(Plan& plan, const Problem& problem, const cudaDevicePro
     plan.block = *block;
     plan.shared_bytes = kernels::tiled_shared_bytes(plan.args, *block);
   }
+  if (plan.variant == Variant::Fast) {
+    if (plan.args.radius_x > kFastMaxRadius || plan.args.radius_y > kFastMaxRadius)
+      return fmt::format("radius {}x{} is over the fast variant's compile-time limit of {}", plan.args.radius_x,
+                         plan.args.radius_y, kFastMaxRadius);
+    if (filter.taps() > kernels::kMaxConstantTaps)
+      return fmt::format("filter of {} bytes exceeds the 64 KB of constant memory", filter.taps() * sizeof(float));
+    plan.fast = fast_shape(plan.args.radius_x, plan.args.radius_y);
+    plan.block = dim3(plan.fast.block_x, plan.fast.block_y);
+    plan.shared_bytes = fast_tile_bytes(plan.fast, plan.args.radius_x, plan.args.radius_y);
+    const std::size_t limit = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
+    if (plan.shared_bytes > limit)
+      return fmt::format("the fast tile needs {} bytes of shared memory, the device allows {} per block",
+                         plan.shared_bytes, limit);
+  }
   if (plan.variant == Variant::Texture &&
       (problem.width > properties.maxTexture2D[0] || problem.height > properties.maxTexture2D[1]))
     return fmt::format("image of {}x{} exceeds the largest 2D texture, {}x{}", problem.width, problem.height,
@@ -186,8 +207,6 @@ std::size_t device_bytes_needed(const Plan& plan, std::size_t image_floats, std:
   return floats * sizeof(float);
 }
 
-// Column x row differs from the 2D filter by up to the rank-1 residual per tap; each tap meets a
-// pixel of at most max|x|, so this bounds what the factorization alone moves a result by.
 // One variant on one device, timed as DESIGN.md section 4 and the OpenCL backend do: setup on the host
 // clock; upload, every launch, the batch and the download in device events on one stream.
 BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& input, int ordinal,
@@ -198,7 +217,6 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   const std::size_t plane = input.plane_size();
   const std::size_t count = plane * input.channels;
   const std::size_t image_bytes = count * sizeof(float);
-  const int repetitions = std::max(1, options.repetitions);  // at least one launch writes the result
 
   const std::size_t needed = device_bytes_needed(plan, count, plane);
   const std::size_t free_bytes = cuda::free_device_memory();
@@ -206,11 +224,9 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
     return skipped(fmt::format("needs {:.1f} MB, device has {:.1f} MB free", cuda::megabytes(needed),
                                cuda::megabytes(free_bytes)));
 
-  // Untimed: the stream and the pool of event pairs.
+  // Untimed: the stream and the event pairs (one per timed launch is made after the warm-up).
   const cuda::Stream stream_owner = cuda::make_stream();
   const cudaStream_t stream = stream_owner.get();
-  std::vector<cuda::EventPair> launch_events;
-  for (int i = 0; i < repetitions; ++i) launch_events.push_back(cuda::make_event_pair());
   const cuda::EventPair batch_events = cuda::make_event_pair();
   const cuda::EventPair transfer_events = cuda::make_event_pair();
 
@@ -257,6 +273,16 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
           kernels::upload_separable_filters(plan.factors->row.data(), plan.factors->column.data(), args, stream));
       scratch = cuda::DeviceBuffer(plane);
       break;
+    case Variant::Fast: {
+      std::size_t symbol_bytes = 0;
+      void* symbol = plan.module->global("c_filter", &symbol_bytes);
+      CC_CUDA_CHECK(cudaMemcpyAsync(symbol, filter.weights.data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
+      if (plan.shared_bytes > kDefaultSharedBytesPerBlock)
+        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(plan.module->kernel("convolve_fast"),
+                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                      static_cast<int>(plan.shared_bytes), ordinal));
+      break;
+    }
 #ifdef CONVCOMPARE_WITH_NPP
     case Variant::Npp:
       npp_filter = npp::reversed(filter.weights);
@@ -277,6 +303,10 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   CC_CUDA_CHECK(cudaStreamSynchronize(stream));
   run.times.setup_ms = ms_since(setup_start);
 
+  const cudaKernel_t fast_kernel = plan.module ? plan.module->kernel("convolve_fast") : nullptr;
+  const dim3 fast_grid((args.width + plan.fast.block_x - 1) / plan.fast.block_x,
+                       (args.height + plan.fast.block_y * plan.fast.out_y - 1) / (plan.fast.block_y * plan.fast.out_y));
+
   // All planes once, one launch per plane (pitch = width), queued on the stream without waiting.
   const auto launch_all_planes = [&] {
     for (int c = 0; c < input.channels; ++c) {
@@ -294,6 +324,13 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
         case Variant::Separable:
           CC_CUDA_CHECK(kernels::launch_separable(in, scratch.get(), out, args, plan.block, stream));
           break;
+        case Variant::Fast: {
+          ConvArgs plane_args = args;
+          void* parameters[] = {&in, &out, &plane_args};
+          CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(fast_kernel), fast_grid, plan.block,
+                                         parameters, plan.shared_bytes, stream));
+          break;
+        }
 #ifdef CONVCOMPARE_WITH_NPP
         case Variant::Npp: npp::filter_2d(in, out, args, filter_buffer.get(), npp_context); break;
         case Variant::NppSeparable:
@@ -335,12 +372,18 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   synchronize();
   run.times.h2d_ms = transfer_events.elapsed_ms();
 
-  for (int i = 0; i < options.warmup; ++i) launch_all_planes();
+  // The warm-up also says how many launches fit the time budget.
+  const int timed = options.warm_up([&] {
+    launch_all_planes();
+    synchronize();
+  });
   // All-ones bytes are a NaN in every float: a pixel the timed launches never write fails validation.
   CC_CUDA_CHECK(cudaMemsetAsync(output_buffer.get(), 0xFF, image_bytes, stream));
   synchronize();
 
   // One bracket per launch, all queued back to back: nothing waits between launches.
+  std::vector<cuda::EventPair> launch_events;
+  for (int i = 0; i < timed; ++i) launch_events.push_back(cuda::make_event_pair());
   for (const cuda::EventPair& events : launch_events) {
     events.record_start(stream);
     launch_all_planes();
@@ -352,10 +395,10 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   run.times.kernel_ms = summarize(std::move(samples));
 
   batch_events.record_start(stream);
-  for (int i = 0; i < repetitions; ++i) launch_all_planes();
+  for (int i = 0; i < timed; ++i) launch_all_planes();
   batch_events.record_stop(stream);
   synchronize();
-  run.times.kernel_batch_ms = batch_events.elapsed_ms() / repetitions;
+  run.times.kernel_batch_ms = batch_events.elapsed_ms() / timed;
 
   transfer_events.record_start(stream);
   download();
@@ -376,6 +419,10 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   run.output = std::move(output);
   run.memory = options.pinned ? "pinned" : "pageable";
   run.compile_time = compile_time_text(plan.variant);
+  if (plan.module) {
+    run.compile_time = "radius: compile-time; NVRTC " + plan.module->options_text();
+    run.times.build_ms = plan.module->build_ms();
+  }
   if (plan.factors) run.extra_tolerance = separable_error_bound(filter, *plan.factors, input);
   return run;
 }
@@ -414,6 +461,7 @@ class CudaBackend final : public Backend {
     plan.variant = *parsed;
     if (std::string reason = plan_variant(plan, problem, properties_[device]); !reason.empty())
       return skipped(std::move(reason));
+    if (plan.variant == Variant::Fast) plan.module = &fast_module(ordinals_[device], plan);
     return run_planned(plan, problem, input, ordinals_[device], options);
   }
 
@@ -449,6 +497,22 @@ class CudaBackend final : public Backend {
     }
   }
 
+  // The fast kernel compiled for this radius and shape, once per (device, options), as the OpenCL
+  // backend caches its programs: later runs report the first build's time.
+  const cuda::RuntimeModule& fast_module(int ordinal, const Plan& plan) {
+    const std::vector<std::string> defines = fast_defines(plan.fast, plan.args.radius_x, plan.args.radius_y);
+    auto& module = fast_modules_[{ordinal, defines}];
+    if (!module) {
+      CC_CUDA_CHECK(cudaSetDevice(ordinal));
+      const auto& sources = embedded_cuda_sources();
+      const cuda::RuntimeSource source{
+          "fast.cu", embedded_source(sources, "fast.cu"), {{"common/conv_args.h", embedded_source(sources, "conv_args.h")}}};
+      module = std::make_unique<cuda::RuntimeModule>(source, defines);
+    }
+    return *module;
+  }
+
+  std::map<std::pair<int, std::vector<std::string>>, std::unique_ptr<cuda::RuntimeModule>> fast_modules_;
   bool discovered_ = false;
   std::vector<DeviceInfo> devices_;
   std::vector<cudaDeviceProp> properties_;  // parallel to devices_

@@ -21,8 +21,9 @@
 
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_devices.h"
-#include "backends/opencl/embedded_sources.h"
+#include "backends/embedded_sources.h"
 #include "common/error.h"
+#include "common/fast_shape.h"
 #include "common/filter.h"
 
 namespace cc {
@@ -32,7 +33,7 @@ namespace {
 using opencl::ClDevice;
 using opencl::DeviceLimits;
 
-constexpr std::string_view kVariantNames[] = {"global", "constant", "tiled", "texture", "separable"};
+constexpr std::string_view kVariantNames[] = {"global", "constant", "tiled", "texture", "separable", "fast"};
 
 // OpenCL C 1.2 and no math flags (no -cl-mad-enable, no fast-math): the CUDA side gets no fast-math
 // either, and the report prints these options next to the results.
@@ -55,11 +56,7 @@ double event_span_ms(const cl::Event& first, const cl::Event& last) {
 
 // --- kernel sources ---------------------------------------------------------------------------------
 
-std::string embedded_source(std::string_view name) {
-  for (const EmbeddedSource& source : embedded_cl_sources())
-    if (source.name == name) return std::string(source.text);
-  throw std::logic_error(fmt::format("{} is not embedded in this binary", name));
-}
+std::string embedded_cl_source(std::string_view name) { return embedded_source(embedded_cl_sources(), name); }
 
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -73,12 +70,12 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
 // needs no include path and the same text works from the embedded copies or from --kernel-dir.
 std::string program_source(std::string_view variant, const std::string& kernel_dir) {
   const std::string file = std::string(variant) + ".cl";
-  if (kernel_dir.empty()) return embedded_source("conv_args.h") + "\n" + embedded_source(file);
+  if (kernel_dir.empty()) return embedded_cl_source("conv_args.h") + "\n" + embedded_cl_source(file);
   const std::filesystem::path dir(kernel_dir);
   const std::optional<std::string> kernel = read_text_file(dir / file);
   if (!kernel) throw InputError(fmt::format("--kernel-dir {}: cannot read {}", kernel_dir, file));
   const std::optional<std::string> header = read_text_file(dir / "conv_args.h");
-  return header.value_or(embedded_source("conv_args.h")) + "\n" + *kernel;
+  return header.value_or(embedded_cl_source("conv_args.h")) + "\n" + *kernel;
 }
 
 std::vector<std::string> kernel_names(std::string_view variant) {
@@ -241,7 +238,8 @@ class OpenClBackend final : public Backend {
 
   void discover();
   DeviceQueue& queue_for(int device);
-  const BuiltProgram& program_for(int device, std::string_view variant, const std::string& source);
+  const BuiltProgram& program_for(int device, std::string_view variant, const std::string& source,
+                                  const std::string& options);
 
   bool discovered_ = false;
   opencl::Discovery discovery_;
@@ -267,19 +265,19 @@ OpenClBackend::DeviceQueue& OpenClBackend::queue_for(int device) {
 }
 
 const OpenClBackend::BuiltProgram& OpenClBackend::program_for(int device, std::string_view variant,
-                                                              const std::string& source) {
-  const auto key = std::make_tuple(source, std::string(kBuildOptions), device);
+                                                              const std::string& source, const std::string& options) {
+  const auto key = std::make_tuple(source, options, device);
   if (auto found = programs_.find(key); found != programs_.end()) return found->second;
 
   const cl::Device& cl_device = discovery_.devices[device].device;
   const auto start = Clock::now();
   cl::Program program = CC_CL_OUT(cl::Program(queue_for(device).context, source, false, err));
-  const cl_int status = program.build(std::vector<cl::Device>{cl_device}, kBuildOptions);
+  const cl_int status = program.build(std::vector<cl::Device>{cl_device}, options.c_str());
   if (status != CL_SUCCESS) {
     cl_int log_status = CL_SUCCESS;
     const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
     throw ApiError("OpenCL", status, std::string(opencl::error_name(status)),
-                   fmt::format("clBuildProgram({}.cl, \"{}\")", variant, kBuildOptions), __FILE__, __LINE__,
+                   fmt::format("clBuildProgram({}.cl, \"{}\")", variant, options), __FILE__, __LINE__,
                    summarize_build_log(log), log);
   }
   return programs_.emplace(key, BuiltProgram{program, ms_since(start)}).first->second;
@@ -297,12 +295,23 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
   const ClDevice& device = discovery_.devices[device_index];
   const DeviceLimits& limits = device.limits;
   const bool texture = variant == "texture", separable = variant == "separable", tiled = variant == "tiled";
+  const bool fast = variant == "fast";
   const Filter& filter = problem.correlation_filter;
   const ConvArgs args = problem.conv_args();
   const int channels = input.channels;
   const std::size_t plane_bytes = input.plane_size() * sizeof(float);
 
-  // --- what the variant needs, checked before anything is allocated ---
+  // --- what the variant needs, checked before anything is allocated or built ---
+  const FastShape fast_tile = fast_shape(args.radius_x, args.radius_y);
+  if (fast) {
+    if (args.radius_x > kFastMaxRadius || args.radius_y > kFastMaxRadius)
+      return skipped(fmt::format("radius {}x{} is over the fast variant's compile-time limit of {}", args.radius_x,
+                                 args.radius_y, kFastMaxRadius));
+    const std::size_t bytes = fast_tile_bytes(fast_tile, args.radius_x, args.radius_y);
+    if (bytes > limits.local_memory)
+      return skipped(fmt::format("the fast tile needs {} bytes of local memory, the device has {} "
+                                 "(CL_DEVICE_LOCAL_MEM_SIZE)", bytes, limits.local_memory));
+  }
   std::optional<SeparableFactors> factors;
   if (separable) {
     factors = separate(filter);
@@ -325,7 +334,10 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
     if (auto reason = texture_limit_reason(limits, context, problem.width, problem.height)) return skipped(*reason);
 
   const std::string source = program_source(variant, options.kernel_dir);
-  const BuiltProgram& built = program_for(device_index, variant, source);
+  std::string build_options = kBuildOptions;
+  if (fast)  // the radius and tile shape as compile-time constants, as NVRTC gets them on the CUDA side
+    for (const std::string& define : fast_defines(fast_tile, args.radius_x, args.radius_y)) build_options += " " + define;
+  const BuiltProgram& built = program_for(device_index, variant, source, build_options);
   std::vector<cl::Kernel> kernels;
   std::size_t kernel_limit = limits.max_work_group;
   for (const std::string& name : kernel_names(variant)) {
@@ -349,16 +361,23 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
                                  "(CL_KERNEL_WORK_GROUP_SIZE)", kernel_limit));
     shape = *tile;
     local_bytes = tile_bytes(shape, args);
+  } else if (fast) {
+    shape = GroupShape{static_cast<std::size_t>(fast_tile.block_x), static_cast<std::size_t>(fast_tile.block_y)};
+    if (!shape_allowed(shape, kernel_limit, limits))
+      return skipped(fmt::format("the fast kernel needs work-groups of {}x{}, the device allows {} work-items "
+                                 "(CL_KERNEL_WORK_GROUP_SIZE)", shape.x, shape.y, kernel_limit));
   } else {
     shape = fit_work_group(kernel_limit, limits);
   }
   const cl::NDRange local(shape.x, shape.y);
-  const cl::NDRange global(round_up(args.width, shape.x), round_up(args.height, shape.y));  // 1.2: whole groups
+  // OpenCL 1.2 wants whole work-groups; a fast work-item covers out_y rows.
+  const std::size_t rows = fast ? (args.height + fast_tile.out_y - 1) / fast_tile.out_y : args.height;
+  const cl::NDRange global(round_up(args.width, shape.x), round_up(rows, shape.y));
 
   BackendRun run;
   run.times.build_ms = built.build_ms;
   run.memory = options.pinned ? "pinned" : "pageable";
-  run.compile_time = fmt::format("radius: run-time; options: {}", kBuildOptions);
+  run.compile_time = fmt::format("radius: {}; options: {}", fast ? "compile-time" : "run-time", build_options);
   if (!options.kernel_dir.empty()) run.compile_time += "; sources: " + options.kernel_dir;
   run.output = Image(input.width, input.height, input.channels, input.eight_bit);
 
@@ -469,15 +488,18 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
   }
   run.times.h2d_ms = event_span_ms(events.front(), events.back());
 
-  // --- warm-up, then NaN in every output so a pixel the kernel never writes fails validation ---
-  for (int i = 0; i < options.warmup; ++i) launch(nullptr);
+  // --- warm-up (it also says how many launches fit the time budget), then NaN in every output so a
+  // pixel the kernel never writes fails validation ---
+  const int timed = options.warm_up([&] {
+    launch(nullptr);
+    CC_CL(queue.finish());
+  });
   for (const cl::Buffer& output : outputs)
     CC_CL(queue.enqueueFillBuffer(output, std::numeric_limits<float>::quiet_NaN(), 0, plane_bytes));
   CC_CL(queue.finish());
 
   // --- kernel: one bracket per launch, then one around back-to-back launches ---
-  const int repetitions = std::max(options.repetitions, 1);  // at least one launch makes the output
-  std::vector<std::vector<cl::Event>> per_launch(repetitions);
+  std::vector<std::vector<cl::Event>> per_launch(timed);
   for (std::vector<cl::Event>& launch_events : per_launch) launch(&launch_events);
   CC_CL(queue.finish());
   std::vector<double> launch_ms;
@@ -486,9 +508,9 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
   run.times.kernel_ms = summarize(std::move(launch_ms));
 
   events.clear();
-  for (int i = 0; i < repetitions; ++i) launch(&events);
+  for (int i = 0; i < timed; ++i) launch(&events);
   CC_CL(queue.finish());
-  run.times.kernel_batch_ms = event_span_ms(events.front(), events.back()) / repetitions;
+  run.times.kernel_batch_ms = event_span_ms(events.front(), events.back()) / timed;
 
   // --- D2H ---
   events.clear();

@@ -155,7 +155,8 @@ TEST_CASE("--help and --version succeed and print to stdout") {
   const CommandResult help = convcompare({"--help"});
   CHECK(help.status == 0);
   CHECK(help.err.empty());
-  for (const char* option : {"--backend", "--device", "--variant", "--filter", "--border", "--output-dir", "--json"})
+  for (const char* option :
+       {"--backend", "--device", "--variant", "--filter", "--border", "--output-dir", "--json", "--time-budget"})
     CHECK_MESSAGE(help.out.find(option) != std::string::npos, option);
 
   const CommandResult version = convcompare({"--version"});
@@ -237,6 +238,19 @@ TEST_CASE("--json writes the DESIGN.md report schema") {
   CHECK(runs[0]["radius_x"] == 2);
   CHECK(runs[2]["filter"] == "gaussian:sigma=1,r=3");
   CHECK(runs[2]["radius_y"] == 3);
+}
+
+TEST_CASE("--time-budget decides how many of the --repetitions launches are timed") {
+  TempDir dir;
+  const auto samples = [&](const std::string& budget) {
+    const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity",
+                                          "--repetitions", "5", "--warmup", "1", "--time-budget", budget});
+    REQUIRE(report["runs"].size() == 2);
+    CHECK(report["runs"][0]["status"] == "ok");
+    return report["runs"][0]["kernel_ms"]["samples"].get<int>();
+  };
+  CHECK(samples("1e-9") == 1);
+  CHECK(samples("1000") == 5);
 }
 
 TEST_CASE("--csv has the report's columns and one line per run; --markdown is written") {
@@ -481,6 +495,10 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--repetitions", "0"}), {"--repetitions"});
     check_bad_input(small({"--repetitions", "many"}), {"--repetitions"});
     check_bad_input(small({"--warmup", "-1"}), {"--warmup"});
+    check_bad_input(small({"--time-budget", "0"}), {"--time-budget", "greater than 0"});
+    check_bad_input(small({"--time-budget", "-2"}), {"--time-budget"});
+    check_bad_input(small({"--time-budget", "nan"}), {"--time-budget"});
+    check_bad_input(small({"--time-budget", "soon"}), {"--time-budget"});
     check_bad_input(small({"--no-such-option"}), {"--no-such-option"});
     check_bad_input({"--image", dir / "truncated.png", "--size", "8x8"}, {"--size"});
   }

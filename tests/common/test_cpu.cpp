@@ -1,9 +1,11 @@
 // test_cpu.cpp: the cpu backend's naive and fast variants against the reference, every border, flip and shape.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "backends/cpu/cpu_backend.h"
 #include "common/reference.h"
@@ -98,8 +100,46 @@ TEST_CASE("cpu backend: timing fields") {
     CHECK(run.memory.empty());
   }
   // A zero budget still gives one sample.
-  options.cpu_budget_s = 0;
+  options.time_budget_s = 0;
   CHECK(cpu->run(problem, c.image, "naive", 0, options).times.kernel_ms.samples == 1);
+}
+
+TEST_CASE("time budget: launches timed follow the first warm-up's time, between 1 and repetitions") {
+  cc::RunOptions options;
+  options.repetitions = 10;
+  options.time_budget_s = 2.0;
+  CHECK(options.timed_launches(0.5) == 4);
+  CHECK(options.timed_launches(0.3) == 6);    // what fits, rounded down
+  CHECK(options.timed_launches(0.01) == 10);  // no more than asked for
+  CHECK(options.timed_launches(0.0) == 10);   // faster than the clock can see
+  CHECK(options.timed_launches(11.0) == 1);   // slower than the budget: still one
+  options.time_budget_s = 0;
+  CHECK(options.timed_launches(0.0) == 1);
+
+  // warm_up counts the launches it makes; each takes at least a millisecond.
+  int launches = 0;
+  const auto launch = [&] {
+    ++launches;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  options.warmup = 5;
+  options.time_budget_s = 1e-6;  // one launch blows it: no warm-up beyond the estimating one
+  CHECK(options.warm_up(launch) == 1);
+  CHECK(launches == 1);
+  launches = 0;
+  options.time_budget_s = 1e6;
+  options.repetitions = 3;  // warm-ups stop at the launches they prepare
+  CHECK(options.warm_up(launch) == 3);
+  CHECK(launches == 3);
+  launches = 0;
+  options.repetitions = 10;
+  CHECK(options.warm_up(launch) == 10);
+  CHECK(launches == 5);
+  launches = 0;
+  options.warmup = 0;  // no warm-up, no estimate: every repetition
+  options.time_budget_s = 1e-6;
+  CHECK(options.warm_up(launch) == 10);
+  CHECK(launches == 0);
 }
 
 TEST_CASE("cpu backend: naive and fast match the reference, every border x flip x size x radius x channels") {

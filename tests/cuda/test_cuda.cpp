@@ -15,7 +15,7 @@
 
 namespace {
 
-constexpr std::string_view kMemorySpaceVariants[] = {"global", "constant", "tiled", "texture", "separable"};
+constexpr std::string_view kMemorySpaceVariants[] = {"global", "constant", "tiled", "texture", "separable", "fast"};
 
 // cuda_main.cpp runs these only when the backend has a device, so device 0 exists.
 cc::Backend& cuda() {
@@ -84,7 +84,8 @@ TEST_CASE("cuda: the device and the variants are listed as the report expects") 
   CHECK(device.properties.at(0).first == "compute capability");
   CHECK(cuda().unavailable_reason().empty());
   CHECK(cuda().variants() ==
-        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "npp", "npp-separable"});
+        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fast", "npp",
+                                 "npp-separable"});
 }
 
 TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-exact on integer data") {
@@ -142,6 +143,19 @@ TEST_CASE("cuda: tiled opts in to more than 48 KB of shared memory for a large r
   const Checked checked = run_and_validate("tiled", input, filter, cc::Border::Mirror);
   REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
   CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
+}
+
+TEST_CASE("cuda: fast is compiled by NVRTC for its radius, and skips radii over its limit") {
+  const cc::Image input = random_image(67, 45, 1, 13);
+  const Checked checked = run_and_validate("fast", input, random_filter(7, 5, 14), cc::Border::Mirror);
+  REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
+  CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
+  CHECK(checked.run.times.build_ms > 0);
+  CHECK(checked.run.compile_time.find("radius: compile-time; NVRTC") == 0);
+  CHECK(checked.run.compile_time.find("-DRADIUS_X=3 -DRADIUS_Y=2") != std::string::npos);
+  const Checked too_large = run_and_validate("fast", input, random_filter(67, 67, 15), cc::Border::Zero);
+  CHECK(too_large.run.status == cc::Status::Skipped);
+  CHECK(too_large.run.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");
 }
 
 TEST_CASE("cuda: separable skips a filter that is not rank 1 and validates one that is") {

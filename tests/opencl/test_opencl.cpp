@@ -211,7 +211,7 @@ TEST_CASE("error codes become ApiError with the code's name, the call, file and 
 }
 
 TEST_CASE("variants in list order, and bad requests are input errors") {
-  CHECK(opencl().variants() == std::vector<std::string>{"global", "constant", "tiled", "texture", "separable"});
+  CHECK(opencl().variants() == std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fast"});
   if (!have_device()) return;
   const cc::Image input = ramp_image(8, 8);
   const cc::Filter filter = box_filter(3, 3, 1.0f);
@@ -236,6 +236,9 @@ TEST_CASE("matrix: texture") {
 }
 TEST_CASE("matrix: separable") {
   if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "separable") > 0);
+}
+TEST_CASE("matrix: fast") {
+  if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "fast") > 0);
 }
 
 TEST_CASE("integer-exact problems match the reference bit for bit in every variant") {
@@ -272,6 +275,40 @@ TEST_CASE("timings, memory mode and compile options are reported") {
     const cc::BackendRun again = run_variant("tiled", input, filter, options);
     CHECK(again.times.build_ms == first.times.build_ms);  // the cached program's build time
   }
+}
+
+TEST_CASE("fast is built with its radius and tile shape as -D options, and skips radii over its limit") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(67, 45);
+  const cc::BackendRun run = run_variant("fast", input, box_filter(7, 5, 0.25f));
+  REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+  CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
+  CHECK(run.compile_time ==
+        "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_Y=8");
+  const cc::BackendRun too_large = run_variant("fast", input, box_filter(67, 67, 1e-4f));
+  CHECK(too_large.status == cc::Status::Skipped);
+  CHECK(too_large.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");
+}
+
+TEST_CASE("the time budget sets how many launches are timed, and a single one still gives a valid result") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(37, 23);
+  const cc::Filter filter = box_filter(3, 3, 0.125f);
+  cc::RunOptions options;
+  options.repetitions = 10;
+  options.warmup = 2;
+  options.time_budget_s = 1e-6;  // less than any launch: only the one that must be timed
+  const cc::BackendRun hurried = run_variant("global", input, filter, options);
+  REQUIRE(hurried.status == cc::Status::Ok);
+  CHECK(hurried.times.kernel_ms.samples == 1);
+  CHECK(std::isfinite(hurried.times.kernel_batch_ms));
+  CHECK(check_against_reference(hurried, input, filter).passed);
+
+  options.time_budget_s = 1e6;
+  const cc::BackendRun patient = run_variant("global", input, filter, options);
+  REQUIRE(patient.status == cc::Status::Ok);
+  CHECK(patient.times.kernel_ms.samples == 10);
+  CHECK(check_against_reference(patient, input, filter).passed);
 }
 
 TEST_CASE("--kernel-dir: sources are read from the directory") {

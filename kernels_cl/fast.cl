@@ -1,0 +1,60 @@
+/* fast.cl: the fastest direct convolution this project makes: the radius and the tile shape are known
+   at compile time (-D, as NVRTC gets them on the CUDA side), so every loop over the filter unrolls and
+   each coefficient sits at a fixed offset of constant memory; each work-item computes OUT_Y outputs
+   down a column, keeping one filter-row window of the __local tile in registers and using each
+   loaded pixel for up to OUT_Y outputs.
+   Built with -D RADIUS_X, RADIUS_Y, BLOCK_X, BLOCK_Y, OUT_Y (the host chooses them per radius). */
+
+#define FILTER_W (2 * RADIUS_X + 1)
+#define FILTER_H (2 * RADIUS_Y + 1)
+#define TILE_W (BLOCK_X + 2 * RADIUS_X)
+#define TILE_H (BLOCK_Y * OUT_Y + 2 * RADIUS_Y)
+
+__kernel __attribute__((reqd_work_group_size(BLOCK_X, BLOCK_Y, 1)))
+void convolve_fast(__global const float* restrict input,
+                   __global float* restrict output,
+                   __constant float* filter,
+                   const ConvArgs args)
+{
+    __local float tile[TILE_H * TILE_W];
+
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    const int tile_x0 = get_group_id(0) * BLOCK_X - RADIUS_X;  /* image position of tile[0] */
+    const int tile_y0 = get_group_id(1) * BLOCK_Y * OUT_Y - RADIUS_Y;
+
+    /* The whole tile, apron corners included; the only place borders are handled. */
+    for (int i = ty * BLOCK_X + tx; i < TILE_W * TILE_H; i += BLOCK_X * BLOCK_Y) {
+        const int sx = cc_border_index(tile_x0 + i % TILE_W, args.width, args.border);
+        const int sy = cc_border_index(tile_y0 + i / TILE_W, args.height, args.border);
+        tile[i] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    float sum[OUT_Y];
+    #pragma unroll
+    for (int o = 0; o < OUT_Y; ++o) sum[o] = 0.0f;
+
+    /* Input row `row` of this work-item's window feeds output o with filter row fy = row - o. */
+    #pragma unroll
+    for (int row = 0; row < OUT_Y + 2 * RADIUS_Y; ++row) {
+        float window[FILTER_W];
+        #pragma unroll
+        for (int fx = 0; fx < FILTER_W; ++fx) window[fx] = tile[(ty * OUT_Y + row) * TILE_W + tx + fx];
+        #pragma unroll
+        for (int o = 0; o < OUT_Y; ++o) {
+            const int fy = row - o;
+            if (fy >= 0 && fy < FILTER_H) {
+                #pragma unroll
+                for (int fx = 0; fx < FILTER_W; ++fx) sum[o] += window[fx] * filter[fy * FILTER_W + fx];
+            }
+        }
+    }
+
+    const int x = get_group_id(0) * BLOCK_X + tx;
+    const int y0 = get_group_id(1) * BLOCK_Y * OUT_Y + ty * OUT_Y;
+    if (x >= args.width) return;
+    #pragma unroll
+    for (int o = 0; o < OUT_Y; ++o)
+        if (y0 + o < args.height) output[(y0 + o) * args.pitch + x] = sum[o];
+}
