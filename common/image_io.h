@@ -27,7 +27,8 @@ void save_pfm(const Image& image, const std::string& path);
 Image make_default_image(int width = 2048, int height = 2048, int channels = 1);
 
 // Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a reader
-// never sees a half-written file. Throws InputError on failure.
+// never sees a half-written file; a symlink or other non-regular file (/dev/stdout) is written
+// through instead, so the link survives. Throws InputError on failure.
 void write_file_atomically(const std::string& path, const std::string& bytes);
 
 }  // namespace cc
