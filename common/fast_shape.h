@@ -21,6 +21,13 @@ struct FastShape {
 // variant is skipped there (the separable and FFT variants are the tools for such filters).
 inline constexpr int kFastMaxRadius = 32;
 
+// Why the fast variant cannot take this radius, or "" when it can: the same words in both backends.
+inline std::string fast_radius_limit_reason(int radius_x, int radius_y) {
+  if (radius_x <= kFastMaxRadius && radius_y <= kFastMaxRadius) return "";
+  return fmt::format("radius {}x{} is over the fast variant's compile-time limit of {}", radius_x, radius_y,
+                     kFastMaxRadius);
+}
+
 inline FastShape fast_shape(int /*radius_x*/, int radius_y) {
   FastShape shape;
   if (radius_y > 16) shape.out_y = 4;  // keep the unrolled body and the tile height in bounds

@@ -164,11 +164,9 @@ std::string plan_variant(Plan& plan, const Problem& problem, const cudaDevicePro
     plan.shared_bytes = kernels::tiled_shared_bytes(plan.args, *block);
   }
   if (plan.variant == Variant::Fast) {
-    if (plan.args.radius_x > kFastMaxRadius || plan.args.radius_y > kFastMaxRadius)
-      return fmt::format("radius {}x{} is over the fast variant's compile-time limit of {}", plan.args.radius_x,
-                         plan.args.radius_y, kFastMaxRadius);
-    if (filter.taps() > kernels::kMaxConstantTaps)
-      return fmt::format("filter of {} bytes exceeds the 64 KB of constant memory", filter.taps() * sizeof(float));
+    // Within the radius limit the filter (at most 65x65 floats) always fits in constant memory.
+    if (std::string reason = fast_radius_limit_reason(plan.args.radius_x, plan.args.radius_y); !reason.empty())
+      return reason;
     plan.fast = fast_shape(plan.args.radius_x, plan.args.radius_y);
     plan.block = dim3(plan.fast.block_x, plan.fast.block_y);
     plan.shared_bytes = fast_tile_bytes(plan.fast, plan.args.radius_x, plan.args.radius_y);
@@ -252,6 +250,7 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
     buffer = cuda::DeviceBuffer(values.size());
     CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, stream));
   };
+  const cudaKernel_t fast_kernel = plan.module ? plan.module->kernel("convolve_fast") : nullptr;
 #ifdef CONVCOMPARE_WITH_NPP
   NppStreamContext npp_context{};
   std::vector<float> npp_filter, npp_column_filter;  // alive until the setup's synchronize
@@ -278,7 +277,7 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
       void* symbol = plan.module->global("c_filter", &symbol_bytes);
       CC_CUDA_CHECK(cudaMemcpyAsync(symbol, filter.weights.data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
       if (plan.shared_bytes > kDefaultSharedBytesPerBlock)
-        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(plan.module->kernel("convolve_fast"),
+        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(fast_kernel,
                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                       static_cast<int>(plan.shared_bytes), ordinal));
       break;
@@ -303,7 +302,6 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   CC_CUDA_CHECK(cudaStreamSynchronize(stream));
   run.times.setup_ms = ms_since(setup_start);
 
-  const cudaKernel_t fast_kernel = plan.module ? plan.module->kernel("convolve_fast") : nullptr;
   const dim3 fast_grid((args.width + plan.fast.block_x - 1) / plan.fast.block_x,
                        (args.height + plan.fast.block_y * plan.fast.out_y - 1) / (plan.fast.block_y * plan.fast.out_y));
 

@@ -304,9 +304,8 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
   // --- what the variant needs, checked before anything is allocated or built ---
   const FastShape fast_tile = fast_shape(args.radius_x, args.radius_y);
   if (fast) {
-    if (args.radius_x > kFastMaxRadius || args.radius_y > kFastMaxRadius)
-      return skipped(fmt::format("radius {}x{} is over the fast variant's compile-time limit of {}", args.radius_x,
-                                 args.radius_y, kFastMaxRadius));
+    if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty())
+      return skipped(std::move(reason));
     const std::size_t bytes = fast_tile_bytes(fast_tile, args.radius_x, args.radius_y);
     if (bytes > limits.local_memory)
       return skipped(fmt::format("the fast tile needs {} bytes of local memory, the device has {} "
