@@ -61,6 +61,19 @@ struct BackendRun {
   // Error the variant brings by design, added to the tolerance: a separable variant's filter is
   // column x row, which differs from the 2D filter by up to the rank-1 residual.
   double extra_tolerance = 0;
+  std::size_t device_bytes = 0;  // peak device memory the run held: buffers, arrays, library workspaces
+};
+
+// What one --stream run returns: the last frame's result (validated by the driver) and the timings.
+struct StreamRun {
+  Status status = Status::Skipped;  // Ok: ran; the driver validates `last_output`
+  std::string reason;
+  Image last_output;
+  int queues = 0;
+  double total_ms = kNotMeasured;             // host clock, first upload issued to last download done
+  double serial_ms_per_frame = kNotMeasured;  // one frame, upload + filter + download, no overlap
+  double h2d_ms_per_frame = kNotMeasured;     // one frame's upload alone (device events)
+  double d2h_ms_per_frame = kNotMeasured;     // one frame's download alone (device events)
 };
 
 class Backend {
@@ -82,6 +95,18 @@ class Backend {
   // the largest image2d...) returns Skipped with the reason; API failures throw ApiError.
   virtual BackendRun run(const Problem& problem, const Image& input, std::string_view variant,
                          int device, const RunOptions& options) = 0;
+
+  // Measures the device's copy bandwidth and FP32 FMA rate once (cached); CPU: nothing measured.
+  virtual DevicePeaks measure_peaks(int /*device*/) { return {}; }
+
+  // Pushes `frames` copies of `input` through upload, `variant` and download with the three
+  // overlapped (several streams / queues, frames split in chunks). Backends without transfers skip.
+  virtual StreamRun stream(const Problem& /*problem*/, const Image& /*input*/, std::string_view /*variant*/,
+                           int /*device*/, int /*frames*/, const RunOptions& /*options*/) {
+    StreamRun run;
+    run.reason = "no transfers to overlap on this backend";
+    return run;
+  }
 };
 
 // Every backend compiled into this binary, in report order: cpu, cuda, opencl.

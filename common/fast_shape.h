@@ -1,7 +1,9 @@
 // fast_shape.h: the compile-time shape of the `fast` variant, chosen per radius, the same in both APIs.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -9,13 +11,24 @@
 
 namespace cc {
 
-// Work-group / block of BLOCK_X x BLOCK_Y threads, each computing OUT_Y outputs down a column, so a
-// block covers BLOCK_X x (BLOCK_Y * OUT_Y) outputs and stages that plus its apron on chip.
+// Work-group / block of BLOCK_X x BLOCK_Y threads, each computing OUT_X x OUT_Y outputs, so a block
+// covers (BLOCK_X * OUT_X) x (BLOCK_Y * OUT_Y) outputs and stages that plus its apron on chip.
+// Two schemes, one per regime of the H100's floor:
+//  - columns (OUT_X = 1, OUT_Y = 8), for small radii, where DRAM bounds: every loop unrolls, each
+//    tile read serves up to OUT_Y outputs, and the code stays small;
+//  - rows (OUT_X = 8, OUT_Y = 1), for large radii, where the FMAs bound: a loop over filter rows keeps
+//    the code in the instruction cache, and each coefficient read serves OUT_X outputs.
 struct FastShape {
   int block_x = 32;  // a warp wide: the tile reads of a warp are consecutive words, no bank conflicts
   int block_y = 8;
-  int out_y = 8;  // outputs per thread: each pixel read from the tile serves up to out_y of them
+  int out_x = 1;
+  int out_y = 8;
+  bool rows() const { return out_x > 1; }
 };
+
+// From this radius on (either axis) the rows scheme is used: on the H100 a filter of (2r+1)^2 taps
+// costs more in FMAs than in DRAM traffic from about r = 5 (docs/performance.md).
+inline constexpr int kFastRowsRadius = 5;
 
 // Beyond this radius the fully unrolled kernel grows too large to compile in reasonable time; the
 // variant is skipped there (the separable and FFT variants are the tools for such filters).
@@ -28,22 +41,44 @@ inline std::string fast_radius_limit_reason(int radius_x, int radius_y) {
                      kFastMaxRadius);
 }
 
-inline FastShape fast_shape(int /*radius_x*/, int radius_y) {
-  FastShape shape;
-  if (radius_y > 16) shape.out_y = 4;  // keep the unrolled body and the tile height in bounds
-  return shape;
+// The tile's width in floats: the block's outputs plus the apron; rows: rounded so every work-item's
+// float4 reads stay inside it (the kernels' TILE_W).
+inline int fast_tile_width(const FastShape& shape, int radius_x) {
+  const int apron = 2 * radius_x;
+  return shape.rows() ? shape.block_x * shape.out_x + (apron + shape.out_x - 1) / shape.out_x * shape.out_x
+                      : shape.block_x + apron;
 }
 
 inline std::size_t fast_tile_bytes(const FastShape& shape, int radius_x, int radius_y) {
-  return static_cast<std::size_t>(shape.block_x + 2 * radius_x) * (shape.block_y * shape.out_y + 2 * radius_y) *
-         sizeof(float);
+  return static_cast<std::size_t>(fast_tile_width(shape, radius_x)) *
+         (shape.block_y * shape.out_y + 2 * radius_y) * sizeof(float);
+}
+
+// The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block: rows
+// from kFastRowsRadius on where its tile fits, else columns (NVIDIA's OpenCL offers 48 KB, too little
+// for the rows tile at r = 32; CUDA may opt in to 227 KB).
+inline FastShape fast_shape(int radius_x, int radius_y, std::size_t on_chip_bytes) {
+  FastShape rows;
+  rows.out_x = 8;
+  rows.out_y = 1;
+  if (std::max(radius_x, radius_y) >= kFastRowsRadius && fast_tile_bytes(rows, radius_x, radius_y) <= on_chip_bytes)
+    return rows;
+  FastShape columns;
+  if (radius_y > 16) columns.out_y = 4;  // keep the unrolled body and the tile height in bounds
+  return columns;
+}
+
+// Work-items (threads) per axis before rounding up to whole groups: each covers OUT_X x OUT_Y outputs.
+inline std::pair<std::size_t, std::size_t> fast_work_items(const FastShape& shape, int width, int height) {
+  return {static_cast<std::size_t>((width + shape.out_x - 1) / shape.out_x),
+          static_cast<std::size_t>((height + shape.out_y - 1) / shape.out_y)};
 }
 
 // The -D options both compilers get (clBuildProgram and NVRTC).
 inline std::vector<std::string> fast_defines(const FastShape& shape, int radius_x, int radius_y) {
   return {fmt::format("-DRADIUS_X={}", radius_x), fmt::format("-DRADIUS_Y={}", radius_y),
           fmt::format("-DBLOCK_X={}", shape.block_x), fmt::format("-DBLOCK_Y={}", shape.block_y),
-          fmt::format("-DOUT_Y={}", shape.out_y)};
+          fmt::format("-DOUT_X={}", shape.out_x), fmt::format("-DOUT_Y={}", shape.out_y)};
 }
 
 }  // namespace cc

@@ -27,6 +27,16 @@ struct PhaseTimes {
   double kernel_batch_ms = kNotMeasured;  // one bracket around N back-to-back launches, divided by N
   double d2h_ms = kNotMeasured;    // result download (device events)
   double host_to_host_ms = kNotMeasured;  // upload + one filtering + download, host clock
+  // Seed 000's reuse case: a second filter on an image already on the device (one more launch +
+  // download, no upload), host clock.
+  double reuse_ms = kNotMeasured;
+};
+
+// Ceilings measured once per device by the same two kernels in every API (a copy kernel and an
+// FMA chain), for the report's device block and each run's "% of bound".
+struct DevicePeaks {
+  double copy_gb_per_s = kNotMeasured;   // bytes read + bytes written per second by a copy kernel
+  double fma_gflop_per_s = kNotMeasured; // 2 x FMAs per second by independent FMA chains
 };
 
 // A device as discovered, for --list and the report's device block.
@@ -36,6 +46,7 @@ struct DeviceInfo {
   std::string name;
   // Ordered name/value pairs that matter for the variants: memory sizes, limits, versions.
   std::vector<std::pair<std::string, std::string>> properties;
+  DevicePeaks peaks;  // measured when the device ran anything; kNotMeasured otherwise
 };
 
 // One row of the report: the JSON run object and the CSV line (DESIGN.md section 3).
@@ -53,10 +64,38 @@ struct RunRecord {
   std::string memory;        // "pinned" or "pageable" host memory for the transfers
   std::string compile_time;  // what the kernel knew at compile time, e.g. "radius: run-time"
   std::string output;        // file written, if any
+  // Peak device memory the variant held (buffers, arrays, library workspaces), JSON "device_mb".
+  double device_mb = kNotMeasured;
+  // The run's rate as a percentage of the device's measured ceiling for this radius: "dram" when
+  // the bytes bound it (copy_gb_per_s), "fp32" when the FMAs do (fma_gflop_per_s). JSON "bound",
+  // "bound_percent".
+  std::string bound;
+  double bound_percent = kNotMeasured;
+};
+
+// One --stream run: N frames pushed through upload, filter and download with the three overlapped.
+// JSON: the "streams" array of the report, one object per record with these names.
+struct StreamRecord {
+  std::string backend, device, variant, filter;
+  int width = 0, height = 0, channels = 0, frames = 0;
+  std::string memory;  // "pinned" or "pageable"
+  Status status = Status::Skipped;
+  std::string reason;
+  int queues = 0;                          // CUDA streams or OpenCL queues used
+  double total_ms = kNotMeasured;          // all frames, first upload to last download, host clock
+  double frames_per_s = kNotMeasured;
+  double serial_ms_per_frame = kNotMeasured;  // the same frame without overlap: h2d + kernel + d2h
+  double pcie_floor_ms_per_frame = kNotMeasured;  // max(h2d, d2h) per frame at the measured copy rates
+  double floor_fraction = kNotMeasured;    // pcie_floor_ms_per_frame / (total_ms / frames), 1 = at floor
+  double max_abs_error = kNotMeasured;     // of the last frame against the reference
 };
 
 // Fills mpix_per_s, gb_per_s (input read once + output written once) and gflop_per_s
 // (2 x taps x pixels) from times.kernel_ms.median.
 void derive_rates(RunRecord& record);
+
+// Fills bound and bound_percent from the device's measured peaks: whichever of DRAM (bytes / copy
+// rate) and FP32 (FMAs / FMA rate) takes longer for this radius bounds the run. No-op without peaks.
+void derive_bound(RunRecord& record, const DevicePeaks& peaks);
 
 }  // namespace cc

@@ -58,16 +58,48 @@ std::vector<Field> run_fields(const RunRecord& r) {
       {"setup_ms", r.times.setup_ms},
       {"build_ms", r.times.build_ms},
       {"host_to_host_ms", r.times.host_to_host_ms},
+      {"reuse_ms", r.times.reuse_ms},
       {"mpix_per_s", r.mpix_per_s},
       {"gb_per_s", r.gb_per_s},
       {"gflop_per_s", r.gflop_per_s},
+      {"device_mb", r.device_mb},
+      {"bound", r.bound},
+      {"bound_percent", r.bound_percent},
       {"memory", r.memory},
       {"compile_time", r.compile_time},
       {"output", r.output},
   };
 }
 
-// ---- console and markdown: one table per problem ------------------------------------------------
+// One --stream run as named fields: the JSON object of the "streams" array.
+std::vector<Field> stream_fields(const StreamRecord& s) {
+  return {
+      {"backend", s.backend},
+      {"device", s.device},
+      {"variant", s.variant},
+      {"filter", s.filter},
+      {"width", static_cast<long long>(s.width)},
+      {"height", static_cast<long long>(s.height)},
+      {"channels", static_cast<long long>(s.channels)},
+      {"frames", static_cast<long long>(s.frames)},
+      {"memory", s.memory},
+      {"status", std::string(to_string(s.status))},
+      {"reason", s.reason},
+      {"queues", static_cast<long long>(s.queues)},
+      {"total_ms", s.total_ms},
+      {"frames_per_s", s.frames_per_s},
+      {"serial_ms_per_frame", s.serial_ms_per_frame},
+      {"pcie_floor_ms_per_frame", s.pcie_floor_ms_per_frame},
+      {"floor_fraction", s.floor_fraction},
+      {"max_abs_error", s.max_abs_error},
+  };
+}
+
+// ---- console and markdown: the device block, then the tables of each problem --------------------
+
+constexpr std::size_t kDeviceWidth = 16;      // a device id or name in a run's row
+constexpr std::size_t kDeviceNameWidth = 48;  // a device's name in the device block
+constexpr std::size_t kLineWidth = 120;       // console rows are cut to this, reasons included
 
 // Numbers to about four significant digits, so columns stay narrow; "-" for not measured.
 std::string short_number(double v) {
@@ -83,8 +115,18 @@ std::string short_number(double v) {
 // Errors and tolerances: three significant digits, no padding zeros (1.5e-05, 0.0003).
 std::string short_error(double v) { return std::isfinite(v) ? fmt::format("{:.3g}", v) : short_number(v); }
 
+// Percentages: whole numbers, a decimal below 10 so a small share does not print as 0.
+std::string short_percent(double v) {
+  return std::isfinite(v) ? fmt::format("{:.{}f}%", v, std::fabs(v) < 10 ? 1 : 0) : "-";
+}
+
 std::string shorten(const std::string& text, std::size_t limit) {
   return text.size() <= limit ? text : text.substr(0, limit - 2) + "..";
+}
+
+// "63% dram": the run's rate against the device ceiling that bounds its radius (derive_bound).
+std::string bound_text(const RunRecord& r) {
+  return r.bound.empty() || !std::isfinite(r.bound_percent) ? "-" : short_percent(r.bound_percent) + " " + r.bound;
 }
 
 std::string heading(const RunRecord& r) {
@@ -92,19 +134,27 @@ std::string heading(const RunRecord& r) {
                      r.radius_y, r.border, r.flip ? "  flipped (true convolution)" : "");
 }
 
-// Runs of one problem: same filter, image shape and border rule, so their rows compare directly.
-struct Group {
-  std::string title;
-  std::vector<const RunRecord*> runs;
-};
+std::string heading(const StreamRecord& s) {
+  return fmt::format("streams: {}  {}x{}x{}  {} host memory", s.filter, s.width, s.height, s.channels, s.memory);
+}
 
-std::vector<Group> group_runs(const std::vector<RunRecord>& runs) {
-  std::vector<Group> groups;
-  for (const RunRecord& r : runs) {
+// Records of one problem (same filter, image shape and border rule, or for streams the same frames),
+// so their rows compare directly; groups in order of first appearance.
+template <typename Record>
+struct Grouped {
+  std::string title;
+  std::vector<const Record*> records;
+};
+using Group = Grouped<RunRecord>;
+
+template <typename Record>
+std::vector<Grouped<Record>> group_by_heading(const std::vector<Record>& records) {
+  std::vector<Grouped<Record>> groups;
+  for (const Record& r : records) {
     const std::string title = heading(r);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.title == title; });
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{title, {}});
-    it->runs.push_back(&r);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.title == title; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Grouped<Record>{title, {}});
+    it->records.push_back(&r);
   }
   return groups;
 }
@@ -114,51 +164,128 @@ struct Table {
   std::vector<bool> numeric;  // right-aligned in the console
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> reasons;  // one per row: why skipped or failed, "" when ok
+  std::size_t column_1_width = kDeviceWidth;  // the console cuts column 1 (a device) to this
+  bool reason_column = true;                  // markdown: reasons as a last column
+
+  void add_column(std::string name, bool is_numeric) {
+    header.push_back(std::move(name));
+    numeric.push_back(is_numeric);
+  }
+  void add_row(std::vector<std::string> cells, std::string reason = {}) {
+    rows.push_back(std::move(cells));
+    reasons.push_back(std::move(reason));
+  }
 };
 
-constexpr std::size_t kDeviceWidth = 16;
-constexpr std::size_t kLineWidth = 120;  // console rows are cut to this, reasons included
+// The value of a device property, "" when its backend does not report it.
+std::string property(const DeviceInfo& device, std::string_view name) {
+  for (const auto& [key, value] : device.properties)
+    if (key == name) return value;
+  return "";
+}
 
-// The table of one group. The memory column appears only when a group holds both pinned and
+// The device block: what each device is and the ceilings measured on it (the copy and FMA kernels),
+// "-" for a device that ran nothing. Compute units under each API's own name.
+Table make_device_table(const std::vector<DeviceInfo>& devices) {
+  Table t;
+  t.column_1_width = kDeviceNameWidth;
+  t.reason_column = false;
+  for (const char* name : {"device", "name"}) t.add_column(name, false);
+  for (const char* name : {"units", "memory", "copy GB/s", "FMA GFLOP/s"}) t.add_column(name, true);
+  for (const DeviceInfo& d : devices) {
+    std::string units = "-";
+    for (const auto& [name, unit] : {std::pair{"multiprocessors", "SMs"}, {"compute units", "CUs"}, {"threads", "threads"}})
+      if (const std::string count = property(d, name); !count.empty()) {
+        units = count + " " + unit;
+        break;
+      }
+    const std::string memory = property(d, "global memory");
+    t.add_row({d.id, d.name, units, memory.empty() ? "-" : memory, short_number(d.peaks.copy_gb_per_s),
+               short_number(d.peaks.fma_gflop_per_s)});
+  }
+  return t;
+}
+
+// The kernel table of one group. The memory column appears only when a group holds both pinned and
 // pageable runs, the one case where rows would otherwise look alike.
 Table make_table(const Group& group) {
   bool mixed_memory = false;
-  for (const RunRecord* r : group.runs) mixed_memory |= r->memory != group.runs.front()->memory;
+  for (const RunRecord* r : group.records) mixed_memory |= r->memory != group.records.front()->memory;
 
   Table t;
-  auto column = [&](std::string name, bool numeric) {
-    t.header.push_back(std::move(name));
-    t.numeric.push_back(numeric);
-  };
-  column("backend", false), column("device", false), column("variant", false);
-  if (mixed_memory) column("memory", false);
-  column("status", false);
+  for (const char* name : {"backend", "device", "variant"}) t.add_column(name, false);
+  if (mixed_memory) t.add_column("memory", false);
+  t.add_column("status", false);
   // Times in ms (the group heading says so), to keep the headers as narrow as the numbers.
-  for (const char* name : {"kernel", "MPix/s", "GB/s", "GFLOP/s", "h2d", "d2h", "setup", "build", "max err", "tol"})
-    column(name, true);
+  for (const char* name : {"kernel", "MPix/s", "GB/s", "GFLOP/s", "% bound", "dev MB", "max err", "tol"})
+    t.add_column(name, true);
 
-  for (const RunRecord* r : group.runs) {
+  for (const RunRecord* r : group.records) {
     const Stats& k = r->times.kernel_ms;
     std::vector<std::string> row = {r->backend, r->device, r->variant};
     if (mixed_memory) row.push_back(r->memory);
     row.push_back(std::string(to_string(r->status)));
-    for (double v : {k.samples > 0 ? k.median : kNotMeasured, r->mpix_per_s, r->gb_per_s, r->gflop_per_s,
-                     r->times.h2d_ms, r->times.d2h_ms, r->times.setup_ms, r->times.build_ms})
+    for (double v : {k.samples > 0 ? k.median : kNotMeasured, r->mpix_per_s, r->gb_per_s, r->gflop_per_s})
       row.push_back(short_number(v));
+    row.push_back(bound_text(*r));
+    row.push_back(short_number(r->device_mb));
     row.push_back(short_error(r->max_abs_error));
     row.push_back(r->exact ? "exact" : short_error(r->tolerance));
-    t.rows.push_back(std::move(row));
-    t.reasons.push_back(r->reason);
+    t.add_row(std::move(row), r->reason);
   }
   return t;
 }
+
+// Setup and the transfers, for the runs that measured any (the CPU has none): what an application
+// pays around the kernel, and the reuse case, a second filter on an image already on the device.
+Table make_transfer_table(const Group& group) {
+  Table t;
+  t.reason_column = false;
+  for (const char* name : {"backend", "device", "variant", "memory"}) t.add_column(name, false);
+  for (const char* name : {"setup", "build", "h2d", "d2h", "host-to-host", "reuse"}) t.add_column(name, true);
+  for (const RunRecord* r : group.records) {
+    const PhaseTimes& p = r->times;
+    const double transfers[] = {p.h2d_ms, p.d2h_ms, p.host_to_host_ms, p.reuse_ms};
+    if (std::all_of(std::begin(transfers), std::end(transfers), [](double v) { return std::isnan(v); })) continue;
+    std::vector<std::string> row = {r->backend, r->device, r->variant, r->memory.empty() ? "-" : r->memory};
+    for (double v : {p.setup_ms, p.build_ms, p.h2d_ms, p.d2h_ms, p.host_to_host_ms, p.reuse_ms})
+      row.push_back(short_number(v));
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+// One row per --stream run: the overlapped rate against the same frame without overlap and against
+// the PCIe floor (the slower of one frame's upload and download at the measured copy rates).
+Table make_stream_table(const Grouped<StreamRecord>& group) {
+  Table t;
+  for (const char* name : {"backend", "device", "variant", "status"}) t.add_column(name, false);
+  for (const char* name : {"frames", "queues", "fps", "ms/frame", "serial", "floor", "% floor", "max err"})
+    t.add_column(name, true);
+  for (const StreamRecord* s : group.records) {
+    const bool ran = s->status != Status::Skipped;
+    const double ms_per_frame = s->frames > 0 ? s->total_ms / s->frames : kNotMeasured;
+    t.add_row({s->backend, s->device, s->variant, std::string(to_string(s->status)),
+               ran ? std::to_string(s->frames) : "-", ran ? std::to_string(s->queues) : "-",
+               short_number(s->frames_per_s), short_number(ms_per_frame), short_number(s->serial_ms_per_frame),
+               short_number(s->pcie_floor_ms_per_frame), short_percent(100 * s->floor_fraction),
+               short_error(s->max_abs_error)},
+              s->reason);
+  }
+  return t;
+}
+
+constexpr const char* kStreamLegend =
+    "ms/frame overlapped; serial: one frame's upload + filter + download in turn; floor: PCIe, max(h2d, d2h)";
+constexpr const char* kTransferLegend =
+    "setup and transfers (ms); reuse: a second filter on the image already on the device, launch + download";
 
 // One line per variant that two or more runs of the group completed: each run's kernel median over
 // a common denominator (CUDA's when it ran, else the first), so "opencl/cuda 1.10" reads as
 // "OpenCL took 10% longer".
 std::vector<std::string> ratio_lines(const Group& group) {
   std::vector<std::string> variants;
-  for (const RunRecord* r : group.runs)
+  for (const RunRecord* r : group.records)
     if (std::find(variants.begin(), variants.end(), r->variant) == variants.end()) variants.push_back(r->variant);
 
   std::size_t variant_width = 0;
@@ -167,7 +294,7 @@ std::vector<std::string> ratio_lines(const Group& group) {
   std::vector<std::string> lines;
   for (const std::string& variant : variants) {
     std::vector<const RunRecord*> done;
-    for (const RunRecord* r : group.runs)
+    for (const RunRecord* r : group.records)
       if (r->variant == variant && r->status == Status::Ok && r->times.kernel_ms.samples > 0 && r->times.kernel_ms.median > 0)
         done.push_back(r);
     if (done.size() < 2) continue;
@@ -206,7 +333,7 @@ std::vector<std::string> ratio_lines(const Group& group) {
 // it in their place, a row with numbers (failed) on the line below.
 void print_table_console(Table t, std::ostream& out) {
   const std::size_t device_column = 1;
-  for (auto& row : t.rows) row[device_column] = shorten(row[device_column], kDeviceWidth);
+  for (auto& row : t.rows) row[device_column] = shorten(row[device_column], t.column_1_width);
   std::vector<std::size_t> widths(t.header.size());
   for (std::size_t c = 0; c < t.header.size(); ++c) {
     widths[c] = t.header[c].size();
@@ -246,17 +373,19 @@ std::string markdown_cell(std::string text) {
   return text;
 }
 
-// The same table with the reason as its last column: markdown renderers wrap long cells.
+// The same table, with the reasons (if the table has them) as the last column: markdown renderers
+// wrap long cells.
 void print_table_markdown(const Table& t, std::ostream& out) {
   auto print_row = [&](const std::vector<std::string>& cells, const std::string& reason) {
     out << '|';
     for (const std::string& cell : cells) out << ' ' << markdown_cell(cell) << " |";
-    out << ' ' << markdown_cell(reason) << " |\n";
+    if (t.reason_column) out << ' ' << markdown_cell(reason) << " |";
+    out << '\n';
   };
   print_row(t.header, "reason");
   out << '|';
   for (bool numeric : t.numeric) out << (numeric ? " ---: |" : " --- |");
-  out << " --- |\n";
+  out << (t.reason_column ? " --- |\n" : "\n");
   for (std::size_t r = 0; r < t.rows.size(); ++r) print_row(t.rows[r], t.reasons[r]);
 }
 
@@ -290,6 +419,8 @@ nlohmann::ordered_json json_value(const FieldValue& value) {
 
 }  // namespace
 
+std::string format_table_number(double value) { return short_number(value); }
+
 std::vector<std::string> csv_columns() {
   std::vector<std::string> names;
   for (const Field& field : run_fields(RunRecord{})) names.push_back(field.name);
@@ -297,8 +428,11 @@ std::vector<std::string> csv_columns() {
 }
 
 void print_console(const Report& report, std::ostream& out) {
-  for (const DeviceInfo& d : report.devices) out << fmt::format("device {}: {}\n", d.id, d.name);
-  for (const Group& group : group_runs(report.runs)) {
+  if (!report.devices.empty()) {
+    out << "devices (copy and FMA rates: measured on the devices that ran)\n";
+    print_table_console(make_device_table(report.devices), out);
+  }
+  for (const Group& group : group_by_heading(report.runs)) {
     out << '\n' << group.title << "  (times in ms)\n";
     print_table_console(make_table(group), out);
     const auto ratios = ratio_lines(group);
@@ -306,6 +440,14 @@ void print_console(const Report& report, std::ostream& out) {
       out << "kernel time ratios (below 1: the numerator is faster)\n";
       for (const std::string& line : ratios) out << "  " << line << '\n';
     }
+    if (const Table transfers = make_transfer_table(group); !transfers.rows.empty()) {
+      out << kTransferLegend << '\n';
+      print_table_console(transfers, out);
+    }
+  }
+  for (const Grouped<StreamRecord>& group : group_by_heading(report.streams)) {
+    out << '\n' << group.title << "  (times in ms)\n" << kStreamLegend << '\n';
+    print_table_console(make_stream_table(group), out);
   }
 }
 
@@ -317,18 +459,29 @@ void write_markdown(const Report& report, std::ostream& out) {
     out << '\n';
   }
   if (!report.devices.empty()) {
-    out << "## Devices\n\n";
-    for (const DeviceInfo& d : report.devices) out << fmt::format("- `{}` ({}): {}\n", d.id, d.backend, d.name);
+    out << "## Devices\n\nCopy and FMA rates: measured by the same two kernels in every API, on the devices that ran.\n\n";
+    print_table_markdown(make_device_table(report.devices), out);
     out << '\n';
   }
-  for (const Group& group : group_runs(report.runs)) {
-    out << "## " << group.title << "\n\nTimes in ms; kernel is the median launch.\n\n";
+  for (const Group& group : group_by_heading(report.runs)) {
+    out << "## " << group.title
+        << "\n\nTimes in ms; kernel is the median launch; % bound is its rate against the measured ceiling "
+           "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius.\n\n";
     print_table_markdown(make_table(group), out);
     const auto ratios = ratio_lines(group);
     if (!ratios.empty()) {
       out << "\nKernel time ratios (below 1: the numerator is faster):\n\n";
       for (const std::string& line : ratios) out << "- " << line << '\n';
     }
+    if (const Table transfers = make_transfer_table(group); !transfers.rows.empty()) {
+      out << "\n" << kTransferLegend << ".\n\n";
+      print_table_markdown(transfers, out);
+    }
+    out << '\n';
+  }
+  for (const Grouped<StreamRecord>& group : group_by_heading(report.streams)) {
+    out << "## " << group.title << "\n\nTimes in ms; " << kStreamLegend << ".\n\n";
+    print_table_markdown(make_stream_table(group), out);
     out << '\n';
   }
 }
@@ -353,7 +506,10 @@ void write_json(const Report& report, std::ostream& out) {
   for (const DeviceInfo& d : report.devices) {
     ordered_json properties = ordered_json::object();
     for (const auto& [key, value] : d.properties) properties[key] = value;
-    root["devices"].push_back({{"backend", d.backend}, {"id", d.id}, {"name", d.name}, {"properties", properties}});
+    const ordered_json peaks = {{"copy_gb_per_s", json_value(d.peaks.copy_gb_per_s)},
+                                {"fma_gflop_per_s", json_value(d.peaks.fma_gflop_per_s)}};
+    root["devices"].push_back(
+        {{"backend", d.backend}, {"id", d.id}, {"name", d.name}, {"properties", properties}, {"peaks", peaks}});
   }
   root["runs"] = ordered_json::array();
   for (const RunRecord& r : report.runs) {
@@ -363,6 +519,12 @@ void write_json(const Report& report, std::ostream& out) {
       else run[field.name] = json_value(field.value);
     }
     root["runs"].push_back(std::move(run));
+  }
+  root["streams"] = ordered_json::array();
+  for (const StreamRecord& s : report.streams) {
+    ordered_json stream = ordered_json::object();
+    for (const Field& field : stream_fields(s)) stream[field.name] = json_value(field.value);
+    root["streams"].push_back(std::move(stream));
   }
   // Paths and device names are not guaranteed UTF-8; replace bad bytes rather than throw mid-report.
   out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';

@@ -20,6 +20,7 @@ inline constexpr VariantInfo kVariants[] = {
     {"separable", "row pass then column pass through a temporary, for rank-1 filters"},
     {"fft", "frequency domain (cuFFT / VkFFT), for large filters"},
     {"fast", "the fastest this project can make for each API"},
+    {"auto", "picks fast, separable or fft per (size, radius, device) from measurements cached per device"},
     {"npp", "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)"},
     {"npp-separable", "vendor baseline: NPP row + column filters, for rank-1 filters"},
 };

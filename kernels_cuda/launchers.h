@@ -51,4 +51,17 @@ cudaError_t upload_separable_filters(const float* row_filter, const float* colum
 cudaError_t launch_separable(const float* input, float* rows_done, float* output, const ConvArgs& args,
                              dim3 block, cudaStream_t stream);
 
+// peak.cu: the device's ceilings (backends/cuda/cuda_peaks.cpp), one-dimensional launches
+cudaError_t launch_copy_float4(const float* source, float* target, int float4_count, int blocks, int threads,
+                               cudaStream_t stream);
+cudaError_t launch_fma_chains(float* result, float scale, float offset, int iterations, int blocks, int threads,
+                              cudaStream_t stream);
+
+// fft.cu: the kernels around cuFFT's transforms (backends/cuda/cuda_fft.h runs them)
+cudaError_t launch_fft_pad(const float* input, float* padded, const ConvArgs& args, int padded_height,
+                           int padded_pitch, cudaStream_t stream);
+cudaError_t launch_fft_multiply(float2* spectrum, const float2* filter_spectrum, int count, cudaStream_t stream);
+cudaError_t launch_fft_crop(const float* padded, float* output, const ConvArgs& args, int padded_pitch,
+                            cudaStream_t stream);
+
 }  // namespace cc::cuda_kernels

@@ -8,11 +8,17 @@ set -uo pipefail
 exe=${1:?usage: oclgrind.sh PATH/TO/convcompare}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-all=global,constant,tiled,texture,separable,fast
+all=global,constant,tiled,texture,separable,fft,fast
 checks=0
 failures=0
 
-# check LABEL EXPECTED_OK [OCLGRIND OPTIONS...] -- [CONVCOMPARE OPTIONS...]
+# Oclgrind's log less its reports on VkFFT_main, the fft variant's generated transform kernel: it reads
+# a whole sequence into local memory and writes it back in place with only a local-memory barrier
+# between, which the race checker reports as global read-write races (harmless: every read of a
+# work-group is done before any of its writes). fft.cl's own kernels get no such allowance.
+log_findings() { awk 'BEGIN { RS = ""; ORS = "\n\n" } !(/data race/ && /Kernel: VkFFT_main/)' "$1"; }
+
+# [size=WxH] check LABEL EXPECTED_OK [OCLGRIND OPTIONS...] -- [CONVCOMPARE OPTIONS...]
 # Fails when Oclgrind logs anything, when anything on the output mentions an error, when convcompare
 # exits non-zero, or when fewer than EXPECTED_OK opencl runs validated (proof the kernels really ran).
 check() {
@@ -23,17 +29,18 @@ check() {
   shift
   checks=$((checks + 1))
   local log=$work/$checks.log csv=$work/$checks.csv out=$work/$checks.out
-  oclgrind "${grind[@]}" --log "$log" "$exe" --backend opencl --size 33x17 --repetitions 1 --warmup 0 \
-    --quiet --csv "$csv" "$@" >"$out" 2>&1
+  # No cap on the reports: VkFFT_main's must not crowd out any other.
+  oclgrind --max-errors 100000000 "${grind[@]}" --log "$log" "$exe" --backend opencl --size "${size:-33x17}" \
+    --repetitions 1 --warmup 0 --quiet --csv "$csv" "$@" >"$out" 2>&1
   local status=$?
   local ok
   ok=$(awk -F, '$1 == "opencl" && $12 == "ok"' "$csv" 2>/dev/null | wc -l)
-  if [[ $status -ne 0 || -s $log || $ok -ne $expected ]] ||
+  if [[ $status -ne 0 || -n $(log_findings "$log" 2>/dev/null) || $ok -ne $expected ]] ||
     grep -qiE 'invalid|error|race|uninitiali[sz]ed|divergence' "$out"; then
     failures=$((failures + 1))
     echo "FAIL  $label: exit $status, $ok of $expected runs ok"
     echo "      oclgrind ${grind[*]} $exe --backend opencl $*"
-    head -n 40 "$log" "$out" 2>/dev/null | sed 's/^/      /'
+    { log_findings "$log" | head -n 40; head -n 40 "$out"; } 2>/dev/null | sed 's/^/      /'
   else
     echo "ok    $label ($ok runs validated)"
   fi
@@ -51,18 +58,24 @@ fi
 #    is left out of that pass and checked for races and API misuse only.
 uninitialized=(--uninitialized --build-options -cl-opt-disable)
 for border in zero clamp mirror wrap; do
-  check "races, API, $border border" 6 --data-races --check-api -- --variant $all --filter box:r=2 --border $border
-  check "uninitialized values, $border border" 5 "${uninitialized[@]}" -- \
-    --variant global,constant,tiled,separable,fast --filter box:r=2 --border $border
+  check "races, API, $border border" 7 --data-races --check-api -- --variant $all --filter box:r=2 --border $border
+  check "uninitialized values, $border border" 6 "${uninitialized[@]}" -- \
+    --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border $border
 done
-check "races, API, 3 channels" 6 --data-races --check-api -- --variant $all --filter box:r=2 --border mirror --channels 3
-check "uninitialized values, 3 channels" 5 "${uninitialized[@]}" -- \
-  --variant global,constant,tiled,separable,fast --filter box:r=2 --border wrap --channels 3
+check "races, API, 3 channels" 7 --data-races --check-api -- --variant $all --filter box:r=2 --border mirror --channels 3
+check "uninitialized values, 3 channels" 6 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border wrap --channels 3
 # A small device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
 # 4x4 tile (radius 8 needs 20x20 floats) and every other variant to 8x8 work-groups; fast, whose
 # 32x8 work-group is fixed at compile time, is skipped there.
-check "races, API, 2 KB local memory, 64-item work-groups" 5 --data-races --check-api --local-mem-size 2048 \
+check "races, API, 2 KB local memory, 64-item work-groups" 6 --data-races --check-api --local-mem-size 2048 \
   --max-wgsize 64 -- --variant $all --filter box:r=8 --border wrap
+# fft with rows of 630 reals (315 complex numbers), more than 2 KB of local memory holds: VkFFT
+# transforms them in two passes through the temporary buffer the convolver brings.
+size=600x20 check "fft, two-pass transforms: races, API" 1 --data-races --check-api --local-mem-size 2048 -- \
+  --variant fft --filter box:r=3 --border mirror
+size=600x20 check "fft, two-pass transforms: uninitialized values" 1 "${uninitialized[@]}" --local-mem-size 2048 -- \
+  --variant fft --filter box:r=3 --border mirror
 
 # The checker itself: tiled.cl without its barrier must be reported as a data race.
 checks=$((checks + 1))

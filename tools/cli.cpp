@@ -121,7 +121,16 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                  "Stop repeating a run once its timed launches have spent about this long (at least one is timed)")
       ->type_name("SECONDS")
       ->default_str("2");
-  app.add_flag("--pinned,!--pageable", config.pinned, "Page-locked (default) or pageable host memory for transfers");
+  bool pinned = false, pageable = false;
+  CLI::Option* memory =
+      app.add_option("--memory", config.memories, "Host memory for transfers: pinned, pageable or both (comma list)")
+          ->type_name("LIST")
+          ->delimiter(',')
+          ->allow_extra_args(false)
+          ->check(CLI::IsMember({"pinned", "pageable", "both"}))
+          ->default_str("pinned");
+  app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
+  app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
   app.add_option("--json", config.json_path, "Write the report as JSON")->type_name("FILE");
   app.add_option("--csv", config.csv_path, "Write the runs as CSV")->type_name("FILE");
   app.add_option("--markdown", config.markdown_path, "Write the report as markdown")->type_name("FILE");
@@ -129,7 +138,24 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                  "Read kernel sources from this directory instead of the embedded copies")
       ->type_name("DIR");
   app.add_flag("--quiet", config.quiet, "No table on stdout");
-  // Room for --sweep, --plot, --compare and --stream: each one more option here and one Config field.
+  app.add_option("--sweep", config.sweeps,
+                 "Vary the radius of every --filter (radius=1..32 or radius=1,2,3,7) or the generated image "
+                 "(size=512..8192 doubles; size=640x480,1920x1080); repeatable, combined as a grid")
+      ->type_name("WHAT=RANGE")
+      ->allow_extra_args(false);
+  app.add_option("--plot", config.plot_path, "Draw MPix/s against radius or size and the phases: FILE.png or FILE.svg")
+      ->type_name("FILE");
+  app.add_option("--compare", config.compare_path,
+                 "Mark runs slower than in this saved --json report (beyond their noise) or no longer validating")
+      ->type_name("BASELINE.json");
+  app.add_option("--stream", config.stream_frames,
+                 "Also push N frames through upload, filter and download, overlapped, per GPU variant")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000));
+  app.add_flag("--retune", config.retune, "--variant auto: measure the candidates again and rewrite the cache");
+  CLI::App* merge = app.add_subcommand("merge", "Print one side-by-side table from saved --json reports");
+  merge->add_option("reports", config.merge_reports, "JSON reports written by --json, from any machines")
+      ->type_name("REPORT.json ...");
 
   try {
     app.parse(argc, argv);
@@ -140,6 +166,12 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError(without_program_name(error.what(), app.get_name()));
   }
 
+  if (merge->parsed() && config.merge_reports.empty())
+    throw InputError("merge needs the JSON reports to merge: convcompare merge a.json b.json ...");
+  if (pinned) config.memories = {"pinned"};
+  if (pageable) config.memories = {"pageable"};
+  if (pinned && pageable) config.memories = {"pinned", "pageable"};
+  if (std::ranges::find(config.memories, "both") != config.memories.end()) config.memories = {"pinned", "pageable"};
   if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
   if (!(config.time_budget_s > 0))  // also NaN, which CLI11 would accept as a number
     throw InputError(fmt::format("bad --time-budget {}: expected seconds greater than 0", config.time_budget_s));

@@ -26,10 +26,16 @@ struct Config {
   int repetitions = 10;
   int warmup = 2;
   double time_budget_s = 2.0;
-  bool pinned = true;
+  std::vector<std::string> memories{"pinned"};  // host memory for the transfers: pinned, pageable or both
   std::string json_path, csv_path, markdown_path;
   std::string kernel_dir;
   bool quiet = false;
+  std::vector<std::string> sweeps;  // "radius=1..32", "size=512..8192"
+  std::string plot_path;            // .png or .svg
+  std::string compare_path;         // baseline JSON report
+  int stream_frames = 0;            // --stream N: also push N frames through with overlap
+  bool retune = false;              // --variant auto: measure again instead of using the cache
+  std::vector<std::string> merge_reports;  // `convcompare merge a.json b.json ...`
 };
 
 // Parses argv into a Config. Returns nullopt when --help or --version has printed its text to `out`

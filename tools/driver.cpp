@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -25,6 +27,13 @@
 #include "common/report.h"
 #include "common/validate.h"
 #include "common/variants.h"
+#include "common/compare.h"
+#include "common/contact_sheet.h"
+#include "common/plot.h"
+#include "common/report_read.h"
+#include "tools/autotune.h"
+#include "tools/progress.h"
+#include "tools/sweep.h"
 
 namespace cc {
 
@@ -42,8 +51,6 @@ constexpr BackendName kBackendNames[] = {
     {"cpu", 0, ""}, {"cuda", 1, "-DCONVCOMPARE_CUDA=ON"}, {"opencl", 2, "-DCONVCOMPARE_OPENCL=ON"}};
 constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
 
-// Larger images get a note on stderr, because the reference then takes noticeable time.
-constexpr std::size_t kLargeImagePixels = 1'000'000;
 
 template <typename Range, typename Value>
 bool contains(const Range& range, const Value& value) {
@@ -108,8 +115,11 @@ struct Job {
   bool backends_named = false;        // --backend listed them (not "all"): a missing one is reported
   std::vector<DeviceSelector> devices;
   std::vector<std::string> variants;  // requested, in kVariants order
-  std::vector<Filter> filters;
+  std::vector<Filter> filters;  // with --sweep radius, every filter at every radius
   std::vector<Border> borders;
+  std::vector<std::pair<int, int>> sizes;  // --sweep size: the generated image at each; empty: one image
+  std::vector<bool> pinned;                // per --memory mode, in order
+  std::optional<Report> baseline;          // --compare, read before any work
 };
 
 std::vector<std::string> select_backends(const std::vector<std::string>& requested) {
@@ -130,7 +140,8 @@ std::vector<std::string> select_variants(const std::vector<std::string>& request
       throw InputError(fmt::format("unknown variant '{}' ({}, all)", name, fmt::join(known, ", ")));
   std::vector<std::string> selected;
   for (std::string_view name : known)
-    if (contains(requested, "all") || contains(requested, name)) selected.emplace_back(name);
+    // "all" is every implementation; auto is a choice among them, run only when named.
+    if ((contains(requested, "all") && name != "auto") || contains(requested, name)) selected.emplace_back(name);
   return selected;
 }
 
@@ -173,8 +184,21 @@ Job check_config(const Config& config) {
     });
   }
   job.variants = select_variants(config.variants);
-  for (const std::string& spec : config.filters.empty() ? default_filter_specs() : config.filters)
-    job.filters.push_back(parse_filter_spec(spec));
+  const Sweep sweep = parse_sweeps(config.sweeps);
+  // A radius sweep needs filters with a radius: box unless --filter names others.
+  std::vector<std::string> specs =
+      !config.filters.empty() ? config.filters : sweep.radii.empty() ? default_filter_specs() : std::vector<std::string>{"box"};
+  for (const std::string& spec : specs) {
+    parse_filter_spec(spec);  // a bad spec is named as the user wrote it
+    if (sweep.radii.empty()) job.filters.push_back(parse_filter_spec(spec));
+    for (const int radius : sweep.radii) job.filters.push_back(parse_filter_spec(filter_spec_with_radius(spec, radius)));
+  }
+  if (!sweep.sizes.empty() && !config.image_path.empty())
+    throw InputError("--sweep size varies the generated image; it cannot be used with --image");
+  job.sizes = sweep.sizes;
+  for (const auto& [width, height] : job.sizes) check_image_size(width, height, config.channels, "--sweep size");
+  for (const std::string& memory : config.memories)
+    if (!contains(job.pinned, memory == "pinned")) job.pinned.push_back(memory == "pinned");
   for (const std::string& name : config.borders)
     if (const Border border = parse_border(name); !contains(job.borders, border)) job.borders.push_back(border);
   if (config.image_path.empty()) check_image_size(config.width, config.height, config.channels, "--size");
@@ -183,7 +207,9 @@ Job check_config(const Config& config) {
   check_report_path(config.json_path, "--json");
   check_report_path(config.csv_path, "--csv");
   check_report_path(config.markdown_path, "--markdown");
+  if (!config.plot_path.empty()) check_plot_path(config.plot_path);
   if (!config.output_dir.empty()) prepare_output_dir(config.output_dir);
+  if (!config.compare_path.empty()) job.baseline = read_json_report(config.compare_path);
   return job;
 }
 
@@ -202,6 +228,7 @@ std::string not_built_reason(std::string_view backend) {
 
 // Runs before any backend work, since the variant lists need no device discovery.
 void check_variants(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  if (contains(job.variants, "auto")) return;  // every backend has something to choose from
   std::vector<std::string> offered;
   for (const std::string& name : job.backends) {
     const Backend* backend = find_backend(backends, name);
@@ -260,6 +287,7 @@ std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_p
     }
     std::vector<std::string> variants = backend->variants();
     std::erase_if(variants, [&](const std::string& variant) { return !contains(job.variants, variant); });
+    if (contains(job.variants, "auto")) variants.emplace_back("auto");
     const std::vector<DeviceInfo>& devices = backend->devices();
     if (devices.empty()) {
       const std::string reason = backend->unavailable_reason();
@@ -297,8 +325,10 @@ void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& 
     std::vector<std::string_view> implementers;
     for (const auto& backend : backends)
       if (contains(backend->variants(), variant.name)) implementers.push_back(backend->name());
-    out << fmt::format("  {:<14} {} [{}]\n", variant.name, variant.memory_space,
-                       implementers.empty() ? "none in this build" : fmt::format("{}", fmt::join(implementers, ", ")));
+    const std::string where = variant.name == "auto"          ? "the driver, for every backend"
+                              : implementers.empty()           ? "none in this build"
+                                                               : fmt::format("{}", fmt::join(implementers, ", "));
+    out << fmt::format("  {:<14} {} [{}]\n", variant.name, variant.memory_space, where);
   }
   std::vector<std::string_view> borders;
   for (Border border : kBorders) borders.push_back(to_string(border));
@@ -329,10 +359,27 @@ struct Outcome {
   Image output;  // empty unless the backend produced a result
 };
 
-Outcome run_target(const Target& target, const Problem& problem, const Image& input, const Image& reference,
-                   const RunOptions& options) {
-  Outcome outcome;
-  RunRecord& record = outcome.record;
+// The tuning caches of --variant auto, one per device, opened on first use.
+class AutoTuner {
+ public:
+  explicit AutoTuner(bool retune) : retune_(retune) {}
+  AutoChoice choose(const Target& target, const Problem& problem, const Image& input, const RunOptions& options) {
+    auto found = caches_.find(target.device_id);
+    if (found == caches_.end())
+      found = caches_
+                  .emplace(target.device_id, TuningCache(TuningCache::default_directory(),
+                                                         target.backend->devices()[target.device]))
+                  .first;
+    return choose_variant(*target.backend, target.device, problem, input, options, found->second, retune_);
+  }
+
+ private:
+  bool retune_;
+  std::map<std::string, TuningCache> caches_;
+};
+
+RunRecord describe_run(const Target& target, const Problem& problem) {
+  RunRecord record;
   record.backend = target.backend_name;
   record.device = target.device_id;
   record.variant = target.variant;
@@ -344,6 +391,14 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   record.radius_y = problem.radius_y();
   record.border = to_string(problem.border);
   record.flip = problem.flip;
+  return record;
+}
+
+Outcome run_target(const Target& target, const Problem& problem, const Image& input, const Image& reference,
+                   const RunOptions& options, AutoTuner& tuner) {
+  Outcome outcome;
+  RunRecord& record = outcome.record;
+  record = describe_run(target, problem);
   if (!target.backend || target.device < 0) {
     record.status = Status::Skipped;
     record.reason = target.skip_reason;
@@ -351,8 +406,17 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   }
 
   BackendRun run;
+  std::string choice;  // auto: what it chose and why
   try {
-    run = target.backend->run(problem, input, target.variant, target.device, options);
+    std::string variant = target.variant;
+    std::string no_candidate;
+    if (variant == "auto") {
+      const AutoChoice chosen = tuner.choose(target, problem, input, options);
+      variant = chosen.variant;
+      choice = "auto: " + chosen.summary() + "; ";
+      no_candidate = "no candidate variant can run this problem here: " + chosen.reason;
+    }
+    run = variant.empty() ? skipped(no_candidate) : target.backend->run(problem, input, variant, target.device, options);
   } catch (const ApiError& error) {
     // One API failure costs this run only; the report carries it and the next run goes ahead.
     record.status = Status::Failed;
@@ -364,7 +428,8 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   }
   record.times = run.times;
   record.memory = run.memory;
-  record.compile_time = run.compile_time;
+  record.compile_time = choice + run.compile_time;
+  if (run.device_bytes > 0) record.device_mb = static_cast<double>(run.device_bytes) / (1 << 20);
   if (run.status != Status::Ok) {
     record.status = run.status;
     record.reason = run.reason;
@@ -381,6 +446,50 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   derive_rates(record);
   outcome.output = std::move(run.output);
   return outcome;
+}
+
+// --stream: the same target with N frames overlapped, validated (last frame) by the run's own bound.
+StreamRecord stream_target(const Target& target, const RunRecord& run, const Problem& problem, const Image& input,
+                           const Image& reference, int frames, const RunOptions& options) {
+  StreamRecord record;
+  record.backend = target.backend_name;
+  record.device = target.device_id;
+  record.variant = target.variant;
+  record.filter = problem.filter.spec;
+  record.width = problem.width;
+  record.height = problem.height;
+  record.channels = problem.channels;
+  record.frames = frames;
+  record.memory = options.pinned ? "pinned" : "pageable";
+  if (run.status != Status::Ok) {
+    record.reason = "the single run did not validate";
+    return record;
+  }
+  StreamRun stream;
+  try {
+    stream = target.backend->stream(problem, input, target.variant, target.device, frames, options);
+  } catch (const ApiError& error) {
+    record.status = Status::Failed;
+    record.reason = error.what();
+    return record;
+  }
+  record.status = stream.status;
+  record.reason = stream.reason;
+  if (stream.status != Status::Ok) return record;
+  record.queues = stream.queues;
+  record.total_ms = stream.total_ms;
+  record.frames_per_s = frames / (stream.total_ms / 1e3);
+  record.serial_ms_per_frame = stream.serial_ms_per_frame;
+  // Upload and download use separate copy engines, so the slower direction is the floor per frame.
+  record.pcie_floor_ms_per_frame = std::max(stream.h2d_ms_per_frame, stream.d2h_ms_per_frame);
+  record.floor_fraction = record.pcie_floor_ms_per_frame / (stream.total_ms / frames);
+  const Validation validation = validate(stream.last_output, reference, Tolerance{run.tolerance, run.exact});
+  record.max_abs_error = validation.max_abs_error;
+  if (!validation.passed) {
+    record.status = Status::Failed;
+    record.reason = "last frame: " + validation.message();
+  }
+  return record;
 }
 
 std::string host_name() {
@@ -431,7 +540,7 @@ Report report_header(const Config& config, const Image& image, const Job& job,
                             image.channels == 1 ? "" : "s", image.eight_bit ? "8-bit" : "float")},
       {"repetitions", std::to_string(config.repetitions)},
       {"warmup", std::to_string(config.warmup)},
-      {"host memory", config.pinned ? "pinned" : "pageable"},
+      {"host memory", fmt::format("{}", fmt::join(config.memories, ", "))},
   };
   for (const std::string& name : job.backends)
     if (Backend* backend = find_backend(backends, name))
@@ -468,7 +577,46 @@ void print_error(std::string message) {
 
 }  // namespace
 
+// `convcompare merge a.json b.json`: one side-by-side table from reports saved anywhere.
+int run_merge(const Config& config) {
+  std::vector<Report> reports;
+  std::vector<std::string> labels;
+  for (const std::string& path : config.merge_reports) {
+    reports.push_back(read_json_report(path));
+    // The file stem names the column; a repeated stem gets its position appended.
+    std::string label = fs::path(path).stem().string();
+    if (contains(labels, label)) label += fmt::format("#{}", labels.size() + 1);
+    labels.push_back(std::move(label));
+  }
+  print_merged(reports, labels, std::cout);
+  return 0;
+}
+
+// Measured once per device that will run something, before the runs, so "% of bound" has a ceiling.
+void measure_device_peaks(const std::vector<Target>& targets, Report& report) {
+  for (const Target& target : targets) {
+    if (!target.backend || target.device < 0 || target.backend_name == "cpu") continue;
+    const auto device = std::ranges::find(report.devices, target.device_id, &DeviceInfo::id);
+    if (device == report.devices.end() || !std::isnan(device->peaks.copy_gb_per_s)) continue;
+    try {
+      device->peaks = target.backend->measure_peaks(target.device);
+    } catch (const ApiError& error) {
+      std::cerr << fmt::format("convcompare: could not measure the peaks of {}: {}\n", target.device_id,
+                               error.what());
+      device->peaks.copy_gb_per_s = device->peaks.fma_gflop_per_s = 0;  // tried; "% of bound" stays empty
+    }
+  }
+}
+
+// One tile per filter for the contact sheet: the first validated device result, else the reference.
+struct SheetTile {
+  std::string label;
+  Image image;
+};
+constexpr std::size_t kMaxSheetTiles = 16;
+
 int run_job(const Config& config) {
+  if (!config.merge_reports.empty()) return run_merge(config);
   const Job job = check_config(config);
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (config.list) {
@@ -477,56 +625,95 @@ int run_job(const Config& config) {
   }
   check_variants(job, backends);
 
-  const Image image = config.image_path.empty() ? make_default_image(config.width, config.height, config.channels)
-                                                : load_image(config.image_path);
+  // With a size sweep the generated image is made again at each size; otherwise there is one image.
+  std::vector<std::pair<int, int>> sizes = job.sizes;
+  if (sizes.empty()) sizes.emplace_back(config.width, config.height);
+  Image image = config.image_path.empty() ? make_default_image(sizes[0].first, sizes[0].second, config.channels)
+                                          : load_image(config.image_path);
   const std::string format = output_format(config, image);
   check_devices(job, backends);
   const std::vector<Target> targets = plan_targets(job, backends);
 
   Report report = report_header(config, image, job, backends);
+  measure_device_peaks(targets, report);
   RunOptions options;
   options.repetitions = config.repetitions;
   options.warmup = config.warmup;
   options.time_budget_s = config.time_budget_s;
-  options.pinned = config.pinned;
   options.kernel_dir = config.kernel_dir;
+  AutoTuner tuner(config.retune);
   const fs::path output_dir = config.output_dir;
-  // A progress line per run helps at a terminal and is noise in a log, so only the former gets it.
-  const bool show_progress = isatty(STDERR_FILENO) != 0;
-  const std::size_t total = targets.size() * job.filters.size() * job.borders.size();
-  std::size_t done = 0;
+  const auto streams = [&](const Target& target) {
+    return config.stream_frames > 0 && target.device >= 0 && target.backend_name != "cpu" && target.variant != "auto";
+  };
+  const std::size_t runs_per_problem = targets.size() + std::ranges::count_if(targets, streams);
+  Progress progress(sizes.size() * job.filters.size() * job.borders.size() * job.pinned.size() * runs_per_problem,
+                    std::cerr, isatty(STDERR_FILENO) != 0);
+  std::vector<SheetTile> sheet;
 
-  for (const Filter& filter : job.filters) {
-    for (const Border border : job.borders) {
-      const Problem problem = make_problem(image, filter, border, config.flip);
-      if (image.plane_size() > kLargeImagePixels)
-        std::cerr << fmt::format("convcompare: computing reference for {}...\n", filter.spec);
-      const Image reference = reference_convolve(image, problem);
-      const std::string stem = fmt::format("{}_{}{}", slug(filter.spec), to_string(border), config.flip ? "_flip" : "");
-      if (!config.output_dir.empty()) save_image(reference, output_dir / (stem + "_reference." + format), format);
+  for (const auto& [width, height] : sizes) {
+    if (job.sizes.size() > 0) image = make_default_image(width, height, config.channels);
+    sheet.clear();  // the sheet shows the last (largest) size of a sweep
+    if (!config.output_dir.empty()) sheet.push_back({"original", image});
+    for (const Filter& filter : job.filters) {
+      for (const Border border : job.borders) {
+        const Problem problem = make_problem(image, filter, border, config.flip);
+        const Image reference = reference_convolve(image, problem);
+        std::string stem = fmt::format("{}_{}{}", slug(filter.spec), to_string(border), config.flip ? "_flip" : "");
+        if (job.sizes.size() > 1) stem += fmt::format("_{}x{}", width, height);
+        if (!config.output_dir.empty()) save_image(reference, output_dir / (stem + "_reference." + format), format);
+        std::optional<SheetTile> tile;
 
-      for (const Target& target : targets) {
-        ++done;
-        if (show_progress && target.device >= 0)
-          std::cerr << fmt::format("[{}/{}] {} {} {}\n", done, total, target.backend_name, target.variant, filter.spec);
-        Outcome outcome = run_target(target, problem, image, reference, options);
-        if (!config.output_dir.empty() && !outcome.output.empty()) {
-          const fs::path path = output_dir / fmt::format("{}_{}_{}_{}.{}", stem, target.backend_name,
-                                                         slug(target.device_id), target.variant, format);
-          save_image(outcome.output, path, format);
-          outcome.record.output = path.string();
+        for (const bool pinned : job.pinned) {
+          options.pinned = pinned;
+          for (const Target& target : targets) {
+            progress.step(fmt::format("{} {} {} {}", target.device_id, target.variant, filter.spec, to_string(border)));
+            Outcome outcome = run_target(target, problem, image, reference, options, tuner);
+            if (!config.output_dir.empty() && !outcome.output.empty()) {
+              const fs::path path = output_dir / fmt::format("{}_{}_{}_{}{}.{}", stem, target.backend_name,
+                                                             slug(target.device_id), target.variant,
+                                                             job.pinned.size() > 1 && !pinned ? "_pageable" : "",
+                                                             format);
+              save_image(outcome.output, path, format);
+              outcome.record.output = path.string();
+              if (!tile && outcome.record.status == Status::Ok && target.backend_name != "cpu")
+                tile = SheetTile{fmt::format("{} {}: {} {}", filter.spec, to_string(border), target.device_id,
+                                             target.variant),
+                                 std::move(outcome.output)};
+            }
+            if (streams(target)) {
+              progress.step(fmt::format("{} {} {} --stream {}", target.device_id, target.variant, filter.spec,
+                                        config.stream_frames));
+              report.streams.push_back(stream_target(target, outcome.record, problem, image, reference,
+                                                     config.stream_frames, options));
+            }
+            report.runs.push_back(std::move(outcome.record));
+          }
         }
-        report.runs.push_back(std::move(outcome.record));
+        if (!config.output_dir.empty() && sheet.size() < kMaxSheetTiles)
+          sheet.push_back(tile ? std::move(*tile)
+                               : SheetTile{fmt::format("{} {}: reference", filter.spec, to_string(border)), reference});
       }
     }
   }
 
+  for (RunRecord& run : report.runs)
+    if (const auto device = std::ranges::find(report.devices, run.device, &DeviceInfo::id); device != report.devices.end())
+      derive_bound(run, device->peaks);
   if (!config.quiet) print_console(report, std::cout);
   write_report(config.json_path, report, write_json);
   write_report(config.csv_path, report, write_csv);
   write_report(config.markdown_path, report, write_markdown);
+  if (!config.plot_path.empty()) write_plot(report, config.plot_path);
+  if (!config.output_dir.empty()) {
+    std::vector<LabelledImage> tiles;
+    for (const SheetTile& entry : sheet) tiles.push_back({entry.label, &entry.image});
+    write_contact_sheet(tiles, (output_dir / "contact_sheet.png").string());
+  }
+  if (job.baseline) print_comparison(compare_reports(*job.baseline, report), std::cout);
   const bool any_failed =
-      std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; });
+      std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; }) ||
+      std::ranges::any_of(report.streams, [](const StreamRecord& run) { return run.status == Status::Failed; });
   return any_failed ? 1 : 0;
 }
 

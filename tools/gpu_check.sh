@@ -39,10 +39,15 @@ fi
 
 # Small enough to run in seconds under every tool; 67x45 is no multiple of any block or tile.
 common=(--backend cuda --size 67x45 --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
-cases=(zero clamp mirror wrap npp)
+# Every variant at r=2 per border; NPP (replicate only); fast's rows scheme and fft at r=6 (beside
+# r=2); --stream's overlapped pipeline; --variant auto's tuning runs.
+cases=(zero clamp mirror wrap npp rows stream auto)
 case_arguments() {
   case $1 in
     npp) echo "--variant npp,npp-separable --border clamp" ;;
+    rows) echo "--variant fast,fft --filter box:r=6 --border mirror" ;;
+    stream) echo "--variant global,texture,fast,fft --stream 3 --border wrap" ;;
+    auto) echo "--variant auto --retune --border zero" ;;
     *) echo "--border $1" ;;
   esac
 }

@@ -104,7 +104,8 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend() {
     devices_.push_back({"cpu", "cpu", cpu_model_name(),
-                        {{"threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))}}});
+                        {{"threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))}},
+                        DevicePeaks{}});  // not measured: the CPU rows have no "% of bound"
   }
 
   std::string_view name() const override { return "cpu"; }

@@ -1,5 +1,6 @@
 // test_cli.cpp: the convcompare command run as a user runs it: exit status, stdout, stderr, files written.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -185,7 +186,7 @@ TEST_CASE("a CPU run validates naive and fast for every default filter, with a c
   CHECK(result.err.empty());  // not a terminal: no progress lines
   int naive = 0, fast = 0;
   for (const std::string& line : lines_of(result.out)) {
-    if (!line.starts_with("cpu")) continue;
+    if (!line.starts_with("cpu      cpu")) continue;  // the run rows, not the device block
     CHECK_MESSAGE(line.find(" ok ") != std::string::npos, line);
     naive += line.find(" naive ") != std::string::npos;
     fast += line.find(" fast ") != std::string::npos;
@@ -304,8 +305,9 @@ TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JS
   CHECK(fs::exists(fs::path(out_dir) / "emboss_zero_reference.png"));
   CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_reference.png"));
   CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_cpu_cpu_fast.png"));
+  CHECK(fs::exists(fs::path(out_dir) / "contact_sheet.png"));
   // The probe file that proved the directory writable is gone again.
-  CHECK(std::distance(fs::directory_iterator(out_dir), fs::directory_iterator{}) == 6);
+  CHECK(std::distance(fs::directory_iterator(out_dir), fs::directory_iterator{}) == 7);
 }
 
 TEST_CASE("float input gives PFM results; --output-format pfm does too for 8-bit input") {
@@ -518,4 +520,128 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--output-format", "tiff"}), {"--output-format"});
     check_bad_input(small({"--kernel-dir", dir / "missing-kernels"}), {"--kernel-dir"});
   }
+}
+
+TEST_CASE("--sweep runs the grid of radii and sizes, one run per point, radii in the filter names") {
+  TempDir dir;
+  const json report = run_to_json(dir, {"--backend", "cpu", "--variant", "fast", "--repetitions", "1", "--warmup",
+                                        "0", "--sweep", "radius=1..2,4", "--sweep", "size=16..40"});
+  // Sizes double from the first and end on the last: 16, 32, 40.
+  std::vector<std::string> seen;
+  for (const json& run : report["runs"]) {
+    CHECK(run["status"] == "ok");
+    seen.push_back(fmt::format("{}x{} {}", run["width"].get<int>(), run["height"].get<int>(),
+                               run["filter"].get<std::string>()));
+  }
+  const std::vector<std::string> expected = {"16x16 box:r=1", "16x16 box:r=2", "16x16 box:r=4",
+                                             "32x32 box:r=1", "32x32 box:r=2", "32x32 box:r=4",
+                                             "40x40 box:r=1", "40x40 box:r=2", "40x40 box:r=4"};
+  CHECK(seen == expected);
+
+  const json gaussian = run_to_json(dir, small_cpu_run({"--variant", "fast", "--filter", "gaussian:sigma=1.5,r=9",
+                                                        "--sweep", "radius=0,3"}));
+  REQUIRE(gaussian["runs"].size() == 2);
+  CHECK(gaussian["runs"][0]["filter"] == "gaussian:sigma=1.5,r=0");
+  CHECK(gaussian["runs"][1]["radius_x"] == 3);
+}
+
+TEST_CASE("--sweep, --plot, --stream, --memory and --compare reject bad values with one line") {
+  TempDir dir;
+  write_file(dir / "not-json.json", "{ runs: ");
+  write_file(dir / "other.json", R"({"tool": {"name": "other"}})");
+  const auto small = [&](std::vector<std::string> extra) { return small_cpu_run(std::move(extra)); };
+  check_bad_input(small({"--sweep", "radius=5..1"}), {"--sweep", "empty"});
+  check_bad_input(small({"--sweep", "speed=1..3"}), {"--sweep", "unknown key"});
+  check_bad_input(small({"--sweep", "radius=x"}), {"--sweep", "not an integer"});
+  check_bad_input(small({"--sweep", "radius=0..100000"}), {"--sweep"});
+  check_bad_input(small({"--sweep", "radius=1", "--sweep", "radius=2"}), {"radius", "twice"});
+  check_bad_input(small({"--sweep", "size=0..64"}), {"--sweep"});
+  check_bad_input(small({"--sweep", "size=100000"}), {"--sweep size", "32768"});
+  check_bad_input(small({"--sweep", "radius=1..3", "--filter", "sobel-x"}), {"sobel-x", "fixed"});
+  check_bad_input(small({"--plot", dir / "plot.jpg"}), {"plot.jpg"});
+  check_bad_input(small({"--plot", dir / "missing-dir/plot.svg"}), {"missing-dir"});
+  check_bad_input(small({"--stream", "0"}), {"--stream"});
+  check_bad_input(small({"--memory", "shared"}), {"--memory"});
+  check_bad_input(small({"--compare", dir / "missing.json"}), {"missing.json"});
+  check_bad_input(small({"--compare", dir / "not-json.json"}), {"not-json.json"});
+  check_bad_input(small({"--compare", dir / "other.json"}), {"other.json"});
+  check_bad_input({"merge"}, {"merge", "report"});
+  check_bad_input({"merge", dir / "missing.json"}, {"missing.json"});
+}
+
+TEST_CASE("--plot draws PNG and SVG; --output-dir adds a contact sheet of the original and each filter") {
+  TempDir dir;
+  const std::vector<std::string> sweep = {"--variant", "naive,fast", "--sweep", "radius=1..3", "--quiet"};
+  for (const std::string name : {"plot.svg", "plot.png"}) {
+    std::vector<std::string> args = small_cpu_run(sweep);
+    args.insert(args.end(), {"--plot", dir / name});
+    const CommandResult result = convcompare(args);
+    INFO("stderr: " << result.err);
+    REQUIRE(result.status == 0);
+  }
+  const std::string svg = read_file(dir / "plot.svg");
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("cpu fast") != std::string::npos);
+  const cc::Image png = cc::load_image(dir / "plot.png");
+  CHECK(png.width >= 600);
+
+  const CommandResult result = convcompare(small_cpu_run(
+      {"--variant", "fast", "--filter", "box:r=2", "--filter", "sobel-x", "--output-dir", dir / "out", "--quiet"}));
+  REQUIRE(result.status == 0);
+  const cc::Image sheet = cc::load_image(dir / "out/contact_sheet.png");
+  // Three tiles (original, box, sobel-x) of a 64x48 image side by side, labels below.
+  CHECK(sheet.width >= 3 * 64);
+  CHECK(sheet.height > 48);
+}
+
+TEST_CASE("--memory both runs every target pinned and pageable") {
+  TempDir dir;
+  const json report = run_to_json(dir, small_cpu_run({"--variant", "fast", "--filter", "box:r=1", "--memory", "both"}));
+  CHECK(report["runs"].size() == 2);
+  const json pageable = run_to_json(dir, small_cpu_run({"--variant", "fast", "--filter", "box:r=1", "--pinned",
+                                                        "--pageable"}));
+  CHECK(pageable["runs"].size() == 2);
+}
+
+TEST_CASE("--compare marks a run that stopped validating; merge prints one table from two reports") {
+  TempDir dir;
+  const std::vector<std::string> run = small_cpu_run({"--variant", "fast", "--filter", "box:r=1", "--quiet"});
+  std::vector<std::string> first = run;
+  first.insert(first.end(), {"--json", dir / "a.json"});
+  REQUIRE(convcompare(first).status == 0);
+  std::vector<std::string> again = run;
+  again.insert(again.end(), {"--json", dir / "b.json", "--compare", dir / "a.json"});
+  const CommandResult compared = convcompare(again);
+  INFO("stdout: " << compared.out << "\nstderr: " << compared.err);
+  CHECK(compared.status == 0);
+  CHECK(compared.out.find("fast") != std::string::npos);
+
+  // A baseline where the run had failed: the comparison still prints, and the new run validates.
+  json failed = json::parse(read_file(dir / "a.json"));
+  failed["runs"][0]["kernel_ms"]["median"] = 1e-9;  // "much faster" back then: now slower beyond noise
+  write_file(dir / "fast-baseline.json", failed.dump());
+  std::vector<std::string> slower = run;
+  slower.insert(slower.end(), {"--compare", dir / "fast-baseline.json"});
+  const CommandResult marked = convcompare(slower);
+  CHECK(marked.status == 0);
+  CHECK(lowercase(marked.out).find("slower") != std::string::npos);
+
+  const CommandResult merged = convcompare({"merge", dir / "a.json", dir / "b.json"});
+  INFO("merge stderr: " << merged.err);
+  CHECK(merged.status == 0);
+  CHECK(merged.out.find("box:r=1") != std::string::npos);
+  CHECK(merged.out.find("a") != std::string::npos);
+}
+
+TEST_CASE("--variant auto chooses among the backend's variants, caches the choice and says so") {
+  TempDir dir;
+  REQUIRE(setenv("CONVCOMPARE_CACHE_DIR", (dir / "cache").c_str(), 1) == 0);
+  const json first = run_to_json(dir, small_cpu_run({"--variant", "auto", "--filter", "box:r=1"}));
+  REQUIRE(first["runs"].size() == 1);
+  CHECK(first["runs"][0]["variant"] == "auto");
+  CHECK(first["runs"][0]["status"] == "ok");
+  CHECK(first["runs"][0]["compile_time"].get<std::string>().starts_with("auto: "));
+  const json second = run_to_json(dir, small_cpu_run({"--variant", "auto", "--filter", "box:r=1"}));
+  CHECK(second["runs"][0]["compile_time"].get<std::string>().find("cached") != std::string::npos);
+  unsetenv("CONVCOMPARE_CACHE_DIR");
 }

@@ -1,6 +1,7 @@
 // test_report.cpp: derived rates and the four printers (console, markdown, CSV, JSON) on a small report.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -36,12 +37,16 @@ cc::Report sample_report() {
   cc::Report report;
   report.tool_version = "0.1.0";
   report.environment = {{"host", "testhost"}, {"compiler", "GCC 12"}};
-  report.devices = {{"cpu", "cpu", "AMD EPYC 7B13 64-Core Processor", {{"threads", "2"}}},
-                    {"cuda", "cuda:0", "NVIDIA H100 80GB HBM3", {{"sm", "9.0"}, {"constant", "65536"}}}};
+  report.devices = {{"cpu", "cpu", "AMD EPYC 7B13 64-Core Processor", {{"threads", "2"}}, cc::DevicePeaks{}},
+                    {"cuda", "cuda:0", "NVIDIA H100 80GB HBM3",
+                     {{"sm", "9.0"}, {"multiprocessors", "132"}, {"global memory", "79.1 GB"}, {"constant", "65536"}},
+                     cc::DevicePeaks{3012.46, 51234.2}}};
   report.runs.push_back(run("cpu", "naive", cc::Status::Ok, 100.0));
   cc::RunRecord cuda = run("cuda", "global", cc::Status::Ok, 0.5);
   cuda.times.h2d_ms = 0.3, cuda.times.d2h_ms = 0.31, cuda.times.setup_ms = 0.1, cuda.times.build_ms = 12;
+  cuda.times.host_to_host_ms = 1.2, cuda.times.reuse_ms = 0.8;
   cuda.memory = "pinned";
+  cuda.device_mb = 32.5, cuda.bound = "dram", cuda.bound_percent = 63.4;
   report.runs.push_back(cuda);
   report.runs.push_back(run("opencl", "global", cc::Status::Ok, 0.55));
   cc::RunRecord skipped = run("opencl", "texture", cc::Status::Skipped, 0);
@@ -52,6 +57,44 @@ cc::Report sample_report() {
   report.runs.push_back(failed);
   report.runs.push_back(run("cpu", "fast", cc::Status::Ok, 3.0, "gaussian:sigma=2"));
   return report;
+}
+
+// Two --stream runs of one problem: one that ran, one its backend skipped.
+cc::Report stream_report() {
+  cc::Report report;
+  cc::StreamRecord ran;
+  ran.backend = "cuda", ran.device = "NVIDIA H100 80GB HBM3", ran.variant = "fast", ran.filter = "box:r=2";
+  ran.width = 1920, ran.height = 1080, ran.channels = 3, ran.frames = 100, ran.memory = "pinned";
+  ran.status = cc::Status::Ok;
+  ran.queues = 3, ran.total_ms = 250, ran.frames_per_s = 400, ran.serial_ms_per_frame = 4;
+  ran.pcie_floor_ms_per_frame = 2.2, ran.floor_fraction = 0.88, ran.max_abs_error = 1e-6;
+  cc::StreamRecord skipped = ran;
+  skipped.backend = "cpu", skipped.device = "cpu", skipped.variant = "naive", skipped.status = cc::Status::Skipped;
+  skipped.reason = "no transfers to overlap on this backend";
+  skipped.queues = 0;
+  skipped.total_ms = skipped.frames_per_s = skipped.serial_ms_per_frame = skipped.pcie_floor_ms_per_frame =
+      skipped.floor_fraction = skipped.max_abs_error = cc::kNotMeasured;
+  report.streams = {ran, skipped};
+  return report;
+}
+
+// The whitespace-separated words of a line: a console row without its alignment.
+std::vector<std::string> words_of(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// The first line of `text` that starts with `start`, after the line that starts with `after`.
+std::string line_starting(const std::string& text, const std::string& start, const std::string& after = "") {
+  bool seen = after.empty();
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (seen && line.starts_with(start)) return line;
+    seen |= !after.empty() && line.starts_with(after);
+  }
+  return "";
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -94,8 +137,10 @@ TEST_CASE("variants: find_variant") {
 }
 
 TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
+  cc::Report report = sample_report();
+  report.streams = stream_report().streams;
   std::ostringstream out;
-  cc::write_json(sample_report(), out);
+  cc::write_json(report, out);
   const nlohmann::json j = nlohmann::json::parse(out.str());
   CHECK(j["tool"]["name"] == "convcompare");
   CHECK(j["tool"]["version"] == "0.1.0");
@@ -105,6 +150,10 @@ TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
   CHECK(j["devices"][1]["backend"] == "cuda");
   CHECK(j["devices"][1]["name"] == "NVIDIA H100 80GB HBM3");
   CHECK(j["devices"][1]["properties"]["constant"] == "65536");
+  CHECK(j["devices"][1]["peaks"]["copy_gb_per_s"] == 3012.46);
+  CHECK(j["devices"][1]["peaks"]["fma_gflop_per_s"] == 51234.2);
+  CHECK(j["devices"][0]["peaks"]["copy_gb_per_s"].is_null());  // not measured
+  CHECK(j["devices"][0]["peaks"]["fma_gflop_per_s"].is_null());
   REQUIRE(j["runs"].size() == 6);
 
   for (const auto& r : j["runs"]) {
@@ -136,10 +185,39 @@ TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
   CHECK(cpu["build_ms"].is_null());
   CHECK(cpu["mpix_per_s"].get<double>() == doctest::Approx(2048 * 2048 / 1e6 / 0.1));
 
+  CHECK(cpu["reuse_ms"].is_null());
+  CHECK(cpu["device_mb"].is_null());
+  CHECK(cpu["bound"] == "");
+  CHECK(cpu["bound_percent"].is_null());
+
   const auto& cuda = j["runs"][1];
   CHECK(cuda["h2d_ms"] == 0.3);
   CHECK(cuda["build_ms"] == 12.0);
   CHECK(cuda["memory"] == "pinned");
+  CHECK(cuda["reuse_ms"] == 0.8);
+  CHECK(cuda["device_mb"] == 32.5);
+  CHECK(cuda["bound"] == "dram");
+  CHECK(cuda["bound_percent"] == 63.4);
+
+  // --stream records: JSON only, with StreamRecord's names; absent measurements are null.
+  REQUIRE(j["streams"].size() == 2);
+  const auto& s = j["streams"][0];
+  const std::vector<std::string> stream_keys = {
+      "backend", "device", "variant", "filter", "width", "height", "channels", "frames", "memory", "status",
+      "reason", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
+      "floor_fraction", "max_abs_error"};
+  const auto ordered = nlohmann::ordered_json::parse(out.str());
+  std::vector<std::string> keys;
+  for (const auto& item : ordered["streams"][0].items()) keys.push_back(item.key());
+  CHECK(keys == stream_keys);  // record.h's order
+  CHECK(s["status"] == "ok");
+  CHECK(s["frames"] == 100);
+  CHECK(s["queues"] == 3);
+  CHECK(s["frames_per_s"] == 400.0);
+  CHECK(s["floor_fraction"] == 0.88);
+  CHECK(j["streams"][1]["status"] == "skipped");
+  CHECK(j["streams"][1]["reason"] == "no transfers to overlap on this backend");
+  CHECK(j["streams"][1]["floor_fraction"].is_null());
 
   const auto& skipped = j["runs"][3];
   CHECK(skipped["status"] == "skipped");
@@ -156,12 +234,15 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "backend", "device", "variant", "filter", "width", "height", "channels", "radius_x", "radius_y", "border",
       "flip", "status", "reason", "max_abs_error", "rel_l2_error", "tolerance", "exact", "kernel_ms_median",
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
-      "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "mpix_per_s", "gb_per_s",
-      "gflop_per_s", "memory", "compile_time", "output"};
+      "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "mpix_per_s",
+      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output"};
   CHECK(columns == expected);
 
+  // Streams are JSON-only: the CSV stays one header plus one line per run.
+  cc::Report report = sample_report();
+  report.streams = stream_report().streams;
   std::ostringstream out;
-  cc::write_csv(sample_report(), out);
+  cc::write_csv(report, out);
   const auto lines = lines_of(out.str());
   REQUIRE(lines.size() == 7);
   CHECK(lines[0] == fmt::format("{}", fmt::join(columns, ",")));
@@ -183,20 +264,49 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
   CHECK(cell("kernel_ms_samples") == "3");
   CHECK(cell("max_abs_error") == "1.5e-05");
   CHECK(cell("h2d_ms").empty());
+  CHECK(cell("reuse_ms").empty());
+  CHECK(cell("bound").empty());
   CHECK(cell("output").empty());
 }
 
-TEST_CASE("report: console table per problem, with the OpenCL/CUDA ratio") {
+TEST_CASE("report: console starts with the device block: units, memory, measured ceilings") {
+  std::ostringstream out;
+  cc::print_console(sample_report(), out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.starts_with("devices (copy and FMA rates: measured on the devices that ran)\n"));
+  CHECK(text.find("devices (") < text.find("box:r=1  2048x2048x1"));
+  CHECK(words_of(line_starting(text, "device ")) ==
+        std::vector<std::string>{"device", "name", "units", "memory", "copy", "GB/s", "FMA", "GFLOP/s"});
+  CHECK(words_of(line_starting(text, "cuda:0 ")) ==
+        std::vector<std::string>{"cuda:0", "NVIDIA", "H100", "80GB", "HBM3", "132", "SMs", "79.1", "GB", "3012", "51234"});
+  // The CPU reports its threads and no memory; nothing measured its ceilings.
+  CHECK(words_of(line_starting(text, "cpu ")) == std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "64-Core",
+                                                                          "Processor", "2", "threads", "-", "-", "-"});
+}
+
+TEST_CASE("report: console table per problem, with % bound, device memory and the OpenCL/CUDA ratio") {
   std::ostringstream out;
   cc::print_console(sample_report(), out);
   const std::string text = out.str();
   CAPTURE(text);
   CHECK(text.find("box:r=1  2048x2048x1  r=1x1  border zero") != std::string::npos);
   CHECK(text.find("gaussian:sigma=2  2048x2048x1  r=1x1  border zero") != std::string::npos);
-  for (const char* word : {"naive", "global", "texture", "fast", "skipped", "failed", "kernel", "GFLOP/s", "(times in ms)"}) {
+  for (const char* word : {"naive", "global", "texture", "fast", "skipped", "failed", "(times in ms)"}) {
     CAPTURE(word);
     CHECK(text.find(word) != std::string::npos);
   }
+  CHECK(words_of(line_starting(text, "backend ")) ==
+        std::vector<std::string>{"backend", "device", "variant", "memory", "status", "kernel", "MPix/s", "GB/s",
+                                 "GFLOP/s", "%", "bound", "dev", "MB", "max", "err", "tol"});
+  // 0.5 ms for 2048x2048 at r=1: 8389 MPix/s, 67.11 GB/s, 151 GFLOP/s; the driver's bound and memory.
+  CHECK(words_of(line_starting(text, "cuda ", "backend ")) ==
+        std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "pinned", "ok", "0.500", "8389", "67.11",
+                                 "151.0", "63%", "dram", "32.50", "1.5e-05", "0.0003"});
+  // Not measured: "-" in both new columns.
+  CHECK(words_of(line_starting(text, "cpu ", "backend ")) ==
+        std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "..", "naive", "ok", "100.0", "41.94", "0.336", "0.755",
+                                 "-", "-", "1.5e-05", "0.0003"});
   // Only the first problem has a variant two backends completed: global, 0.55 / 0.5.
   CHECK(text.find("\n  global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("kernel time ratios") == text.rfind("kernel time ratios"));
@@ -219,14 +329,72 @@ TEST_CASE("report: console table per problem, with the OpenCL/CUDA ratio") {
   }
 }
 
-TEST_CASE("report: markdown has the same tables and ratios") {
+TEST_CASE("report: console transfers table lists only the runs that measured transfers, reuse included") {
+  std::ostringstream out;
+  cc::print_console(sample_report(), out);
+  const auto lines = lines_of(out.str());
+  CAPTURE(out.str());
+  const auto legend = std::find_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return l.starts_with("setup and transfers (ms)"); });
+  REQUIRE(lines.end() - legend >= 4);
+  CHECK(words_of(*(legend + 1)) == std::vector<std::string>{"backend", "device", "variant", "memory", "setup", "build",
+                                                            "h2d", "d2h", "host-to-host", "reuse"});
+  CHECK(words_of(*(legend + 2)) == std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "pinned",
+                                                            "0.100", "12.00", "0.300", "0.310", "1.200", "0.800"});
+  CHECK(*(legend + 3) == "");  // the CPU and the untimed OpenCL runs have no row; the next problem follows
+  // The second problem (one CPU run) has no transfers table.
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("setup and transfers"); }) == 1);
+}
+
+TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame, skipped with its reason") {
+  std::ostringstream out;
+  cc::print_console(stream_report(), out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.find("\nstreams: box:r=2  1920x1080x3  pinned host memory  (times in ms)\n") != std::string::npos);
+  CHECK(words_of(line_starting(text, "backend ")) ==
+        std::vector<std::string>{"backend", "device", "variant", "status", "frames", "queues", "fps", "ms/frame",
+                                 "serial", "floor", "%", "floor", "max", "err"});
+  // 100 frames in 250 ms: 2.5 ms a frame against 4 serial; the 2.2 ms floor is 88% of it.
+  CHECK(words_of(line_starting(text, "cuda ")) ==
+        std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "fast", "ok", "100", "3", "400.0", "2.500", "4.000",
+                                 "2.200", "88%", "1e-06"});
+  CHECK(text.find("skipped  no transfers to overlap on this backend\n") != std::string::npos);
+  CHECK(text.find("devices") == std::string::npos);  // no devices in this report, so no block
+
+  std::ostringstream without_streams;
+  cc::print_console(sample_report(), without_streams);
+  CHECK(without_streams.str().find("streams:") == std::string::npos);
+}
+
+TEST_CASE("report: markdown has the device block, the same tables and ratios") {
   std::ostringstream out;
   cc::write_markdown(sample_report(), out);
   const std::string text = out.str();
   CAPTURE(text);
+  CHECK(text.find("## Devices") < text.find("## box:r=1"));
+  CHECK(text.find("\n| device | name | units | memory | copy GB/s | FMA GFLOP/s |\n") != std::string::npos);
+  CHECK(text.find("\n| cuda:0 | NVIDIA H100 80GB HBM3 | 132 SMs | 79.1 GB | 3012 | 51234 |\n") != std::string::npos);
+  CHECK(text.find("\n| cpu | AMD EPYC 7B13 64-Core Processor | 2 threads | - | - | - |\n") != std::string::npos);
   CHECK(text.find("## box:r=1  2048x2048x1  r=1x1  border zero") != std::string::npos);
-  CHECK(text.find("| backend | device | variant | memory | status | kernel |") != std::string::npos);
-  CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | pinned | ok | 0.500 |") != std::string::npos);
+  CHECK(text.find("| backend | device | variant | memory | status | kernel | MPix/s | GB/s | GFLOP/s | % bound | "
+                  "dev MB | max err | tol | reason |") != std::string::npos);
+  CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | pinned | ok | 0.500 | 8389 | 67.11 | 151.0 | 63% dram | "
+                  "32.50 | 1.5e-05 | 0.0003 |") != std::string::npos);
   CHECK(text.find("\n- global:   opencl/cuda 1.10\n") != std::string::npos);
-  CHECK(text.find("`cuda:0` (cuda): NVIDIA H100 80GB HBM3") != std::string::npos);
+  CHECK(text.find("\n| backend | device | variant | memory | setup | build | h2d | d2h | host-to-host | reuse |\n") !=
+        std::string::npos);
+  CHECK(text.find("\n| cuda | NVIDIA H100 80GB HBM3 | global | pinned | 0.100 | 12.00 | 0.300 | 0.310 | 1.200 | 0.800 |\n") !=
+        std::string::npos);
+  CHECK(text.find("streams") == std::string::npos);
+
+  std::ostringstream streams;
+  cc::write_markdown(stream_report(), streams);
+  const std::string stream_text = streams.str();
+  CAPTURE(stream_text);
+  CHECK(stream_text.find("## streams: box:r=2  1920x1080x3  pinned host memory") != std::string::npos);
+  CHECK(stream_text.find("\n| cuda | NVIDIA H100 80GB HBM3 | fast | ok | 100 | 3 | 400.0 | 2.500 | 4.000 | 2.200 | "
+                         "88% | 1e-06 |  |\n") != std::string::npos);
+  CHECK(stream_text.find("\n| cpu | cpu | naive | skipped | - | - | - | - | - | - | - | - | "
+                         "no transfers to overlap on this backend |\n") != std::string::npos);
 }

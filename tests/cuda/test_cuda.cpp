@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/error.h"
+#include "common/fft_shape.h"
 #include "common/filter.h"
 #include "common/reference.h"
 #include "common/validate.h"
@@ -84,7 +86,7 @@ TEST_CASE("cuda: the device and the variants are listed as the report expects") 
   CHECK(device.properties.at(0).first == "compute capability");
   CHECK(cuda().unavailable_reason().empty());
   CHECK(cuda().variants() ==
-        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fast", "npp",
+        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fft", "fast", "npp",
                                  "npp-separable"});
 }
 
@@ -95,6 +97,54 @@ TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-
     cc::testing::check_integer_exact(cuda(), 0, variant);
   }
 }
+
+#ifdef CONVCOMPARE_WITH_CUFFT
+TEST_CASE("cuda: fft validates over the test matrix within its FFT bound") {
+  CHECK(cc::testing::check_variant_matrix(cuda(), 0, "fft") > 0);
+  cc::testing::check_integer_exact(cuda(), 0, "fft");
+}
+
+TEST_CASE("cuda: fft orients the asymmetric 5x3 filter file as a correlation, and --flip as a convolution") {
+  const cc::Filter filter = cc::load_filter_file(CONVCOMPARE_TEST_DATA "/filter_5x3.txt");
+  const cc::Image input = random_image(37, 23, 2, 21);
+  for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
+    for (const bool flip : {false, true}) {
+      INFO("border " << to_string(border) << (flip ? ", flip" : ""));
+      const cc::Problem problem = cc::make_problem(input, filter, border, flip);
+      const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
+      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+      CHECK(run.fft_tolerance);
+      const cc::Tolerance tolerance = cc::tolerance_for_run(run, problem, input);
+      const cc::Validation right = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
+      CHECK_MESSAGE(right.passed, right.message());
+      const cc::Problem mirrored = cc::make_problem(input, filter, border, !flip);
+      CHECK(cc::validate(run.output, cc::reference_convolve(input, mirrored), tolerance).max_abs_error >
+            100 * tolerance.value);
+    }
+  }
+}
+
+TEST_CASE("cuda: fft reports its device memory: two planes each way, the padded buffer, the spectrum, the work area") {
+  const cc::Image input = random_image(45, 31, 2, 22);
+  const cc::Filter filter = random_filter(5, 3, 23);
+  const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
+  const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
+  REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+  const std::size_t buffers = 2 * 2 * 45 * 31 * sizeof(float) + 2 * cc::fft_shape(problem).buffer_bytes();
+  CHECK(run.device_bytes >= buffers);
+  CHECK(run.device_bytes < buffers + (64u << 20));  // cuFFT's work area for a 50x35 transform is small
+  CHECK(run.compile_time.find("cuFFT 50x35") != std::string::npos);
+  CHECK(run.times.setup_ms > 0);
+}
+#else
+TEST_CASE("cuda: without cuFFT at build time fft is reported as skipped") {
+  const cc::Image input = random_image(16, 16, 1, 11);
+  const cc::BackendRun run = cuda().run(cc::make_problem(input, random_filter(3, 3, 12), cc::Border::Zero, false),
+                                        input, "fft", 0, quick_options());
+  CHECK(run.status == cc::Status::Skipped);
+  CHECK(run.reason == "cuFFT not found at build time");
+}
+#endif
 
 TEST_CASE("cuda: every phase is timed, pinned and pageable alike") {
   const cc::Image input = random_image(67, 45, 3, 1);
@@ -118,6 +168,41 @@ TEST_CASE("cuda: every phase is timed, pinned and pageable alike") {
     CHECK(times.host_to_host_ms > 0);
     CHECK(checked.run.compile_time.find("radius: run-time") == 0);
   }
+}
+
+TEST_CASE("cuda: reuse time and device memory are reported, device memory to the byte") {
+  const cc::Image input = random_image(37, 19, 2, 21);
+  const Checked global = run_and_validate("global", input, random_filter(3, 3, 22), cc::Border::Zero);
+  REQUIRE_MESSAGE(global.run.status == cc::Status::Ok, global.run.reason);
+  CHECK(global.run.times.reuse_ms > 0);
+  // An input and an output of two 37x19 float planes, and the 3x3 filter: as the OpenCL test counts.
+  CHECK(global.run.device_bytes == 2 * 2 * 37 * 19 * 4 + 9 * 4);
+  // Separable adds its one-plane temporary and holds a 3-tap row and a 3-tap column instead.
+  const Checked separable = run_and_validate("separable", input, random_separable_filter(3, 3, 23), cc::Border::Zero);
+  REQUIRE_MESSAGE(separable.run.status == cc::Status::Ok, separable.run.reason);
+  CHECK(separable.run.device_bytes == 2 * 2 * 37 * 19 * 4 + 37 * 19 * 4 + (3 + 3) * 4);
+}
+
+TEST_CASE("cuda: stream pushes five frames through three streams, pinned and pageable, and the last one validates") {
+  const cc::Image input = random_image(37, 19, 2, 24);
+  const cc::Problem problem = cc::make_problem(input, random_filter(5, 3, 25), cc::Border::Mirror, false);
+  const cc::Image reference = cc::reference_convolve(input, problem);
+  for (const bool pinned : {true, false}) {
+    for (const char* variant : {"global", "tiled", "texture"}) {
+      CAPTURE(pinned);
+      CAPTURE(variant);
+      const cc::StreamRun run = cuda().stream(problem, input, variant, 0, 5, quick_options(pinned));
+      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+      CHECK(run.queues == 3);
+      CHECK(run.total_ms > 0);
+      CHECK(run.serial_ms_per_frame > 0);
+      CHECK(run.h2d_ms_per_frame > 0);
+      CHECK(run.d2h_ms_per_frame > 0);
+      const cc::Validation validation = cc::validate(run.last_output, reference, cc::tolerance_for(problem, input));
+      CHECK_MESSAGE(validation.passed, validation.message());
+    }
+  }
+  CHECK_THROWS_AS(cuda().stream(problem, input, "global", 0, 0, quick_options()), cc::InputError);
 }
 
 TEST_CASE("cuda: a filter over 64 KB skips the constant-memory variants while global still validates") {

@@ -211,11 +211,12 @@ TEST_CASE("error codes become ApiError with the code's name, the call, file and 
 }
 
 TEST_CASE("variants in list order, and bad requests are input errors") {
-  CHECK(opencl().variants() == std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fast"});
+  CHECK(opencl().variants() ==
+        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fft", "fast"});
   if (!have_device()) return;
   const cc::Image input = ramp_image(8, 8);
   const cc::Filter filter = box_filter(3, 3, 1.0f);
-  CHECK_THROWS_AS(run_variant("fft", input, filter), cc::InputError);
+  CHECK_THROWS_AS(run_variant("npp", input, filter), cc::InputError);
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Zero, false);
   CHECK_THROWS_AS(opencl().run(problem, input, "global", 99, quick_options()), cc::InputError);
 }
@@ -236,6 +237,15 @@ TEST_CASE("matrix: texture") {
 }
 TEST_CASE("matrix: separable") {
   if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "separable") > 0);
+}
+TEST_CASE("matrix: fft") {
+  if (!have_device()) return;
+  const int ran = cc::testing::check_variant_matrix(opencl(), device_under_test(), "fft");
+#ifdef CONVCOMPARE_WITH_VKFFT
+  CHECK(ran > 0);
+#else
+  CHECK(ran == 0);  // skipped: VkFFT not found at build time
+#endif
 }
 TEST_CASE("matrix: fast") {
   if (have_device()) CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "fast") > 0);
@@ -277,6 +287,46 @@ TEST_CASE("timings, memory mode and compile options are reported") {
   }
 }
 
+TEST_CASE("reuse time and device memory are reported, device memory to the byte") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(37, 19, 2);
+  const cc::Filter filter = box_filter(3, 3, 1.0f);
+  const cc::BackendRun global = run_variant("global", input, filter);
+  REQUIRE_MESSAGE(global.status == cc::Status::Ok, global.reason);
+  CHECK(global.times.reuse_ms > 0);
+  // An input and an output of two 37x19 float planes, and the 3x3 filter.
+  CHECK(global.device_bytes == 2 * 2 * 37 * 19 * 4 + 9 * 4);
+  // Separable adds its one-plane temporary and holds a 3-tap row and a 3-tap column instead.
+  const cc::BackendRun separable = run_variant("separable", input, filter);
+  REQUIRE_MESSAGE(separable.status == cc::Status::Ok, separable.reason);
+  CHECK(separable.device_bytes == 2 * 2 * 37 * 19 * 4 + 37 * 19 * 4 + (3 + 3) * 4);
+}
+
+TEST_CASE("stream: five frames through three queues, pinned and pageable, and the last one validates") {
+  if (!have_device()) return;
+  const cc::Image input = ramp_image(37, 19, 2);
+  const cc::Filter filter = box_filter(5, 3, 0.5f);
+  const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
+  const cc::Image reference = cc::reference_convolve(input, problem);
+  for (const bool pinned : {true, false}) {
+    for (const char* variant : {"global", "tiled"}) {
+      CAPTURE(pinned);
+      CAPTURE(variant);
+      cc::RunOptions options = quick_options();
+      options.pinned = pinned;
+      const cc::StreamRun run = opencl().stream(problem, input, variant, device_under_test(), 5, options);
+      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+      CHECK(run.queues == 3);
+      CHECK(run.total_ms > 0);
+      for (double device_ms : {run.serial_ms_per_frame, run.h2d_ms_per_frame, run.d2h_ms_per_frame})
+        CHECK((std::isfinite(device_ms) && device_ms >= 0));
+      const cc::Validation validation = cc::validate(run.last_output, reference, cc::tolerance_for(problem, input));
+      CHECK_MESSAGE(validation.passed, validation.message());
+    }
+  }
+  CHECK_THROWS_AS(opencl().stream(problem, input, "global", device_under_test(), 0, quick_options()), cc::InputError);
+}
+
 TEST_CASE("fast is built with its radius and tile shape as -D options, and skips radii over its limit") {
   if (!have_device()) return;
   const cc::Image input = ramp_image(67, 45);
@@ -284,7 +334,12 @@ TEST_CASE("fast is built with its radius and tile shape as -D options, and skips
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
   CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
   CHECK(run.compile_time ==
-        "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_Y=8");
+        "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=1 -DOUT_Y=8");
+  // From radius 5 on, the rows scheme: eight outputs along a row per work-item, a rolled loop over rows.
+  const cc::BackendRun rows = run_variant("fast", input, box_filter(13, 11, 0.01f));
+  REQUIRE_MESSAGE(rows.status == cc::Status::Ok, rows.reason);
+  CHECK(check_against_reference(rows, input, box_filter(13, 11, 0.01f)).passed);
+  CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=8 -DOUT_Y=1"));
   const cc::BackendRun too_large = run_variant("fast", input, box_filter(67, 67, 1e-4f));
   CHECK(too_large.status == cc::Status::Skipped);
   CHECK(too_large.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");

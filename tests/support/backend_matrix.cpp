@@ -22,10 +22,12 @@ constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Bord
 // Variants that take only rank-1 filters get column x row filters; the others get arbitrary ones.
 bool needs_rank_one(std::string_view variant) { return variant.find("separable") != std::string_view::npos; }
 
-// What a variant may decline in this matrix without failing: a device without images, or a filter
-// the variant cannot take. Every other skip (a limit the matrix never approaches) is a failure.
+// What a variant may decline in this matrix without failing: a device without images, a filter the
+// variant cannot take, or a library missing at build time. Every other skip (a limit the matrix never
+// approaches) is a failure.
 bool legitimate_skip(const std::string& reason) {
-  return reason.find("not separable") != std::string::npos || reason.find("image support") != std::string::npos;
+  return reason.find("not separable") != std::string::npos || reason.find("image support") != std::string::npos ||
+         reason.find("not found at build time") != std::string::npos;
 }
 
 struct Case {
@@ -177,7 +179,8 @@ void check_integer_exact(Backend& backend, int device, std::string_view variant)
       c.border = border;
       c.flip = flip;
       c.pinned = !flip;
-      run_case(backend, device, variant, c, input, filter, true);
+      // An FFT is not exact even on integers (DESIGN.md 5): fft is held to its own bound instead.
+      run_case(backend, device, variant, c, input, filter, variant != "fft");
     }
 }
 

@@ -24,7 +24,7 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
                          const MatrixOptions& options = {});
 
 // An integer image and integer filter whose sums are exact in float: the result must match the
-// reference bit for bit, every border mode.
+// reference bit for bit, every border mode (fft: within its FFT bound, as no FFT is exact).
 void check_integer_exact(Backend& backend, int device, std::string_view variant);
 
 // The backend named `name` from make_backends(), or nullptr if not compiled in.

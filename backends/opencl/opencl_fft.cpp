@@ -1,0 +1,167 @@
+// opencl_fft.cpp: the `fft` variant's VkFFT plans (OpenCL backend) and per-plane sequence, every result checked.
+#include "backends/opencl/opencl_fft.h"
+
+#ifdef CONVCOMPARE_WITH_VKFFT
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#define VKFFT_BACKEND 3  // OpenCL; VkFFT is header-only and compiled once, here
+#include <vkFFT.h>
+
+#include "backends/opencl/cl_check.h"
+#include "common/error.h"
+
+namespace cc::opencl {
+
+namespace {
+
+// VkFFT 1.2 has no function that names its codes; these are the ones its OpenCL path returns.
+std::string result_name(VkFFTResult result) {
+  switch (result) {
+    case VKFFT_ERROR_MALLOC_FAILED: return "VKFFT_ERROR_MALLOC_FAILED";
+    case VKFFT_ERROR_INVALID_DEVICE: return "VKFFT_ERROR_INVALID_DEVICE";
+    case VKFFT_ERROR_INVALID_CONTEXT: return "VKFFT_ERROR_INVALID_CONTEXT";
+    case VKFFT_ERROR_UNSUPPORTED_RADIX: return "VKFFT_ERROR_UNSUPPORTED_RADIX";
+    case VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH: return "VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH";
+    case VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2C: return "VKFFT_ERROR_UNSUPPORTED_FFT_LENGTH_R2C";
+    case VKFFT_ERROR_FAILED_TO_ALLOCATE: return "VKFFT_ERROR_FAILED_TO_ALLOCATE";
+    case VKFFT_ERROR_FAILED_TO_GET_ATTRIBUTE: return "VKFFT_ERROR_FAILED_TO_GET_ATTRIBUTE";
+    case VKFFT_ERROR_FAILED_TO_CREATE_PROGRAM: return "VKFFT_ERROR_FAILED_TO_CREATE_PROGRAM";
+    case VKFFT_ERROR_FAILED_TO_COMPILE_PROGRAM: return "VKFFT_ERROR_FAILED_TO_COMPILE_PROGRAM";
+    case VKFFT_ERROR_FAILED_TO_CREATE_PIPELINE: return "VKFFT_ERROR_FAILED_TO_CREATE_PIPELINE";
+    case VKFFT_ERROR_FAILED_TO_SET_KERNEL_ARG: return "VKFFT_ERROR_FAILED_TO_SET_KERNEL_ARG";
+    case VKFFT_ERROR_FAILED_TO_LAUNCH_KERNEL: return "VKFFT_ERROR_FAILED_TO_LAUNCH_KERNEL";
+    default: return "VkFFTResult " + std::to_string(static_cast<int>(result));
+  }
+}
+
+void check(VkFFTResult result, const char* call, const char* file, int line, std::string detail = {}) {
+  if (result != VKFFT_SUCCESS) throw ApiError("VkFFT", result, result_name(result), call, file, line, std::move(detail));
+}
+
+#define CC_VKFFT_CHECK(expr) check((expr), #expr, __FILE__, __LINE__)
+
+std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+}  // namespace
+
+struct VkFftPlan::Application {
+  VkFFTApplication vkfft = {};
+};
+
+VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const cl::CommandQueue& queue,
+                     const FftShape& shape)
+    : application_(std::make_unique<Application>()),
+      device_(device()),
+      context_(context()),
+      queue_(queue()),
+      buffer_bytes_(shape.buffer_bytes()) {
+  VkFFTConfiguration configuration = {};
+  configuration.FFTdim = 2;
+  configuration.size[0] = static_cast<uint64_t>(shape.padded_width);
+  configuration.size[1] = static_cast<uint64_t>(shape.padded_height);
+  configuration.performR2C = 1;  // in place: rows of real_pitch floats, as FftShape lays them out
+  configuration.device = &device_;
+  configuration.context = &context_;
+  configuration.commandQueue = &queue_;  // used while planning only for Bluestein lengths, never ours
+  configuration.buffer = &buffer_;
+  configuration.bufferSize = &buffer_bytes_;
+  configuration.userTempBuffer = 1;  // each convolver brings its own, so concurrent queues share none
+  configuration.tempBuffer = &temporary_;
+  configuration.tempBufferSize = &buffer_bytes_;
+  const auto start = std::chrono::steady_clock::now();
+  const VkFFTResult result = initializeVkFFT(&application_->vkfft, configuration);
+  if (result != VKFFT_SUCCESS) {
+    deleteVkFFT(&application_->vkfft);  // idempotent: it nulls what it frees
+    check(result, "initializeVkFFT(&application, configuration)", __FILE__, __LINE__,
+          fmt::format("real-to-complex transform of {}x{}", shape.padded_width, shape.padded_height));
+  }
+  build_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+VkFftPlan::~VkFftPlan() { deleteVkFFT(&application_->vkfft); }
+
+bool VkFftPlan::needs_temporary() const {
+  const VkFFTApplication& vkfft = application_->vkfft;
+  for (int axis = 0; axis < 2; ++axis)
+    if (vkfft.localFFTPlan->numAxisUploads[axis] > 1 || vkfft.localFFTPlan_inverse->numAxisUploads[axis] > 1 ||
+        vkfft.useBluesteinFFT[axis])
+      return true;
+  return false;
+}
+
+void VkFftPlan::transform(const cl::CommandQueue& queue, const cl::Buffer& buffer, const cl::Buffer& temporary,
+                          int direction) {
+  queue_ = queue();
+  buffer_ = buffer();
+  temporary_ = temporary();
+  VkFFTLaunchParams launch = {};
+  launch.commandQueue = &queue_;
+  launch.buffer = &buffer_;
+  launch.tempBuffer = &temporary_;
+  CC_VKFFT_CHECK(VkFFTAppend(&application_->vkfft, direction, &launch));
+}
+
+FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,
+                           std::size_t group_x, std::size_t group_y, VkFftPlan& plan, const Problem& problem)
+    : args_(problem.conv_args()),
+      shape_(fft_shape(problem)),
+      plan_(plan),
+      padded_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
+      filter_spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
+      pad_(CC_CL_OUT(cl::Kernel(program, "fft_pad", err))),
+      multiply_(CC_CL_OUT(cl::Kernel(program, "fft_multiply", err))),
+      crop_(CC_CL_OUT(cl::Kernel(program, "fft_crop", err))),
+      group_x_(group_x),
+      group_y_(group_y) {
+  if (plan_.needs_temporary())
+    temporary_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err));
+  // The filter's spectrum: its reversed, scaled placement transformed in place by the same plan.
+  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
+  CC_CL(queue.enqueueWriteBuffer(filter_spectrum_, CL_FALSE, 0, shape_.buffer_bytes(), filter.data()));
+  plan_.forward(queue, filter_spectrum_, temporary_);
+  CC_CL(queue.finish());  // `filter` is freed on return
+}
+
+void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,
+                                  std::vector<cl::Event>* events) {
+  const auto event = [events]() -> cl::Event* {
+    if (!events) return nullptr;
+    events->emplace_back();
+    return &events->back();
+  };
+  const cl::NDRange group(group_x_, group_y_);
+  const int padded_height = shape_.padded_height, padded_pitch = shape_.real_pitch();
+  const int count = static_cast<int>(shape_.complex_count());
+
+  CC_CL(pad_.setArg(0, in));
+  CC_CL(pad_.setArg(1, padded_));
+  CC_CL(pad_.setArg(2, args_));
+  CC_CL(pad_.setArg(3, padded_height));
+  CC_CL(pad_.setArg(4, padded_pitch));
+  CC_CL(queue.enqueueNDRangeKernel(pad_, cl::NullRange,
+                                   cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
+                                   group, nullptr, event()));
+  plan_.forward(queue, padded_, temporary_);
+  CC_CL(multiply_.setArg(0, padded_));
+  CC_CL(multiply_.setArg(1, filter_spectrum_));
+  CC_CL(multiply_.setArg(2, count));
+  CC_CL(queue.enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
+                                   cl::NDRange(group_x_ * group_y_), nullptr, event()));
+  plan_.inverse(queue, padded_, temporary_);
+  CC_CL(crop_.setArg(0, padded_));
+  CC_CL(crop_.setArg(1, out));
+  CC_CL(crop_.setArg(2, args_));
+  CC_CL(crop_.setArg(3, padded_pitch));
+  CC_CL(queue.enqueueNDRangeKernel(crop_, cl::NullRange,
+                                   cl::NDRange(round_up(args_.width, group_x_), round_up(args_.height, group_y_)),
+                                   group, nullptr, event()));
+}
+
+}  // namespace cc::opencl
+
+#endif  // CONVCOMPARE_WITH_VKFFT

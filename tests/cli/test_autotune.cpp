@@ -1,0 +1,355 @@
+// test_autotune.cpp: --variant auto's chooser and its per-device cache, on OpenCL (PoCL on a CPU-only host).
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "backends/backend.h"
+#include "common/filter.h"
+#include "common/image_io.h"
+#include "common/problem.h"
+#include "tools/autotune.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A fresh directory under the system temp dir, removed with everything in it.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "convcompare-autotune-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+// Sets an environment variable for one scope, restoring the old value after.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> old;
+  ScopedEnv(std::string variable, const std::string& value) : name(std::move(variable)) {
+    if (const char* previous = getenv(name.c_str())) old = previous;
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old)
+      setenv(name.c_str(), old->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+};
+
+// What std::cerr received during the scope.
+struct CapturedStderr {
+  std::ostringstream text;
+  std::streambuf* previous = std::cerr.rdbuf(text.rdbuf());
+  ~CapturedStderr() { std::cerr.rdbuf(previous); }
+};
+
+// Forwards to a real backend, counting run() calls and keeping the last options, so a test can tell
+// a cache hit (no runs) from a measurement.
+class CountingBackend final : public cc::Backend {
+ public:
+  explicit CountingBackend(cc::Backend& inner) : inner_(inner) {}
+  std::string_view name() const override { return inner_.name(); }
+  const std::vector<cc::DeviceInfo>& devices() override { return inner_.devices(); }
+  std::string unavailable_reason() override { return inner_.unavailable_reason(); }
+  std::vector<std::string> variants() const override { return inner_.variants(); }
+  cc::BackendRun run(const cc::Problem& problem, const cc::Image& input, std::string_view variant, int device,
+                     const cc::RunOptions& options) override {
+    ++runs;
+    last_options = options;
+    return inner_.run(problem, input, variant, device, options);
+  }
+  int runs = 0;
+  cc::RunOptions last_options;
+
+ private:
+  cc::Backend& inner_;
+};
+
+// One OpenCL backend for every test, so PoCL compiles each program once; null without OpenCL or a device.
+cc::Backend* opencl_backend() {
+  static const std::unique_ptr<cc::Backend> backend = [] {
+    for (std::unique_ptr<cc::Backend>& candidate : cc::make_backends())
+      if (candidate->name() == "opencl" && !candidate->devices().empty()) return std::move(candidate);
+    return std::unique_ptr<cc::Backend>();
+  }();
+  if (!backend) MESSAGE("no OpenCL device: the autotune tests that run kernels are skipped");
+  return backend.get();
+}
+
+std::size_t auto_candidate_count(const cc::Backend& backend) {
+  return std::ranges::count_if(backend.variants(), [](const std::string& variant) {
+    return std::ranges::find(cc::kAutoCandidates, variant) != std::end(cc::kAutoCandidates);
+  });
+}
+
+json read_json(const fs::path& path) {
+  std::ifstream file(path);
+  return json::parse(file);
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  REQUIRE(file.good());
+}
+
+cc::DeviceInfo fake_device() {
+  cc::DeviceInfo device;
+  device.backend = "cuda";
+  device.id = "cuda:0";
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.properties = {{"driver version", "13.0"}, {"runtime version", "13.0"}};
+  return device;
+}
+
+cc::TuningKey sample_key() {
+  const cc::Image image = cc::make_default_image(96, 64, 1);
+  return cc::make_tuning_key("cuda", fake_device(),
+                             cc::make_problem(image, cc::parse_filter_spec("box:r=3"), cc::Border::Clamp, false));
+}
+
+cc::AutoChoice sample_choice() {
+  cc::AutoChoice choice;
+  choice.variant = "fast";
+  choice.measured = {{"fast", 0.262}, {"separable", 0.41}, {"fft", 1.9}};
+  return choice;
+}
+
+}  // namespace
+
+TEST_CASE("auto: summary names the winner, where the figures came from, and every measurement") {
+  cc::AutoChoice choice = sample_choice();
+  choice.from_cache = true;
+  CHECK(choice.summary() == "fast (cached; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms)");
+  choice.from_cache = false;
+  CHECK(choice.summary() == "fast (measured; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms)");
+  cc::AutoChoice none;
+  none.reason = "fast: too big";
+  CHECK(none.summary() == "none (fast: too big)");
+}
+
+TEST_CASE("auto: the tuning key holds the shape, radius, border, separability and versions") {
+  const cc::Image image = cc::make_default_image(96, 64, 3);
+  const cc::TuningKey box = cc::make_tuning_key(
+      "cuda", fake_device(), cc::make_problem(image, cc::parse_filter_spec("box:r=2"), cc::Border::Mirror, false));
+  CHECK(box.width == 96);
+  CHECK(box.height == 64);
+  CHECK(box.channels == 3);
+  CHECK(box.radius_x == 2);
+  CHECK(box.radius_y == 2);
+  CHECK(box.border == "mirror");
+  CHECK(box.separable);
+  CHECK(box.backend == "cuda");
+  CHECK(box.versions.find("driver version 13.0") != std::string::npos);
+  CHECK(box.versions.find("convcompare ") != std::string::npos);
+  const cc::TuningKey laplacian = cc::make_tuning_key(
+      "cuda", fake_device(), cc::make_problem(image, cc::parse_filter_spec("laplacian"), cc::Border::Mirror, false));
+  CHECK_FALSE(laplacian.separable);
+
+  cc::DeviceInfo updated = fake_device();
+  updated.properties[0].second = "13.1";
+  CHECK(cc::make_tuning_key("cuda", updated,
+                            cc::make_problem(image, cc::parse_filter_spec("box:r=2"), cc::Border::Mirror, false)) !=
+        box);
+}
+
+TEST_CASE("auto: the cache directory follows CONVCOMPARE_CACHE_DIR, then XDG_CACHE_HOME, then HOME") {
+  {
+    const ScopedEnv cache_dir("CONVCOMPARE_CACHE_DIR", "/tmp/cc-tests-cache");
+    CHECK(cc::TuningCache::default_directory() == "/tmp/cc-tests-cache");
+  }
+  const ScopedEnv cache_dir("CONVCOMPARE_CACHE_DIR", "");
+  {
+    const ScopedEnv xdg("XDG_CACHE_HOME", "/tmp/xdg");
+    CHECK(cc::TuningCache::default_directory() == "/tmp/xdg/convcompare");
+  }
+  const ScopedEnv xdg("XDG_CACHE_HOME", "relative/ignored");
+  const ScopedEnv home("HOME", "/home/someone");
+  CHECK(cc::TuningCache::default_directory() == "/home/someone/.cache/convcompare");
+}
+
+TEST_CASE("auto: the cache keeps one file per device and finds only the exact key") {
+  const TempDir dir;
+  cc::TuningCache cache(dir.path, fake_device());
+  CHECK(cache.file() == dir.path / "cuda-0_NVIDIA-H100-80GB-HBM3.json");
+  CHECK_FALSE(cache.find(sample_key()));
+  cache.store(sample_key(), sample_choice());
+  REQUIRE(fs::exists(cache.file()));
+
+  const cc::TuningCache reopened(dir.path, fake_device());
+  const std::optional<cc::AutoChoice> found = reopened.find(sample_key());
+  REQUIRE(found);
+  CHECK(found->from_cache);
+  CHECK(found->variant == "fast");
+  CHECK(found->measured == sample_choice().measured);
+  for (auto change : {+[](cc::TuningKey& key) { key.width += 1; }, +[](cc::TuningKey& key) { key.radius_y += 1; },
+                      +[](cc::TuningKey& key) { key.border = "wrap"; },
+                      +[](cc::TuningKey& key) { key.separable = !key.separable; },
+                      +[](cc::TuningKey& key) { key.versions += " changed"; }}) {
+    cc::TuningKey other = sample_key();
+    change(other);
+    CHECK_FALSE(reopened.find(other));
+  }
+
+  cc::AutoChoice replaced = sample_choice();
+  replaced.variant = "separable";
+  replaced.measured = {{"separable", 0.2}, {"fast", 0.3}};
+  cache.store(sample_key(), replaced);
+  const json document = read_json(cache.file());
+  CHECK(document.at("entries").size() == 1);
+  CHECK(document.at("device").at("name") == "NVIDIA H100 80GB HBM3");
+  CHECK(cc::TuningCache(dir.path, fake_device()).find(sample_key())->variant == "separable");
+}
+
+TEST_CASE("auto: an unreadable cache file is ignored with one warning and rewritten") {
+  const TempDir dir;
+  const fs::path file = cc::TuningCache(dir.path, fake_device()).file();
+  for (const std::string bad : {"not json {", R"({"format": 1, "entries": [{"key": {"width": 1}}]})",
+                                R"({"format": 99, "entries": []})", R"([1, 2])"}) {
+    CAPTURE(bad);
+    write_text(file, bad);
+    CapturedStderr err;
+    cc::TuningCache cache(dir.path, fake_device());
+    const std::string warning = err.text.str();
+    CHECK(warning.find("warning: ignoring the tuning cache") != std::string::npos);
+    CHECK(warning.find(file.string()) != std::string::npos);
+    CHECK(std::ranges::count(warning, '\n') == 1);
+    CHECK_FALSE(cache.find(sample_key()));
+    cache.store(sample_key(), sample_choice());
+    CHECK(read_json(file).at("entries").size() == 1);
+  }
+}
+
+TEST_CASE("auto: a cache directory that cannot be written is a warning, not an error") {
+  const TempDir dir;
+  write_text(dir.path / "not-a-directory", "");
+  cc::TuningCache cache(dir.path / "not-a-directory", fake_device());
+  CapturedStderr err;
+  CHECK_NOTHROW(cache.store(sample_key(), sample_choice()));
+  CHECK_NOTHROW(cache.store(sample_key(), sample_choice()));
+  CHECK(err.text.str().find("warning: tuning cache not saved") != std::string::npos);
+  CHECK(std::ranges::count(err.text.str(), '\n') == 1);
+  CHECK(cache.find(sample_key())->variant == "fast");  // still remembered for this process
+}
+
+TEST_CASE("auto: choose_variant measures the candidates once, then answers from the cache") {
+  cc::Backend* opencl = opencl_backend();
+  if (!opencl) return;
+  const TempDir dir;
+  const ScopedEnv cache_dir("CONVCOMPARE_CACHE_DIR", dir.path.string());
+  const cc::Image image = cc::make_default_image(96, 64, 1);
+  const int candidates = static_cast<int>(auto_candidate_count(*opencl));
+  REQUIRE(candidates >= 2);
+  cc::RunOptions options;
+  options.repetitions = 50;  // the tuning runs use their own short settings, not these
+  options.time_budget_s = 5;
+
+  for (const std::string spec : {"box:r=1", "box:r=7", "gaussian:sigma=2"}) {
+    CAPTURE(spec);
+    const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec(spec), cc::Border::Clamp, false);
+    CountingBackend counting(*opencl);
+    cc::TuningCache cache(cc::TuningCache::default_directory(), opencl->devices()[0]);
+    CHECK(cache.file().parent_path() == dir.path);
+
+    const cc::AutoChoice first = cc::choose_variant(counting, 0, problem, image, options, cache, false);
+    CHECK_FALSE(first.from_cache);
+    CHECK(counting.runs == candidates);
+    CHECK(counting.last_options.repetitions == cc::kTuningRepetitions);
+    CHECK(counting.last_options.warmup == cc::kTuningWarmup);
+    CHECK(counting.last_options.time_budget_s == cc::kTuningTimeBudgetS);
+    const std::vector<std::string> implemented = opencl->variants();
+    CHECK(std::ranges::find(implemented, first.variant) != implemented.end());
+    // A box and a Gaussian are rank-1: every OpenCL candidate runs on PoCL at these small radii.
+    REQUIRE(first.measured.size() == static_cast<std::size_t>(candidates));
+    const auto fastest = std::ranges::min_element(first.measured, {}, &std::pair<std::string, double>::second);
+    CHECK(first.measured.front() == *fastest);
+    CHECK(first.variant == fastest->first);
+    CHECK(first.summary().starts_with(first.variant + " (measured; "));
+
+    const json document = read_json(cache.file());
+    REQUIRE(document.at("entries").size() == 1);
+    CHECK(document["entries"][0]["key"]["radius_x"] == problem.radius_x());
+    CHECK(document["entries"][0]["choice"]["variant"] == first.variant);
+
+    const cc::AutoChoice second = cc::choose_variant(counting, 0, problem, image, options, cache, false);
+    CHECK(second.from_cache);
+    CHECK(counting.runs == candidates);  // nothing ran
+    CHECK(second.variant == first.variant);
+    CHECK(second.measured == first.measured);
+    CHECK(second.summary().starts_with(first.variant + " (cached; "));
+
+    // A new process (a new cache object over the same file) hits too.
+    cc::TuningCache reopened(dir.path, opencl->devices()[0]);
+    CHECK(cc::choose_variant(counting, 0, problem, image, options, reopened, false).from_cache);
+    CHECK(counting.runs == candidates);
+
+    const cc::AutoChoice retuned = cc::choose_variant(counting, 0, problem, image, options, reopened, true);
+    CHECK_FALSE(retuned.from_cache);
+    CHECK(counting.runs == 2 * candidates);
+    CHECK(cc::TuningCache(dir.path, opencl->devices()[0]).find(cc::make_tuning_key("opencl", opencl->devices()[0],
+                                                                                  problem))
+              ->measured == retuned.measured);
+    fs::remove(cache.file());
+  }
+}
+
+TEST_CASE("auto: choose_variant leaves out candidates that skip, and re-measures over a corrupt cache") {
+  cc::Backend* opencl = opencl_backend();
+  if (!opencl) return;
+  const TempDir dir;
+  const cc::Image image = cc::make_default_image(96, 64, 1);
+  // A Laplacian is not rank-1: the separable variant skips and must not be in `measured`.
+  const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec("laplacian"), cc::Border::Zero, false);
+  CountingBackend counting(*opencl);
+  const fs::path file = cc::TuningCache(dir.path, opencl->devices()[0]).file();
+  write_text(file, "{ truncated");
+
+  CapturedStderr err;
+  cc::TuningCache cache(dir.path, opencl->devices()[0]);
+  const cc::AutoChoice choice = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
+  CHECK(err.text.str().find("ignoring the tuning cache") != std::string::npos);
+  CHECK_FALSE(choice.from_cache);
+  CHECK(counting.runs == static_cast<int>(auto_candidate_count(*opencl)));
+  CHECK(choice.measured.size() == auto_candidate_count(*opencl) - 1);
+  CHECK(std::ranges::none_of(choice.measured, [](const auto& entry) { return entry.first == "separable"; }));
+  CHECK(read_json(file).at("entries")[0]["choice"]["variant"] == choice.variant);
+}
+
+TEST_CASE("auto: a backend with one candidate (cpu: fast) still measures it once and caches it") {
+  std::unique_ptr<cc::Backend> cpu;
+  for (std::unique_ptr<cc::Backend>& backend : cc::make_backends())
+    if (backend->name() == "cpu") cpu = std::move(backend);
+  REQUIRE(cpu);
+  REQUIRE(auto_candidate_count(*cpu) == 1);
+  const TempDir dir;
+  const cc::Image image = cc::make_default_image(96, 64, 1);
+  const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec("box:r=1"), cc::Border::Zero, false);
+  CountingBackend counting(*cpu);
+  cc::TuningCache cache(dir.path, cpu->devices()[0]);
+  const cc::AutoChoice first = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
+  CHECK(first.variant == "fast");
+  CHECK(first.measured.size() == 1);
+  CHECK(counting.runs == 1);
+  const cc::AutoChoice second = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
+  CHECK(second.from_cache);
+  CHECK(second.summary().starts_with("fast (cached; fast "));
+  CHECK(counting.runs == 1);
+}

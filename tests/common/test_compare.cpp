@@ -1,0 +1,364 @@
+// test_compare.cpp: reading JSON reports back (errors, round trip), --compare verdicts and the merged table.
+#include <doctest/doctest.h>
+
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/compare.h"
+#include "common/error.h"
+#include "common/report_read.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A run of box:r=1 on a 2048x2048 grey image whose kernel median is `median_ms` with a relative
+// spread (stddev / median) of `spread` over 10 samples.
+cc::RunRecord timed_run(std::string backend, std::string device, std::string variant, cc::Status status,
+                        double median_ms, double spread = 0.01) {
+  cc::RunRecord r;
+  r.backend = std::move(backend), r.device = std::move(device), r.variant = std::move(variant);
+  r.filter = "box:r=1", r.border = "zero", r.memory = "pinned";
+  r.width = 2048, r.height = 2048, r.channels = 1, r.radius_x = 1, r.radius_y = 1;
+  r.status = status;
+  if (status != cc::Status::Skipped) {
+    r.times.kernel_ms = {median_ms, median_ms * 0.9, median_ms * 1.1, median_ms, median_ms * spread, 10};
+    r.max_abs_error = 2e-6, r.rel_l2_error = 1e-7, r.tolerance = 4e-5;
+  }
+  if (status == cc::Status::Failed) r.reason = "pixel (0, 0) channel 0: got 0, expected 1";
+  if (status == cc::Status::Skipped) r.reason = "not on this device";
+  cc::derive_rates(r);
+  return r;
+}
+
+// Every field of every record set, NaN where a measurement can be absent, so a field the reader
+// forgets shows up as a difference in the round trip.
+cc::Report full_report() {
+  cc::Report report;
+  report.tool_version = "1.2.3";
+  report.environment = {{"host", "gpu-box"}, {"compiler", "GCC 12.2"}, {"OpenCL platforms", "OpenCL 3.0 CUDA"}};
+  report.devices = {{"cpu", "cpu", "AMD EPYC 7B13", {{"threads", "2"}}, {}},
+                    {"cuda", "cuda:0", "NVIDIA H100 80GB HBM3", {{"sm", "9.0"}, {"constant", "65536"}}, {3012.46, 51234.2}}};
+  cc::RunRecord cuda = timed_run("cuda", "NVIDIA H100 80GB HBM3", "tiled", cc::Status::Ok, 0.0421);
+  cuda.flip = true, cuda.exact = true, cuda.border = "mirror", cuda.memory = "pageable";
+  cuda.times.build_ms = 12.5, cuda.times.setup_ms = 0.11, cuda.times.h2d_ms = 0.3, cuda.times.d2h_ms = 0.31;
+  cuda.times.kernel_batch_ms = 0.0401, cuda.times.host_to_host_ms = 1.2, cuda.times.reuse_ms = 0.8;
+  cuda.device_mb = 32.5, cuda.bound = "dram", cuda.bound_percent = 63.4;
+  cuda.compile_time = "radius: compile-time", cuda.output = "out/cuda-tiled.png";
+  report.runs = {timed_run("cpu", "cpu", "naive", cc::Status::Ok, 812.25), cuda,
+                 timed_run("opencl", "NVIDIA H100", "texture", cc::Status::Skipped, 0),
+                 timed_run("opencl", "NVIDIA H100", "global", cc::Status::Failed, 0.05)};
+  report.runs[2].reason = "image2d_t unsupported, \"mirror\" needs normalized coordinates";
+
+  cc::StreamRecord stream;
+  stream.backend = "cuda", stream.device = "NVIDIA H100 80GB HBM3", stream.variant = "fast", stream.filter = "box:r=2";
+  stream.width = 1920, stream.height = 1080, stream.channels = 3, stream.frames = 100, stream.memory = "pinned";
+  stream.status = cc::Status::Ok, stream.queues = 3, stream.total_ms = 250, stream.frames_per_s = 400;
+  stream.serial_ms_per_frame = 4, stream.pcie_floor_ms_per_frame = 2.2, stream.floor_fraction = 0.88;
+  stream.max_abs_error = 1e-6;
+  cc::StreamRecord skipped = stream;
+  skipped.backend = "cpu", skipped.status = cc::Status::Skipped, skipped.reason = "no transfers to overlap";
+  skipped.queues = 0, skipped.total_ms = skipped.frames_per_s = skipped.floor_fraction = cc::kNotMeasured;
+  report.streams = {stream, skipped};
+  return report;
+}
+
+std::string json_text(const cc::Report& report) {
+  std::ostringstream out;
+  cc::write_json(report, out);
+  return out.str();
+}
+
+// The InputError message `action` throws, or "" (a failed CHECK) when it throws none.
+std::string input_error(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const cc::InputError& error) {
+    CHECK(std::string(error.what()).find('\n') == std::string::npos);  // one line
+    return error.what();
+  }
+  FAIL_CHECK("no InputError");
+  return "";
+}
+
+std::string parse_error(std::string_view text) {
+  return input_error([&] { cc::parse_json_report(text, "baseline.json"); });
+}
+
+// full_report()'s JSON with `edit` applied to it.
+std::string edited(const std::function<void(nlohmann::ordered_json&)>& edit) {
+  auto json = nlohmann::ordered_json::parse(json_text(full_report()));
+  edit(json);
+  return json.dump(2);
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "convcompare-compare-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+std::vector<std::string> words_of(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// The words of the first line that starts with `first_word` (after the line containing `after`).
+std::vector<std::string> row_words(const std::string& text, const std::string& first_word, const std::string& after = "") {
+  std::istringstream in(text);
+  bool seen = after.empty();
+  for (std::string line; std::getline(in, line);) {
+    const auto words = words_of(line);
+    if (seen && !words.empty() && words[0] == first_word) return words;
+    seen |= !after.empty() && line.find(after) != std::string::npos;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("report_read: write, read, write gives the same text, NaN, streams and peaks included") {
+  const cc::Report report = full_report();
+  const std::string text = json_text(report);
+  const cc::Report back = cc::parse_json_report(text, "report.json");
+  CHECK(json_text(back) == text);
+
+  REQUIRE(back.runs.size() == 4);
+  const cc::RunRecord& cuda = back.runs[1];
+  CHECK(cuda.flip);
+  CHECK(cuda.exact);
+  CHECK(cuda.memory == "pageable");
+  CHECK(cuda.times.kernel_ms.median == 0.0421);
+  CHECK(cuda.times.kernel_ms.samples == 10);
+  CHECK(cuda.times.reuse_ms == 0.8);
+  CHECK(cuda.bound == "dram");
+  CHECK(cuda.bound_percent == 63.4);
+  CHECK(std::isnan(back.runs[0].times.h2d_ms));  // null -> kNotMeasured
+  CHECK(std::isnan(back.runs[0].device_mb));
+  CHECK(back.runs[2].status == cc::Status::Skipped);
+  CHECK(back.runs[2].times.kernel_ms.samples == 0);
+  CHECK(back.runs[2].reason == report.runs[2].reason);
+  CHECK(back.runs[3].status == cc::Status::Failed);
+  CHECK(back.devices[1].peaks.copy_gb_per_s == 3012.46);
+  CHECK(std::isnan(back.devices[0].peaks.fma_gflop_per_s));
+  CHECK(back.devices[1].properties == report.devices[1].properties);
+  CHECK(back.environment == report.environment);  // in the written order
+  REQUIRE(back.streams.size() == 2);
+  CHECK(back.streams[0].floor_fraction == 0.88);
+  CHECK(back.streams[1].status == cc::Status::Skipped);
+  CHECK(std::isnan(back.streams[1].total_ms));
+
+  TempDir dir;
+  const std::string path = (dir.path / "report.json").string();
+  std::ofstream(path) << text;
+  CHECK(json_text(cc::read_json_report(path)) == text);
+}
+
+TEST_CASE("report_read: a report from before the newer fields reads, the fields not measured") {
+  const cc::Report old = cc::parse_json_report(edited([](auto& json) {
+    json.erase("streams");
+    for (auto& device : json["devices"]) device.erase("peaks");
+    for (auto& run : json["runs"])
+      for (const char* key : {"reuse_ms", "device_mb", "bound", "bound_percent"}) run.erase(key);
+  }), "old.json");
+  REQUIRE(old.runs.size() == 4);
+  CHECK(std::isnan(old.runs[1].times.reuse_ms));
+  CHECK(old.runs[1].bound.empty());
+  CHECK(std::isnan(old.devices[1].peaks.copy_gb_per_s));
+  CHECK(old.streams.empty());
+  CHECK(old.runs[1].times.h2d_ms == 0.3);
+}
+
+TEST_CASE("report_read: bad input is one InputError line naming the file and the problem") {
+  CHECK(parse_error("{}") == "baseline.json: not a convcompare report (no \"runs\" array)");
+  CHECK(parse_error("[1, 2]") == "baseline.json: not a convcompare report (no \"runs\" array)");
+  CHECK(parse_error(R"({"runs": {}})") == "baseline.json: not a convcompare report (no \"runs\" array)");
+  CHECK(parse_error("{\n  \"runs\": [\n    oops\n  ]\n}").starts_with("baseline.json: line 3: JSON parse error: syntax error"));
+  CHECK(parse_error("").starts_with("baseline.json: line 1: JSON parse error: "));
+  CHECK(parse_error(R"({"runs": [1]})") == "baseline.json: run 1: not an object but number");
+
+  CHECK(parse_error(edited([](auto& json) { json["runs"][1].erase("variant"); })) ==
+        "baseline.json: run 2: missing \"variant\"");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][0].erase("kernel_ms"); })) ==
+        "baseline.json: run 1: missing \"kernel_ms\"");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][0]["kernel_ms"].erase("median"); })) ==
+        "baseline.json: run 1: kernel_ms: missing \"median\"");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][0]["width"] = "wide"; })) ==
+        "baseline.json: run 1: \"width\" must be an integer, not string");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][0]["height"] = 1.5; })) ==
+        "baseline.json: run 1: \"height\" must be an integer, not 1.5");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][0]["channels"] = 1e10; })) ==
+        "baseline.json: run 1: \"channels\" must be an integer, not 10000000000.0");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][3]["status"] = "maybe"; })) ==
+        "baseline.json: run 4: \"status\" is \"maybe\", not ok, failed or skipped");
+  CHECK(parse_error(edited([](auto& json) { json["runs"][0]["h2d_ms"] = "fast"; })) ==
+        "baseline.json: run 1: \"h2d_ms\" must be a number, not string");
+  CHECK(parse_error(edited([](auto& json) { json["devices"][1]["peaks"]["copy_gb_per_s"] = true; })) ==
+        "baseline.json: device 2: peaks: \"copy_gb_per_s\" must be a number, not boolean");
+  CHECK(parse_error(edited([](auto& json) { json["environment"]["host"] = 7; })) ==
+        "baseline.json: environment: \"host\" must be a string, not 7");
+  CHECK(parse_error(edited([](auto& json) { json["streams"] = "none"; })) ==
+        "baseline.json: \"streams\" must be an array, not string");
+  CHECK(parse_error(edited([](auto& json) { json["streams"][0].erase("frames_per_s"), json["streams"][1]["status"] = 0; })) ==
+        "baseline.json: stream 2: \"status\" must be a string, not 0");
+
+  TempDir dir;
+  const std::string missing = (dir.path / "baseline.json").string();
+  CHECK(input_error([&] { cc::read_json_report(missing); }) == missing + ": cannot open: No such file or directory");
+  CHECK(input_error([&] { cc::read_json_report(dir.path.string()); }) == dir.path.string() + ": cannot read: it is a directory");
+  // Sparse, so the test writes nothing: the size alone is refused before any byte is read.
+  const std::string huge = (dir.path / "huge.json").string();
+  std::ofstream(huge).put('{');
+  fs::resize_file(huge, cc::kMaxReportBytes + 1);
+  CHECK(input_error([&] { cc::read_json_report(huge); }) == huge + ": over the 256 MB limit for a report");
+}
+
+TEST_CASE("compare: the noise rule, max(5%, 2 x (baseline spread + current spread))") {
+  const cc::Stats quiet{1.0, 0.98, 1.02, 1.0, 0.01, 10};  // 1% spread
+  const cc::Stats noisy{1.0, 0.9, 1.1, 1.0, 0.05, 10};    // 5% spread
+  const cc::Stats single{1.0, 1.0, 1.0, 1.0, 0.0, 1};     // one sample: 10% assumed
+  CHECK(cc::relative_spread(quiet) == doctest::Approx(0.01));
+  CHECK(cc::relative_spread(single) == doctest::Approx(0.10));
+  CHECK(cc::noise_threshold(quiet, quiet) == doctest::Approx(0.05));  // 2 x 2% = 4%, under the 5% floor
+  CHECK(cc::noise_threshold(noisy, noisy) == doctest::Approx(0.20));
+  CHECK(cc::noise_threshold(quiet, noisy) == doctest::Approx(0.12));
+  CHECK(cc::noise_threshold(single, quiet) == doctest::Approx(0.22));
+}
+
+TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
+  const std::string h100 = "NVIDIA H100 80GB HBM3";
+  cc::Report baseline, current;
+  auto both = [&](cc::RunRecord before, cc::RunRecord after) {
+    baseline.runs.push_back(std::move(before));
+    current.runs.push_back(std::move(after));
+  };
+  using cc::Status;
+  both(timed_run("cuda", h100, "global", Status::Ok, 1.0), timed_run("cuda", h100, "global", Status::Ok, 1.10));
+  both(timed_run("cuda", h100, "tiled", Status::Ok, 1.0), timed_run("cuda", h100, "tiled", Status::Ok, 1.04));
+  both(timed_run("cuda", h100, "fast", Status::Ok, 1.0), timed_run("cuda", h100, "fast", Status::Ok, 0.90));
+  // 15% slower, but with 5% spread on each side 20% is needed.
+  both(timed_run("opencl", h100, "global", Status::Ok, 1.0, 0.05), timed_run("opencl", h100, "global", Status::Ok, 1.15, 0.05));
+  both(timed_run("cuda", h100, "texture", Status::Ok, 1.0), timed_run("cuda", h100, "texture", Status::Failed, 1.0));
+  both(timed_run("opencl", h100, "texture", Status::Failed, 1.0), timed_run("opencl", h100, "texture", Status::Ok, 1.0));
+  both(timed_run("opencl", h100, "tiled", Status::Ok, 1.0), timed_run("opencl", h100, "tiled", Status::Skipped, 0));
+  both(timed_run("cpu", "cpu", "naive", Status::Skipped, 0), timed_run("cpu", "cpu", "naive", Status::Skipped, 0));
+  baseline.runs.push_back(timed_run("cuda", h100, "npp", Status::Ok, 1.0));
+  current.runs.push_back(timed_run("opencl", h100, "fast", Status::Ok, 1.0));
+  // The same run with pageable host memory is another run: new here, and its pinned twin missing.
+  cc::RunRecord pageable = timed_run("cuda", h100, "separable", Status::Ok, 1.0);
+  baseline.runs.push_back(pageable);
+  pageable.memory = "pageable";
+  current.runs.push_back(pageable);
+
+  const std::vector<cc::Comparison> comparisons = cc::compare_reports(baseline, current);
+  using cc::Verdict;
+  const std::vector<Verdict> expected = {
+      Verdict::Slower,        Verdict::Unchanged,    Verdict::Faster, Verdict::Unchanged,
+      Verdict::StoppedValidating, Verdict::NowValidating, Verdict::NewlySkipped, Verdict::Unchanged,
+      Verdict::New,           Verdict::New,          Verdict::Missing, Verdict::Missing};
+  REQUIRE(comparisons.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CAPTURE(i);
+    CHECK(cc::to_string(comparisons[i].verdict) == cc::to_string(expected[i]));
+  }
+  CHECK(comparisons[0].ratio == doctest::Approx(1.10));
+  CHECK(comparisons[0].threshold == doctest::Approx(0.05));
+  CHECK(comparisons[3].threshold == doctest::Approx(0.20));
+  CHECK(std::isnan(comparisons[4].ratio));  // no time compared for a failed run
+  CHECK_FALSE(comparisons[8].baseline);
+  CHECK(comparisons[8].current->variant == "fast");
+  CHECK(comparisons[10].baseline->variant == "npp");
+  CHECK_FALSE(comparisons[10].current);
+  CHECK(comparisons[11].baseline->memory == "pinned");
+
+  std::ostringstream out;
+  cc::print_comparison(comparisons, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.ends_with("\n1 slower, 1 stopped validating, 1 newly skipped, 2 missing, 1 faster, 1 now validating, "
+                       "2 new, 3 unchanged\n"));
+  // Regressions are the lines marked "!": the slower run and the one that stopped validating.
+  std::vector<std::vector<std::string>> marked;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("!")) marked.push_back(words_of(line));
+  REQUIRE(marked.size() == 2);
+  CHECK(marked[0] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "global", "pinned", "1.000", "1.100",
+                                              "1.10", "5%", "slower"});
+  CHECK(marked[1] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "texture", "pinned", "1.000", "FAILED",
+                                              "-", "-", "stopped", "validating"});
+  CHECK(text.find("\nbox:r=1  2048x2048x1  border zero\n") != std::string::npos);
+  CHECK(row_words(text, "opencl") == std::vector<std::string>{"opencl", "NVIDIA", "H100", "80..", "global", "pinned", "1.000",
+                                                               "1.150", "1.15", "20%", "unchanged"});
+}
+
+TEST_CASE("compare: pairs the runs one identity has twice in order, and says when there is nothing") {
+  cc::Report baseline, current;
+  baseline.runs = {timed_run("cpu", "cpu", "fast", cc::Status::Ok, 1.0), timed_run("cpu", "cpu", "fast", cc::Status::Ok, 2.0)};
+  current.runs = {timed_run("cpu", "cpu", "fast", cc::Status::Ok, 1.0), timed_run("cpu", "cpu", "fast", cc::Status::Ok, 1.0)};
+  const auto comparisons = cc::compare_reports(baseline, current);
+  REQUIRE(comparisons.size() == 2);
+  CHECK(comparisons[0].verdict == cc::Verdict::Unchanged);
+  CHECK(comparisons[1].verdict == cc::Verdict::Faster);
+
+  std::ostringstream out;
+  cc::print_comparison({}, out);
+  CHECK(out.str() == "nothing to compare: neither report has runs\n");
+}
+
+TEST_CASE("merge: one table per problem, a column per report, backend and device, ratios to the first") {
+  cc::Report amd, nvidia;
+  amd.environment = {{"host", "amd-box"}};
+  amd.devices = {{"opencl", "opencl:0:0", "gfx1100", {}, {}}};
+  nvidia.environment = {{"compiler", "GCC 12"}, {"host", "h100-node"}};
+  nvidia.devices = {{"cuda", "cuda:0", "NVIDIA H100", {}, {3000, 50000}}, {"opencl", "opencl:0:0", "NVIDIA H100", {}, {}}};
+  using cc::Status;
+  amd.runs = {timed_run("opencl", "gfx1100", "global", Status::Ok, 2.0), timed_run("opencl", "gfx1100", "tiled", Status::Ok, 1.0),
+              timed_run("opencl", "gfx1100", "texture", Status::Skipped, 0)};
+  nvidia.runs = {timed_run("cuda", "NVIDIA H100", "global", Status::Ok, 1.0), timed_run("cuda", "NVIDIA H100", "tiled", Status::Ok, 0.5),
+                 timed_run("cuda", "NVIDIA H100", "texture", Status::Failed, 0.4), timed_run("cuda", "NVIDIA H100", "npp", Status::Ok, 0.25),
+                 timed_run("opencl", "NVIDIA H100", "global", Status::Ok, 1.1), timed_run("opencl", "NVIDIA H100", "tiled", Status::Ok, 0.6)};
+  cc::RunRecord other_problem = timed_run("cuda", "NVIDIA H100", "global", Status::Ok, 3.0);
+  other_problem.filter = "gaussian:sigma=2", other_problem.border = "mirror";
+  nvidia.runs.push_back(other_problem);
+
+  std::ostringstream out;
+  cc::print_merged({amd, nvidia}, {"amd", "nvidia"}, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.starts_with("amd: host amd-box\n  opencl:0:0  gfx1100\nnvidia: host h100-node\n"
+                         "  cuda:0  NVIDIA H100  (copy 3000 GB/s, FMA 50000 GFLOP/s)\n  opencl:0:0  NVIDIA H100\n"));
+  CHECK(text.find("\nbox:r=1  2048x2048x1  border zero  (kernel median, ms)\n") != std::string::npos);
+  CHECK(row_words(text, "variant") == std::vector<std::string>{"variant", "amd", "nvidia", "nvidia"});
+  CHECK(row_words(text, "opencl") == std::vector<std::string>{"opencl", "cuda", "opencl"});
+  CHECK(row_words(text, "global") == std::vector<std::string>{"global", "2.000", "1.000", "1.100"});
+  CHECK(row_words(text, "tiled") == std::vector<std::string>{"tiled", "1.000", "0.500", "0.600"});
+  CHECK(row_words(text, "texture") == std::vector<std::string>{"texture", "skipped", "FAILED", "-"});
+  CHECK(row_words(text, "npp") == std::vector<std::string>{"npp", "-", "0.250", "-"});
+  CHECK(text.find("ratio to amd opencl gfx1100 (below 1: faster)\n") != std::string::npos);
+  CHECK(row_words(text, "global", "ratio to") == std::vector<std::string>{"global", "1.00", "0.50", "0.55"});
+  CHECK(row_words(text, "tiled", "ratio to") == std::vector<std::string>{"tiled", "1.00", "0.50", "0.60"});
+  CHECK(row_words(text, "texture", "ratio to").empty());  // no time in the first column: no ratio line
+
+  // The second problem ran on one machine only: one column, nothing to take a ratio of.
+  CHECK(text.find("\ngaussian:sigma=2  2048x2048x1  border mirror  (kernel median, ms)\n") != std::string::npos);
+  CHECK(row_words(text, "variant", "gaussian") == std::vector<std::string>{"variant", "nvidia"});
+  CHECK(row_words(text, "global", "gaussian") == std::vector<std::string>{"global", "3.000"});
+  CHECK(text.find("ratio to nvidia") == std::string::npos);
+}

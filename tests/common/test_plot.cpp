@@ -1,0 +1,250 @@
+// test_plot.cpp: --plot pictures (SVG text, PNG pixels, which runs they show) and the contact sheet.
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "common/contact_sheet.h"
+#include "common/error.h"
+#include "common/image_io.h"
+#include "common/plot.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "convcompare-plot-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+cc::RunRecord run(std::string backend, std::string device, std::string variant, int radius, double kernel_ms,
+                  std::string memory = "pinned", int size = 1024) {
+  cc::RunRecord r;
+  r.backend = std::move(backend), r.device = std::move(device), r.variant = std::move(variant);
+  r.filter = "box:r=" + std::to_string(radius);
+  r.width = r.height = size, r.channels = 1, r.radius_x = r.radius_y = radius;
+  r.border = "zero";
+  r.status = cc::Status::Ok;
+  r.memory = std::move(memory);
+  r.times.kernel_ms = cc::summarize({kernel_ms});
+  if (r.backend != "cpu") r.times.setup_ms = 0.25, r.times.h2d_ms = 0.5, r.times.d2h_ms = 0.125;
+  cc::derive_rates(r);
+  return r;
+}
+
+// CUDA and OpenCL, three variants, radii 1..4, pinned and pageable, plus a CPU run.
+cc::Report sweep_report() {
+  cc::Report report;
+  for (int radius = 1; radius <= 4; ++radius)
+    for (const char* variant : {"global", "tiled", "fast"})
+      for (const char* memory : {"pinned", "pageable"}) {
+        report.runs.push_back(run("cuda", "cuda:0", variant, radius, 0.1 * radius, memory));
+        report.runs.push_back(run("opencl", "opencl:0:0", variant, radius, 0.12 * radius, memory));
+      }
+  report.runs.push_back(run("cpu", "cpu", "naive", 1, 40, ""));
+  return report;
+}
+
+// Pixels of exactly this colour in a loaded 3-channel PNG.
+int count_colour(const cc::Image& image, int r, int g, int b) {
+  int count = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x)
+      count += image.at(0, y, x) == r && image.at(1, y, x) == g && image.at(2, y, x) == b;
+  return count;
+}
+
+cc::Image filled(int width, int height, std::vector<float> values, bool eight_bit = true) {
+  cc::Image image(width, height, static_cast<int>(values.size()), eight_bit);
+  for (int c = 0; c < image.channels; ++c)
+    for (std::size_t i = 0; i < image.plane_size(); ++i) image.plane(c)[i] = values[c];
+  return image;
+}
+
+}  // namespace
+
+TEST_CASE("plot: check_plot_path accepts .png and .svg in an existing directory only") {
+  TempDir dir;
+  CHECK_NOTHROW(cc::check_plot_path(dir.file("a.png")));
+  CHECK_NOTHROW(cc::check_plot_path(dir.file("a.SVG")));
+  CHECK_NOTHROW(cc::check_plot_path("plot.png"));  // the current directory
+  CHECK_THROWS_AS(cc::check_plot_path(dir.file("a.jpg")), cc::InputError);
+  CHECK_THROWS_AS(cc::check_plot_path(dir.file("png")), cc::InputError);
+  CHECK_THROWS_AS(cc::check_plot_path(dir.file("missing/a.png")), cc::InputError);
+  CHECK_THROWS_AS(cc::write_plot(sweep_report(), dir.file("a.jpg")), cc::InputError);
+}
+
+TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phase bars") {
+  TempDir dir;
+  cc::write_plot(sweep_report(), dir.file("p.svg"));
+  const std::string svg = read_text(dir.file("p.svg"));
+  CHECK(svg.starts_with("<?xml"));
+  CHECK(occurrences(svg, "<svg ") == 1);
+  CHECK(svg.ends_with("</svg>\n"));
+  CHECK(occurrences(svg, "<text ") == occurrences(svg, "</text>"));
+  for (const char* name :
+       {"cuda global", "cuda tiled", "cuda fast", "opencl global", "opencl tiled", "opencl fast", "cpu naive"})
+    CHECK_MESSAGE(svg.find(fmt::format(">{}</text>", name)) != std::string::npos, name);
+  CHECK(svg.find("filter radius") != std::string::npos);
+  CHECK(svg.find("MPix/s (log scale)") != std::string::npos);
+  CHECK(svg.find("image 1024x1024x1, border zero") != std::string::npos);  // what was held fixed
+  // Lines of one variant share a colour and differ by dash: the OpenCL ones are dashed.
+  CHECK(occurrences(svg, "stroke=\"#2ca02c\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>") >=
+        2);  // cuda tiled
+  CHECK(occurrences(svg, "stroke=\"#2ca02c\" stroke-width=\"2.5\" stroke-linejoin=\"round\" stroke-dasharray") >=
+        2);
+  // Phase bars: global at the smallest radius, pinned beside pageable; 0.25 + 0.5 + 0.1 + 0.125 ms.
+  const std::size_t pinned = svg.find(">cuda global pinned<"), pageable = svg.find(">cuda global pageable<");
+  REQUIRE(pinned != std::string::npos);
+  REQUIRE(pageable != std::string::npos);
+  CHECK(pinned < pageable);
+  CHECK(svg.find(">0.975 ms<") != std::string::npos);
+  CHECK(svg.find(">40.0 ms<") != std::string::npos);  // the CPU: kernel only, no transfers
+}
+
+TEST_CASE("plot: which runs are drawn") {
+  TempDir dir;
+  const std::string path = dir.file("p.svg");
+
+  SUBCASE("one radius, several sizes: size on a log axis") {
+    cc::Report report;
+    for (int size : {256, 512, 1024})
+      report.runs.push_back(run("cuda", "cuda:0", "global", 2, size / 1000.0, "pinned", size));
+    cc::write_plot(report, path);
+    const std::string svg = read_text(path);
+    CHECK(svg.find("image size, megapixels (log scale)") != std::string::npos);
+    CHECK(svg.find("radius 2, 1024x1024") != std::string::npos);  // the phase bars at the largest size
+  }
+  SUBCASE("the swept filter wins over a one-off, failed runs and other variants' absence are fine") {
+    cc::Report report = sweep_report();
+    cc::RunRecord other = run("cuda", "cuda:0", "texture", 1, 0.1);
+    other.filter = "sobel-x";
+    report.runs.push_back(other);
+    cc::RunRecord failed = run("cuda", "cuda:0", "constant", 2, 0.1);
+    failed.status = cc::Status::Failed;
+    report.runs.push_back(failed);
+    cc::write_plot(report, path);
+    const std::string svg = read_text(path);
+    CHECK(svg.find("against filter radius: box,") != std::string::npos);
+    CHECK(svg.find("cuda texture") == std::string::npos);
+    CHECK(svg.find("cuda constant") == std::string::npos);
+  }
+  SUBCASE("one point per series: bars of MPix/s; no global: the first ok variant; two OpenCL devices named") {
+    cc::Report report;
+    report.runs.push_back(run("opencl", "opencl:0:0", "tiled", 3, 0.2));
+    report.runs.push_back(run("opencl", "opencl:1:0", "fast", 3, 0.1));
+    cc::write_plot(report, path);
+    const std::string svg = read_text(path);
+    CHECK(svg.find(">MPix/s, higher is better<") != std::string::npos);
+    CHECK(svg.find(">opencl:1:0 fast<") != std::string::npos);
+    CHECK(svg.find(">opencl:0:0 tiled pinned<") != std::string::npos);
+  }
+  SUBCASE("text is escaped") {
+    cc::Report report;
+    report.runs.push_back(run("cuda", "cuda:0", "global", 1, 0.1));
+    report.runs.back().filter = "file:a<b&c.txt";
+    cc::write_plot(report, path);
+    const std::string svg = read_text(path);
+    CHECK(svg.find("file:a&lt;b&amp;c.txt") != std::string::npos);
+    CHECK(svg.find("a<b") == std::string::npos);
+  }
+  SUBCASE("no validated runs: a picture that says so") {
+    cc::Report report;
+    report.runs.push_back(run("cuda", "cuda:0", "global", 1, 0.1));
+    report.runs.back().status = cc::Status::Skipped;
+    cc::write_plot(report, path);
+    CHECK(read_text(path).find(">no validated runs<") != std::string::npos);
+    cc::write_plot(cc::Report{}, path);
+    CHECK(read_text(path).find(">no validated runs<") != std::string::npos);
+  }
+}
+
+TEST_CASE("plot: the PNG loads back at its size with the series drawn in their colours") {
+  TempDir dir;
+  cc::write_plot(sweep_report(), dir.file("p.png"));
+  const cc::Image png = cc::load_image(dir.file("p.png"));
+  CHECK(png.width == 1200);
+  CHECK(png.height == 900);
+  REQUIRE(png.channels == 3);
+  CHECK(count_colour(png, 255, 255, 255) > png.width * png.height / 2);  // mostly background
+  CHECK(count_colour(png, 44, 160, 44) > 100);                           // tiled's green: lines, markers, legend
+  CHECK(count_colour(png, 227, 119, 194) > 100);                         // fast's pink
+  CHECK(count_colour(png, 213, 94, 0) > 100);                            // the kernel segment of the phase bars
+  CHECK(count_colour(png, 214, 39, 40) == 0);                            // texture's red: not in this report
+
+  cc::write_plot(cc::Report{}, dir.file("empty.png"));
+  const cc::Image empty = cc::load_image(dir.file("empty.png"));
+  CHECK(empty.width == 1200);
+  CHECK(count_colour(empty, 255, 255, 255) < empty.width * empty.height);  // the message is drawn
+}
+
+TEST_CASE("contact sheet: rows of at most four tiles") {
+  TempDir dir;
+  const cc::Image tile = filled(40, 30, {128});
+  std::vector<int> widths, heights;
+  for (int count = 1; count <= 6; ++count) {
+    std::vector<cc::LabelledImage> tiles(count, {"tile", &tile});
+    cc::write_contact_sheet(tiles, dir.file("sheet.png"));
+    const cc::Image sheet = cc::load_image(dir.file("sheet.png"));
+    CHECK(count_colour(sheet, 128, 128, 128) == count * 40 * 30);
+    widths.push_back(sheet.width), heights.push_back(sheet.height);
+  }
+  const int cell = widths[1] - widths[0];
+  CHECK(cell > 40);
+  CHECK(widths[2] == widths[0] + 2 * cell);
+  CHECK(widths[3] == widths[0] + 3 * cell);
+  CHECK(widths[4] == widths[3]);
+  CHECK(widths[5] == widths[3]);
+  CHECK(heights[3] == heights[0]);
+  CHECK(heights[4] > heights[0] + 30);
+  CHECK(heights[5] == heights[4]);
+  CHECK_THROWS_AS(cc::write_contact_sheet({}, dir.file("none.png")), cc::InputError);
+}
+
+TEST_CASE("contact sheet: scaling, grey, colour and float tiles") {
+  TempDir dir;
+  const std::string path = dir.file("sheet.png");
+  const cc::Image large = filled(1000, 500, {0, 255, 0});
+  const cc::Image rgba = filled(20, 10, {200, 50, 10, 0});
+  const cc::Image grey_alpha = filled(20, 10, {90, 255});
+  cc::Image grey(20, 10, 1, true);     // left half 100, right half 300 (clamped to 255)
+  cc::Image floats(20, 10, 1, false);  // left half -7, right half 3: black and white after stretching
+  for (int y = 0; y < 10; ++y)
+    for (int x = 0; x < 20; ++x) grey.at(0, y, x) = x < 10 ? 100 : 300, floats.at(0, y, x) = x < 10 ? -7 : 3;
+  cc::write_contact_sheet(
+      {{"large", &large}, {"rgba", &rgba}, {"grey+alpha", &grey_alpha}, {"grey", &grey}, {"float", &floats}},
+      path);
+  const cc::Image sheet = cc::load_image(path);
+  CHECK(count_colour(sheet, 0, 255, 0) == 384 * 192);  // longer side down to 384, aspect kept
+  CHECK(count_colour(sheet, 200, 50, 10) == 200);
+  CHECK(count_colour(sheet, 90, 90, 90) == 200);
+  CHECK(count_colour(sheet, 100, 100, 100) == 100);
+  CHECK(count_colour(sheet, 255, 255, 255) == 200);  // grey's clamped half and the float image's maximum
+  CHECK(count_colour(sheet, 0, 0, 0) == 100);
+}

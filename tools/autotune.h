@@ -1,0 +1,92 @@
+// autotune.h: --variant auto: picks the fastest variant per (size, radius, device), measured once and cached per device.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.h"
+#include "common/image.h"
+#include "common/problem.h"
+#include "common/record.h"
+
+namespace cc {
+
+// The variants auto chooses among: every one of the project's own single-pass and two-pass forms, so
+// that "auto" is never slower than the best of them by more than the timing noise. Left out: naive (a
+// one-thread CPU baseline) and npp / npp-separable (vendor baselines, not this project's variants).
+// The tile shape is not tuned here: `fast` picks its shape per radius at compile time
+// (common/fast_shape.h), and no backend exposes the shape as a run option, so auto tunes the variant.
+inline constexpr std::string_view kAutoCandidates[] = {"global",    "constant", "tiled", "texture",
+                                                       "separable", "fft",      "fast"};
+
+// Tuning runs are short: enough for a stable median of a few launches, not a benchmark.
+inline constexpr int kTuningRepetitions = 5;
+inline constexpr int kTuningWarmup = 1;
+inline constexpr double kTuningTimeBudgetS = 0.3;
+
+struct AutoChoice {
+  std::string variant;      // the winner, e.g. "fast"; empty when no candidate could run (see reason)
+  bool from_cache = false;  // true: no measurement this time
+  // Candidate -> median kernel ms (this time or cached), fastest first; skipped candidates absent.
+  std::vector<std::pair<std::string, double>> measured;
+  std::string reason;  // when variant is empty: why each candidate was skipped
+
+  // For the report's compile_time column: "fast (cached; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms)".
+  std::string summary() const;
+};
+
+// What a measurement depends on. A new driver, runtime or convcompare version changes `versions`,
+// so a cached choice made with other kernels or another compiler is never reused.
+struct TuningKey {
+  int width = 0, height = 0, channels = 0, radius_x = 0, radius_y = 0;
+  std::string border;      // "zero", "clamp", ...
+  bool separable = false;  // rank-1 filter: the separable variant can run
+  std::string backend;     // "cuda", "opencl", "cpu"
+  std::string versions;    // the device's driver / runtime / platform versions and convcompare's
+
+  bool operator==(const TuningKey&) const = default;
+};
+
+TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, const Problem& problem);
+
+// One JSON file per device under the user's cache directory, holding every choice made on it. The
+// cache only saves time: a file that cannot be read or parsed is ignored with one warning on stderr
+// and rebuilt, and a directory that cannot be written is warned about once; neither is an error.
+// Two processes tuning the same device at once: the file is replaced atomically, last writer wins.
+class TuningCache {
+ public:
+  // $CONVCOMPARE_CACHE_DIR when set (tests), else $XDG_CACHE_HOME/convcompare, else
+  // ~/.cache/convcompare (the temp directory when there is no home).
+  static std::filesystem::path default_directory();
+
+  // Reads the device's file if there is one (the directory is created on the first store).
+  TuningCache(std::filesystem::path directory, const DeviceInfo& device);
+
+  std::optional<AutoChoice> find(const TuningKey& key) const;  // from_cache is set on the result
+  void store(const TuningKey& key, const AutoChoice& choice);  // replaces any entry under key, writes the file
+
+  const std::filesystem::path& file() const { return file_; }  // e.g. ".../cuda-0_NVIDIA-H100-80GB-HBM3.json"
+
+ private:
+  void write() const;
+
+  std::filesystem::path file_;
+  DeviceInfo device_;
+  std::vector<std::pair<TuningKey, AutoChoice>> entries_;
+  mutable bool warned_unwritable_ = false;
+};
+
+// Runs each candidate the backend implements once through backend.run() with the short tuning
+// options above and picks the lowest median kernel time; the exact winner, no setup-cost trade-offs.
+// A cache hit (unless `retune`) returns without running anything; a fresh choice is stored. Results
+// are not validated here: the driver validates the "auto" row it runs with the winner. Candidates
+// that skip or throw ApiError are left out (their reasons go to `reason` when none is left). A
+// single candidate (the CPU backend's fast) is measured and cached too, so every auto row reads alike.
+AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,
+                          const RunOptions& options, TuningCache& cache, bool retune);
+
+}  // namespace cc

@@ -1,0 +1,34 @@
+// progress.h: done/total, elapsed and an estimate on stderr, for jobs long enough to need one.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+namespace cc {
+
+// Silent for the first few seconds, so short jobs print nothing. At a terminal one line is rewritten
+// in place after every step; into a log a line is written at most every ten seconds.
+class Progress {
+ public:
+  Progress(std::size_t total, std::ostream& out, bool terminal);
+  ~Progress();  // ends the rewritten line, if one was started
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  void step(const std::string& what);  // one unit of work is about to start
+
+  // "[12/96] 0:41 elapsed, about 4:47 left: cuda fast box:r=7"
+  static std::string line(std::size_t done, std::size_t total, double elapsed_s, const std::string& what);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::size_t total_, done_ = 0;
+  std::ostream& out_;
+  bool terminal_;
+  bool line_open_ = false;
+  Clock::time_point start_ = Clock::now(), last_print_{};
+};
+
+}  // namespace cc
