@@ -30,7 +30,7 @@ check() {
   checks=$((checks + 1))
   local log=$work/$checks.log csv=$work/$checks.csv out=$work/$checks.out
   # No cap on the reports: VkFFT_main's must not crowd out any other.
-  oclgrind --max-errors 100000000 "${grind[@]}" --log "$log" "$exe" --backend opencl --size "${size:-33x17}" \
+  oclgrind --max-errors 100000000 "${grind[@]}" --log "$log" "$exe" --backend opencl --no-peaks --size "${size:-33x17}" \
     --repetitions 1 --warmup 0 --quiet --csv "$csv" "$@" >"$out" 2>&1
   local status=$?
   local ok
@@ -82,7 +82,7 @@ checks=$((checks + 1))
 kernels=$work/kernels
 cp -r "$(dirname "${BASH_SOURCE[0]}")/../kernels_cl" "$kernels"
 sed -i '/^ *barrier(CLK_LOCAL_MEM_FENCE);/d' "$kernels/tiled.cl"
-oclgrind --data-races --log "$work/race.log" "$exe" --backend opencl --variant tiled --size 33x17 --filter box:r=2 \
+oclgrind --data-races --log "$work/race.log" "$exe" --backend opencl --no-peaks --variant tiled --size 33x17 --filter box:r=2 \
   --repetitions 1 --warmup 0 --quiet --kernel-dir "$kernels" >/dev/null 2>&1
 if grep -q 'barrier(CLK_LOCAL_MEM_FENCE)' "$kernels/tiled.cl" || ! grep -q 'data race' "$work/race.log"; then
   failures=$((failures + 1))

@@ -152,6 +152,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                  "Also push N frames through upload, filter and download, overlapped, per GPU variant")
       ->type_name("N")
       ->check(CLI::Range(1, 100000));
+  app.add_flag("!--no-peaks", config.measure_peaks,
+               "Do not measure the devices' copy and FMA rates (no % of bound; for simulators such as Oclgrind)");
   app.add_flag("--retune", config.retune, "--variant auto: measure the candidates again and rewrite the cache");
   CLI::App* merge = app.add_subcommand("merge", "Print one side-by-side table from saved --json reports");
   merge->add_option("reports", config.merge_reports, "JSON reports written by --json, from any machines")

@@ -34,7 +34,8 @@ struct Config {
   std::string plot_path;            // .png or .svg
   std::string compare_path;         // baseline JSON report
   int stream_frames = 0;            // --stream N: also push N frames through with overlap
-  bool retune = false;              // --variant auto: measure again instead of using the cache
+  bool retune = false;
+  bool measure_peaks = true;        // the device block's copy and FMA rates (off for simulators)              // --variant auto: measure again instead of using the cache
   std::vector<std::string> merge_reports;  // `convcompare merge a.json b.json ...`
 };
 
