@@ -451,14 +451,10 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
 // --stream: the same target with N frames overlapped, validated (last frame) by the run's own bound.
 StreamRecord stream_target(const Target& target, const RunRecord& run, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options) {
-  StreamRecord record;
-  record.backend = target.backend_name;
-  record.device = target.device_id;
-  record.variant = target.variant;
-  record.filter = problem.filter.spec;
-  record.width = problem.width;
-  record.height = problem.height;
-  record.channels = problem.channels;
+  StreamRecord record;  // the run's identity, so a stream row names exactly the run it repeats
+  std::tie(record.backend, record.device, record.variant, record.filter) =
+      std::tie(run.backend, run.device, run.variant, run.filter);
+  std::tie(record.width, record.height, record.channels) = std::tie(run.width, run.height, run.channels);
   record.frames = frames;
   record.memory = options.pinned ? "pinned" : "pageable";
   if (run.status != Status::Ok) {
@@ -652,7 +648,8 @@ int run_job(const Config& config) {
   std::vector<SheetTile> sheet;
 
   for (const auto& [width, height] : sizes) {
-    if (job.sizes.size() > 0) image = make_default_image(width, height, config.channels);
+    if (!job.sizes.empty() && (image.width != width || image.height != height))
+      image = make_default_image(width, height, config.channels);
     sheet.clear();  // the sheet shows the last (largest) size of a sweep
     if (!config.output_dir.empty()) sheet.push_back({"original", image});
     for (const Filter& filter : job.filters) {

@@ -16,27 +16,14 @@
 #include "common/image_io.h"
 #include "common/problem.h"
 #include "tools/autotune.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
+using cc::test::TempDir;
 
-// A fresh directory under the system temp dir, removed with everything in it.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "convcompare-autotune-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
+namespace {
 
 // Sets an environment variable for one scope, restoring the old value after.
 struct ScopedEnv {
@@ -187,7 +174,7 @@ TEST_CASE("auto: the cache directory follows CONVCOMPARE_CACHE_DIR, then XDG_CAC
 }
 
 TEST_CASE("auto: the cache keeps one file per device and finds only the exact key") {
-  const TempDir dir;
+  const TempDir dir("autotune");
   cc::TuningCache cache(dir.path, fake_device());
   CHECK(cache.file() == dir.path / "cuda-0_NVIDIA-H100-80GB-HBM3.json");
   CHECK_FALSE(cache.find(sample_key()));
@@ -220,7 +207,7 @@ TEST_CASE("auto: the cache keeps one file per device and finds only the exact ke
 }
 
 TEST_CASE("auto: an unreadable cache file is ignored with one warning and rewritten") {
-  const TempDir dir;
+  const TempDir dir("autotune");
   const fs::path file = cc::TuningCache(dir.path, fake_device()).file();
   for (const std::string bad : {"not json {", R"({"format": 1, "entries": [{"key": {"width": 1}}]})",
                                 R"({"format": 99, "entries": []})", R"([1, 2])"}) {
@@ -239,7 +226,7 @@ TEST_CASE("auto: an unreadable cache file is ignored with one warning and rewrit
 }
 
 TEST_CASE("auto: a cache directory that cannot be written is a warning, not an error") {
-  const TempDir dir;
+  const TempDir dir("autotune");
   write_text(dir.path / "not-a-directory", "");
   cc::TuningCache cache(dir.path / "not-a-directory", fake_device());
   CapturedStderr err;
@@ -253,7 +240,7 @@ TEST_CASE("auto: a cache directory that cannot be written is a warning, not an e
 TEST_CASE("auto: choose_variant measures the candidates once, then answers from the cache") {
   cc::Backend* opencl = opencl_backend();
   if (!opencl) return;
-  const TempDir dir;
+  const TempDir dir("autotune");
   const ScopedEnv cache_dir("CONVCOMPARE_CACHE_DIR", dir.path.string());
   const cc::Image image = cc::make_default_image(96, 64, 1);
   const int candidates = static_cast<int>(auto_candidate_count(*opencl));
@@ -314,7 +301,7 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
 TEST_CASE("auto: choose_variant leaves out candidates that skip, and re-measures over a corrupt cache") {
   cc::Backend* opencl = opencl_backend();
   if (!opencl) return;
-  const TempDir dir;
+  const TempDir dir("autotune");
   const cc::Image image = cc::make_default_image(96, 64, 1);
   // A Laplacian is not rank-1: the separable variant skips and must not be in `measured`.
   const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec("laplacian"), cc::Border::Zero, false);
@@ -339,7 +326,7 @@ TEST_CASE("auto: a backend with one candidate (cpu: fast) still measures it once
     if (backend->name() == "cpu") cpu = std::move(backend);
   REQUIRE(cpu);
   REQUIRE(auto_candidate_count(*cpu) == 1);
-  const TempDir dir;
+  const TempDir dir("autotune");
   const cc::Image image = cc::make_default_image(96, 64, 1);
   const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec("box:r=1"), cc::Border::Zero, false);
   CountingBackend counting(*cpu);

@@ -18,10 +18,13 @@
 #include "common/report.h"
 #include "common/variants.h"
 #include "run_command.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using cc::test::CommandResult;
 using nlohmann::json;
+
+using cc::test::TempDir;
 
 namespace {
 
@@ -31,23 +34,6 @@ CommandResult convcompare(std::vector<std::string> args) {
   REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
   return result;
 }
-
-// A fresh directory under the system temp dir, removed with everything in it.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "convcompare-cli-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream file(path, std::ios::binary);
@@ -197,7 +183,7 @@ TEST_CASE("a CPU run validates naive and fast for every default filter, with a c
 }
 
 TEST_CASE("--json writes the DESIGN.md report schema") {
-  TempDir dir;
+  TempDir dir("cli");
   const json report = run_to_json(dir, small_cpu_run({"--channels", "3", "--filter", "box:r=2", "--filter",
                                                       "gaussian:sigma=1,r=3", "--border", "clamp", "--pageable"}));
   CHECK(report["tool"]["name"] == "convcompare");
@@ -242,7 +228,7 @@ TEST_CASE("--json writes the DESIGN.md report schema") {
 }
 
 TEST_CASE("--time-budget decides how many of the --repetitions launches are timed") {
-  TempDir dir;
+  TempDir dir("cli");
   const auto samples = [&](const std::string& budget) {
     const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity",
                                           "--repetitions", "5", "--warmup", "1", "--time-budget", budget});
@@ -255,7 +241,7 @@ TEST_CASE("--time-budget decides how many of the --repetitions launches are time
 }
 
 TEST_CASE("--csv has the report's columns and one line per run; --markdown is written") {
-  TempDir dir;
+  TempDir dir("cli");
   const CommandResult result =
       convcompare(small_cpu_run({"--filter", "sobel-x", "--csv", dir / "runs.csv", "--markdown", dir / "report.md"}));
   REQUIRE(result.status == 0);
@@ -275,7 +261,7 @@ TEST_CASE("--csv has the report's columns and one line per run; --markdown is wr
 }
 
 TEST_CASE("a report path that is a symlink is written through, not replaced (think --json /dev/stdout)") {
-  TempDir dir;
+  TempDir dir("cli");
   write_file(dir / "target.json", "old");
   fs::create_symlink(dir / "target.json", dir / "link.json");
   const CommandResult result =
@@ -286,7 +272,7 @@ TEST_CASE("a report path that is a symlink is written through, not replaced (thi
 }
 
 TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JSON names them") {
-  TempDir dir;
+  TempDir dir("cli");
   const std::string out_dir = dir / "results";  // does not exist yet
   const json report = run_to_json(
       dir, small_cpu_run({"--channels", "3", "--filter", "emboss", "--border", "zero,wrap", "--output-dir", out_dir}));
@@ -311,7 +297,7 @@ TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JS
 }
 
 TEST_CASE("float input gives PFM results; --output-format pfm does too for 8-bit input") {
-  TempDir dir;
+  TempDir dir("cli");
   cc::Image input(9, 7, 1, false);
   for (std::size_t i = 0; i < input.data.size(); ++i) input.data[i] = 0.125f * static_cast<float>(i) - 2.5f;
   cc::save_pfm(input, dir / "input.pfm");
@@ -337,7 +323,7 @@ TEST_CASE("float input gives PFM results; --output-format pfm does too for 8-bit
 }
 
 TEST_CASE("every border mode with --flip validates, and the report says which ran") {
-  TempDir dir;
+  TempDir dir("cli");
   const json report =
       run_to_json(dir, small_cpu_run({"--filter", "emboss", "--border", "zero,clamp,mirror,wrap", "--flip"}));
   REQUIRE(report["runs"].size() == 8);
@@ -351,7 +337,7 @@ TEST_CASE("every border mode with --flip validates, and the report says which ra
 }
 
 TEST_CASE("--variant and --device narrow what runs") {
-  TempDir dir;
+  TempDir dir("cli");
   const json naive_only = run_to_json(dir, small_cpu_run({"--variant", "naive", "--filter", "identity"}));
   REQUIRE(naive_only["runs"].size() == 1);
   CHECK(naive_only["runs"][0]["variant"] == "naive");
@@ -368,7 +354,7 @@ TEST_CASE("--variant and --device narrow what runs") {
 
 #ifndef CONVCOMPARE_WITH_CUDA
 TEST_CASE("a backend this binary lacks is reported skipped, with the reason, and is not a failure") {
-  TempDir dir;
+  TempDir dir("cli");
   const CommandResult result = convcompare(
       small_cpu_run({"--backend", "cpu,cuda", "--filter", "identity", "--quiet", "--json", dir / "report.json"}));
   CHECK(result.status == 0);
@@ -393,7 +379,7 @@ TEST_CASE("a kernel that computes a wrong result fails validation: exit status 1
     MESSAGE("no OpenCL device here: the failing-validation check did not run");
     return;
   }
-  TempDir dir;
+  TempDir dir("cli");
   std::string kernel = read_file(CONVCOMPARE_SOURCE_DIR "/kernels_cl/global.cl");
   const std::string loop = "fy < args.filter_height";
   const std::size_t at = kernel.find(loop);
@@ -429,7 +415,7 @@ TEST_CASE("a kernel that computes a wrong result fails validation: exit status 1
 #endif
 
 TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, before any slow work") {
-  TempDir dir;
+  TempDir dir("cli");
   // A PNG the tool wrote, cut in half.
   REQUIRE(
       convcompare(small_cpu_run({"--variant", "naive", "--filter", "identity", "--output-dir", dir / "png", "--quiet"}))
@@ -523,7 +509,7 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
 }
 
 TEST_CASE("--sweep runs the grid of radii and sizes, one run per point, radii in the filter names") {
-  TempDir dir;
+  TempDir dir("cli");
   const json report = run_to_json(dir, {"--backend", "cpu", "--variant", "fast", "--repetitions", "1", "--warmup",
                                         "0", "--sweep", "radius=1..2,4", "--sweep", "size=16..40"});
   // Sizes double from the first and end on the last: 16, 32, 40.
@@ -546,7 +532,7 @@ TEST_CASE("--sweep runs the grid of radii and sizes, one run per point, radii in
 }
 
 TEST_CASE("--sweep, --plot, --stream, --memory and --compare reject bad values with one line") {
-  TempDir dir;
+  TempDir dir("cli");
   write_file(dir / "not-json.json", "{ runs: ");
   write_file(dir / "other.json", R"({"tool": {"name": "other"}})");
   const auto small = [&](std::vector<std::string> extra) { return small_cpu_run(std::move(extra)); };
@@ -570,7 +556,7 @@ TEST_CASE("--sweep, --plot, --stream, --memory and --compare reject bad values w
 }
 
 TEST_CASE("--plot draws PNG and SVG; --output-dir adds a contact sheet of the original and each filter") {
-  TempDir dir;
+  TempDir dir("cli");
   const std::vector<std::string> sweep = {"--variant", "naive,fast", "--sweep", "radius=1..3", "--quiet"};
   for (const std::string name : {"plot.svg", "plot.png"}) {
     std::vector<std::string> args = small_cpu_run(sweep);
@@ -595,7 +581,7 @@ TEST_CASE("--plot draws PNG and SVG; --output-dir adds a contact sheet of the or
 }
 
 TEST_CASE("--memory both runs every target pinned and pageable") {
-  TempDir dir;
+  TempDir dir("cli");
   const json report = run_to_json(dir, small_cpu_run({"--variant", "fast", "--filter", "box:r=1", "--memory", "both"}));
   CHECK(report["runs"].size() == 2);
   const json pageable = run_to_json(dir, small_cpu_run({"--variant", "fast", "--filter", "box:r=1", "--pinned",
@@ -604,7 +590,7 @@ TEST_CASE("--memory both runs every target pinned and pageable") {
 }
 
 TEST_CASE("--compare marks a run that stopped validating; merge prints one table from two reports") {
-  TempDir dir;
+  TempDir dir("cli");
   const std::vector<std::string> run = small_cpu_run({"--variant", "fast", "--filter", "box:r=1", "--quiet"});
   std::vector<std::string> first = run;
   first.insert(first.end(), {"--json", dir / "a.json"});
@@ -634,7 +620,7 @@ TEST_CASE("--compare marks a run that stopped validating; merge prints one table
 }
 
 TEST_CASE("--variant auto chooses among the backend's variants, caches the choice and says so") {
-  TempDir dir;
+  TempDir dir("cli");
   REQUIRE(setenv("CONVCOMPARE_CACHE_DIR", (dir / "cache").c_str(), 1) == 0);
   const json first = run_to_json(dir, small_cpu_run({"--variant", "auto", "--filter", "box:r=1"}));
   REQUIRE(first["runs"].size() == 1);

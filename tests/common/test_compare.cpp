@@ -14,8 +14,11 @@
 #include "common/compare.h"
 #include "common/error.h"
 #include "common/report_read.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
+
+using cc::test::TempDir;
 
 namespace {
 
@@ -99,19 +102,6 @@ std::string edited(const std::function<void(nlohmann::ordered_json&)>& edit) {
   return json.dump(2);
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "convcompare-compare-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
 std::vector<std::string> words_of(const std::string& line) {
   std::vector<std::string> words;
   std::istringstream in(line);
@@ -164,7 +154,7 @@ TEST_CASE("report_read: write, read, write gives the same text, NaN, streams and
   CHECK(back.streams[1].status == cc::Status::Skipped);
   CHECK(std::isnan(back.streams[1].total_ms));
 
-  TempDir dir;
+  TempDir dir("compare");
   const std::string path = (dir.path / "report.json").string();
   std::ofstream(path) << text;
   CHECK(json_text(cc::read_json_report(path)) == text);
@@ -218,7 +208,7 @@ TEST_CASE("report_read: bad input is one InputError line naming the file and the
   CHECK(parse_error(edited([](auto& json) { json["streams"][0].erase("frames_per_s"), json["streams"][1]["status"] = 0; })) ==
         "baseline.json: stream 2: \"status\" must be a string, not 0");
 
-  TempDir dir;
+  TempDir dir("compare");
   const std::string missing = (dir.path / "baseline.json").string();
   CHECK(input_error([&] { cc::read_json_report(missing); }) == missing + ": cannot open: No such file or directory");
   CHECK(input_error([&] { cc::read_json_report(dir.path.string()); }) == dir.path.string() + ": cannot read: it is a directory");

@@ -21,25 +21,13 @@
 
 #include "common/error.h"
 #include "common/image_io.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 
-namespace {
+using cc::test::TempDir;
 
-// A fresh directory per test case, removed with everything in it at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "convcompare-io-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+namespace {
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -112,7 +100,7 @@ TEST_CASE("check_image_size accepts the limits and names what it refuses") {
 }
 
 TEST_CASE("PNG round trip keeps integer 0..255 values exactly, for 1 to 4 channels") {
-  TempDir dir;
+  TempDir dir("io");
   for (int channels = 1; channels <= 4; ++channels) {
     CAPTURE(channels);
     const cc::Image original = ramp(13, 7, channels);
@@ -130,7 +118,7 @@ TEST_CASE("PNG round trip keeps integer 0..255 values exactly, for 1 to 4 channe
 }
 
 TEST_CASE("save_png rounds to nearest and clamps to 0..255") {
-  TempDir dir;
+  TempDir dir("io");
   cc::Image image(6, 1, 1);
   image.data = {12.4f, 12.6f, -5.0f, 300.0f, 254.5f, std::numeric_limits<float>::quiet_NaN()};
   cc::save_png(image, dir.file("rounded.png"));
@@ -138,7 +126,7 @@ TEST_CASE("save_png rounds to nearest and clamps to 0..255") {
 }
 
 TEST_CASE("PFM round trip keeps every float bit, 1 and 3 channels") {
-  TempDir dir;
+  TempDir dir("io");
   const std::vector<float> special = {0.1f,
                                       -0.0f,
                                       1e30f,
@@ -166,7 +154,7 @@ TEST_CASE("PFM round trip keeps every float bit, 1 and 3 channels") {
 }
 
 TEST_CASE("PFM rows are stored bottom to top and RGB is interleaved") {
-  TempDir dir;
+  TempDir dir("io");
   // 2x2 grey: the file's first row is the image's bottom row.
   write_bytes(dir.file("grey.pfm"),
               "Pf\n2 2\n-1.0\n" + little_endian(1) + little_endian(2) + little_endian(3) + little_endian(4));
@@ -184,7 +172,7 @@ TEST_CASE("PFM rows are stored bottom to top and RGB is interleaved") {
 }
 
 TEST_CASE("PFM: big endian, free header spacing, and exactly one whitespace byte after the scale") {
-  TempDir dir;
+  TempDir dir("io");
   write_bytes(dir.file("be.pfm"), "Pf\n2 1\n1.0\n" + big_endian(1.5f) + big_endian(-2.25f));
   CHECK(cc::load_image(dir.file("be.pfm")).data == std::vector<float>{1.5f, -2.25f});
 
@@ -197,7 +185,7 @@ TEST_CASE("PFM: big endian, free header spacing, and exactly one whitespace byte
 }
 
 TEST_CASE("JPEG files are read through libjpeg-turbo (stb without it), BMP files through stb") {
-  TempDir dir;
+  TempDir dir("io");
   // A flat JPEG decodes to (almost exactly) its colour. stb_image_write always writes YCbCr, so
   // this one comes back with 3 channels.
   std::string jpeg;
@@ -228,7 +216,7 @@ TEST_CASE("JPEG files are read through libjpeg-turbo (stb without it), BMP files
 }
 
 TEST_CASE("bad image files are InputErrors with one line naming the file") {
-  TempDir dir;
+  TempDir dir("io");
   const std::string missing = dir.file("missing.png");
   CHECK(error_of(missing) == "cannot open image '" + missing + "': No such file or directory");
   CHECK(error_of(dir.path.string()) == "cannot open image '" + dir.path.string() + "': it is a directory");
@@ -269,14 +257,14 @@ TEST_CASE("bad image files are InputErrors with one line naming the file") {
 // stb 2.27 writes past its Huffman tables on this file (a DHT segment declaring more than 256 codes), already
 // in stbi_info; under ASan that is an abort. stb's JPEG reader is not built when libjpeg-turbo is there.
 TEST_CASE("the 9-byte JPEG that overflows stb 2.27's Huffman tables is an InputError") {
-  TempDir dir;
+  TempDir dir("io");
   write_bytes(dir.file("dht.jpg"), std::string("\xFF\xD8\xFF\xC4\x01\x01\x01\xFF\xFF", 9));
   CHECK(error_of(dir.file("dht.jpg")) ==
         "cannot decode image '" + dir.file("dht.jpg") + "': Bogus Huffman table definition");
 }
 
 TEST_CASE("a greyscale JPEG comes back with one channel") {
-  TempDir dir;
+  TempDir dir("io");
   std::vector<unsigned char> grey(8 * 8);
   for (std::size_t i = 0; i < grey.size(); ++i) grey[i] = i < 32 ? 60 : 200;  // top half dark, bottom bright
   tjhandle encoder = tjInitCompress();
@@ -297,7 +285,7 @@ TEST_CASE("a greyscale JPEG comes back with one channel") {
 #endif
 
 TEST_CASE("headers claiming huge sizes are refused before any pixel memory is allocated") {
-  TempDir dir;
+  TempDir dir("io");
   const auto start = std::chrono::steady_clock::now();
   // Over stb's per-side cap (set to ours): refused while reading the header.
   write_bytes(dir.file("wide.png"), png_header(100000, 100000));
@@ -319,7 +307,7 @@ TEST_CASE("headers claiming huge sizes are refused before any pixel memory is al
 }
 
 TEST_CASE("bad PFM files") {
-  TempDir dir;
+  TempDir dir("io");
   auto pfm_error = [&](const std::string& bytes) {
     write_bytes(dir.file("bad.pfm"), bytes);
     return error_of(dir.file("bad.pfm"));
@@ -340,7 +328,7 @@ TEST_CASE("bad PFM files") {
 }
 
 TEST_CASE("saving: PFM channel counts and unwritable paths") {
-  TempDir dir;
+  TempDir dir("io");
   CHECK_THROWS_WITH_AS(cc::save_pfm(cc::Image(2, 2, 2), dir.file("two.pfm")), doctest::Contains("1 or 3 channels"),
                        cc::InputError);
   CHECK_THROWS_WITH_AS(cc::save_pfm(cc::Image(2, 2, 4), dir.file("four.pfm")),
@@ -356,7 +344,7 @@ TEST_CASE("saving: PFM channel counts and unwritable paths") {
 }
 
 TEST_CASE("writing to a symlink writes through it: the link stays, its target changes (think /dev/stdout)") {
-  TempDir dir;
+  TempDir dir("io");
   cc::write_file_atomically(dir.file("target.txt"), "old contents, longer than the new");
   fs::create_symlink(dir.file("target.txt"), dir.file("link.txt"));
   cc::write_file_atomically(dir.file("link.txt"), "new");

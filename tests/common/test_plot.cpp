@@ -13,24 +13,13 @@
 #include "common/error.h"
 #include "common/image_io.h"
 #include "common/plot.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 
-namespace {
+using cc::test::TempDir;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "convcompare-plot-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+namespace {
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -90,7 +79,7 @@ cc::Image filled(int width, int height, std::vector<float> values, bool eight_bi
 }  // namespace
 
 TEST_CASE("plot: check_plot_path accepts .png and .svg in an existing directory only") {
-  TempDir dir;
+  TempDir dir("plot");
   CHECK_NOTHROW(cc::check_plot_path(dir.file("a.png")));
   CHECK_NOTHROW(cc::check_plot_path(dir.file("a.SVG")));
   CHECK_NOTHROW(cc::check_plot_path("plot.png"));  // the current directory
@@ -101,7 +90,7 @@ TEST_CASE("plot: check_plot_path accepts .png and .svg in an existing directory 
 }
 
 TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phase bars") {
-  TempDir dir;
+  TempDir dir("plot");
   cc::write_plot(sweep_report(), dir.file("p.svg"));
   const std::string svg = read_text(dir.file("p.svg"));
   CHECK(svg.starts_with("<?xml"));
@@ -129,7 +118,7 @@ TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phas
 }
 
 TEST_CASE("plot: which runs are drawn") {
-  TempDir dir;
+  TempDir dir("plot");
   const std::string path = dir.file("p.svg");
 
   SUBCASE("one radius, several sizes: size on a log axis") {
@@ -186,7 +175,7 @@ TEST_CASE("plot: which runs are drawn") {
 }
 
 TEST_CASE("plot: the PNG loads back at its size with the series drawn in their colours") {
-  TempDir dir;
+  TempDir dir("plot");
   cc::write_plot(sweep_report(), dir.file("p.png"));
   const cc::Image png = cc::load_image(dir.file("p.png"));
   CHECK(png.width == 1200);
@@ -205,7 +194,7 @@ TEST_CASE("plot: the PNG loads back at its size with the series drawn in their c
 }
 
 TEST_CASE("contact sheet: rows of at most four tiles") {
-  TempDir dir;
+  TempDir dir("plot");
   const cc::Image tile = filled(40, 30, {128});
   std::vector<int> widths, heights;
   for (int count = 1; count <= 6; ++count) {
@@ -228,7 +217,7 @@ TEST_CASE("contact sheet: rows of at most four tiles") {
 }
 
 TEST_CASE("contact sheet: scaling, grey, colour and float tiles") {
-  TempDir dir;
+  TempDir dir("plot");
   const std::string path = dir.file("sheet.png");
   const cc::Image large = filled(1000, 500, {0, 255, 0});
   const cc::Image rgba = filled(20, 10, {200, 50, 10, 0});

@@ -1,4 +1,4 @@
-// cuda_main.cpp: test_cuda's own doctest main: without a CUDA device the suite reports "skipped" (77).
+// cuda_main.cpp: the CUDA suites' doctest main (test_cuda, test_stress): no CUDA device, "skipped" (77).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 

@@ -3,12 +3,15 @@
 #include "tests/support/backend_matrix.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <random>
 #include <string>
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "common/error.h"
 #include "common/reference.h"
 #include "common/validate.h"
 
@@ -188,6 +191,27 @@ std::unique_ptr<Backend> find_backend(std::string_view name) {
   for (std::unique_ptr<Backend>& backend : make_backends())
     if (backend->name() == name) return std::move(backend);
   return nullptr;
+}
+
+void check_measured_peaks(Backend& backend) {
+  const auto& devices = backend.devices();
+  for (int device = 0; device < static_cast<int>(devices.size()); ++device) {
+    CAPTURE(devices[device].id);
+    const auto start = std::chrono::steady_clock::now();
+    const DevicePeaks peaks = backend.measure_peaks(device);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MESSAGE(fmt::format("{}: copy {:.1f} GB/s, FMA {:.1f} GFLOP/s, measured in {:.2f} s", devices[device].id,
+                        peaks.copy_gb_per_s, peaks.fma_gflop_per_s, seconds));
+    CHECK(std::isfinite(peaks.copy_gb_per_s));
+    CHECK(peaks.copy_gb_per_s > 0);
+    CHECK(std::isfinite(peaks.fma_gflop_per_s));
+    CHECK(peaks.fma_gflop_per_s > 0);
+    // Cached: the second call measures nothing and returns the same figures.
+    const DevicePeaks again = backend.measure_peaks(device);
+    CHECK(again.copy_gb_per_s == peaks.copy_gb_per_s);
+    CHECK(again.fma_gflop_per_s == peaks.fma_gflop_per_s);
+  }
+  CHECK_THROWS_AS(backend.measure_peaks(static_cast<int>(devices.size())), InputError);
 }
 
 }  // namespace cc::testing

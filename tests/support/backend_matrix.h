@@ -27,6 +27,10 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
 // reference bit for bit, every border mode (fft: within its FFT bound, as no FFT is exact).
 void check_integer_exact(Backend& backend, int device, std::string_view variant);
 
+// measure_peaks on every device of `backend`: finite positive rates, the same figures again from the
+// cache, and InputError for a device index past the end.
+void check_measured_peaks(Backend& backend);
+
 // The backend named `name` from make_backends(), or nullptr if not compiled in.
 std::unique_ptr<Backend> find_backend(std::string_view name);
 
