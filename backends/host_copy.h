@@ -1,4 +1,4 @@
-// host_copy.h: fills a transfer buffer with pixels on every core, as a streaming application would.
+// host_copy.h: fills or empties a page-locked transfer buffer on every core.
 #pragma once
 
 #include <cstddef>
@@ -8,9 +8,9 @@
 
 namespace cc {
 
-// Copies `rows` rows of `width` floats. One core copies about 10 GB/s where a PCIe 5 link moves
-// about 50 each way, so one memcpy per frame would cap --stream far below the link; copies under a
-// megabyte are not worth the threads.
+// Copies `rows` rows of `width` floats. One core copies about 10 GB/s where a PCIe 5 link moves about
+// 50 each way, so a single-threaded copy of a large image would take longer than its transfer; copies
+// under a megabyte are not worth the threads.
 inline void copy_rows(const float* source, float* destination, int rows, int width) {
   constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
   const std::size_t row = static_cast<std::size_t>(width);

@@ -2,11 +2,8 @@
 #include "common/filter.h"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -15,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/capped_read.h"
 #include "common/error.h"
 
 namespace cc {
@@ -255,24 +253,21 @@ Filter parse_filter_text(const std::string& text, const std::string& origin) {
 
 Filter load_filter_file(const std::string& path) {
   constexpr std::uintmax_t kMaxFilterFileBytes = 16u << 20;  // far above 1025^2 numbers' worth of need
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (error) throw InputError(fmt::format("cannot open filter file '{}': {}", path, error.message()));
-  if (std::filesystem::is_directory(status))
-    throw InputError(fmt::format("cannot open filter file '{}': it is a directory", path));
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  if (!error && bytes > kMaxFilterFileBytes)
-    throw InputError(fmt::format("filter file '{}' is {} bytes, over the 16 MB limit", path, bytes));
-  // Read up to the limit, not to the end: a device or a pipe (file:/dev/stdin) has no size for the check
-  // above, and file:/dev/zero would never end.
-  std::ifstream in(path, std::ios::binary);
-  std::string text;
-  for (std::array<char, 1 << 16> chunk; in && text.size() <= kMaxFilterFileBytes;)
-    text.append(chunk.data(), static_cast<std::size_t>(in.read(chunk.data(), chunk.size()).gcount()));
-  if (!in.is_open() || in.bad()) throw InputError(fmt::format("cannot read filter file '{}'", path));
-  if (text.size() > kMaxFilterFileBytes)
-    throw InputError(fmt::format("filter file '{}' is over the 16 MB limit", path));
-  return parse_filter_text(text, path);
+  CappedRead file = read_capped(path, kMaxFilterFileBytes);
+  switch (file.problem) {
+    case CappedReadProblem::None: return parse_filter_text(file.text, path);
+    case CappedReadProblem::CannotStat:
+      throw InputError(fmt::format("cannot open filter file '{}': {}", path, file.system_message));
+    case CappedReadProblem::Directory:
+      throw InputError(fmt::format("cannot open filter file '{}': it is a directory", path));
+    case CappedReadProblem::TooLarge:
+      throw InputError(file.size > 0
+                           ? fmt::format("filter file '{}' is {} bytes, over the 16 MB limit", path, file.size)
+                           : fmt::format("filter file '{}' is over the 16 MB limit", path));
+    case CappedReadProblem::CannotOpen:
+    case CappedReadProblem::CannotRead: throw InputError(fmt::format("cannot read filter file '{}'", path));
+  }
+  return {};
 }
 
 Filter flipped(const Filter& filter) {

@@ -2,18 +2,14 @@
 #include "common/report_read.h"
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
 #include <climits>
-#include <filesystem>
-#include <fstream>
 #include <optional>
-#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/capped_read.h"
 #include "common/error.h"
 
 namespace cc {
@@ -213,23 +209,18 @@ std::string parse_problem(const ordered_json::parse_error& error) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
-// Up to the limit, not to the end: a pipe has no size to check first, and /dev/zero never ends.
-std::string read_capped(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw InputError(fmt::format("{}: cannot read: it is a directory", path));
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  const auto over_limit = [&] {
-    return InputError(fmt::format("{}: over the {} MB limit for a report", path, kMaxReportBytes >> 20));
-  };
-  if (!error && bytes > kMaxReportBytes) throw over_limit();
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw InputError(fmt::format("{}: cannot open: {}", path, std::generic_category().message(errno)));
-  std::string text;
-  for (std::array<char, 1 << 16> chunk; in && text.size() <= kMaxReportBytes;)
-    text.append(chunk.data(), static_cast<std::size_t>(in.read(chunk.data(), chunk.size()).gcount()));
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read: {}", path, std::generic_category().message(errno)));
-  if (text.size() > kMaxReportBytes) throw over_limit();
-  return text;
+std::string read_report_text(const std::string& path) {
+  CappedRead file = read_capped(path, kMaxReportBytes);
+  switch (file.problem) {
+    case CappedReadProblem::None: return std::move(file.text);
+    case CappedReadProblem::Directory: throw InputError(fmt::format("{}: cannot read: it is a directory", path));
+    case CappedReadProblem::TooLarge:
+      throw InputError(fmt::format("{}: over the {} MB limit for a report", path, kMaxReportBytes >> 20));
+    case CappedReadProblem::CannotStat:
+    case CappedReadProblem::CannotOpen: throw InputError(fmt::format("{}: cannot open: {}", path, file.system_message));
+    case CappedReadProblem::CannotRead: throw InputError(fmt::format("{}: cannot read: {}", path, file.system_message));
+  }
+  return {};
 }
 
 }  // namespace
@@ -267,6 +258,6 @@ Report parse_json_report(std::string_view text, std::string_view source_name) {
   return report;
 }
 
-Report read_json_report(const std::string& path) { return parse_json_report(read_capped(path), path); }
+Report read_json_report(const std::string& path) { return parse_json_report(read_report_text(path), path); }
 
 }  // namespace cc

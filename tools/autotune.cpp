@@ -17,6 +17,11 @@
 
 namespace cc {
 
+// The cache file's key object: one JSON field per member; a missing or mistyped field throws
+// json::exception, and the file is then treated as corrupt.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TuningKey, width, height, channels, radius_x, radius_y, border, separable, backend,
+                                   versions)
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,27 +49,6 @@ std::string property(const DeviceInfo& device, std::string_view name) {
   for (const auto& [key, value] : device.properties)
     if (key == name) return value;
   return "";
-}
-
-json to_json(const TuningKey& key) {
-  return {{"width", key.width},       {"height", key.height},     {"channels", key.channels},
-          {"radius_x", key.radius_x}, {"radius_y", key.radius_y}, {"border", key.border},
-          {"separable", key.separable}, {"backend", key.backend}, {"versions", key.versions}};
-}
-
-// json::at and get<> throw json::exception on a missing or mistyped field: the file is then corrupt.
-TuningKey key_from_json(const json& object) {
-  TuningKey key;
-  key.width = object.at("width").get<int>();
-  key.height = object.at("height").get<int>();
-  key.channels = object.at("channels").get<int>();
-  key.radius_x = object.at("radius_x").get<int>();
-  key.radius_y = object.at("radius_y").get<int>();
-  key.border = object.at("border").get<std::string>();
-  key.separable = object.at("separable").get<bool>();
-  key.backend = object.at("backend").get<std::string>();
-  key.versions = object.at("versions").get<std::string>();
-  return key;
 }
 
 json to_json(const AutoChoice& choice) {
@@ -133,7 +117,7 @@ TuningCache::TuningCache(fs::path directory, const DeviceInfo& device)
     const json document = json::parse(in);
     if (document.at("format").get<int>() != kCacheFormat) throw std::runtime_error("another format version");
     for (const json& entry : document.at("entries"))
-      entries_.emplace_back(key_from_json(entry.at("key")), choice_from_json(entry.at("choice")));
+      entries_.emplace_back(entry.at("key").get<TuningKey>(), choice_from_json(entry.at("choice")));
   } catch (const std::exception& problem) {  // json::exception or the runtime_errors above
     entries_.clear();
     std::cerr << fmt::format("convcompare: warning: ignoring the tuning cache '{}' ({}); it will be rebuilt\n",
@@ -160,7 +144,7 @@ void TuningCache::store(const TuningKey& key, const AutoChoice& choice) {
 
 void TuningCache::write() const {
   json entries = json::array();
-  for (const auto& [key, choice] : entries_) entries.push_back({{"key", to_json(key)}, {"choice", to_json(choice)}});
+  for (const auto& [key, choice] : entries_) entries.push_back({{"key", json(key)}, {"choice", to_json(choice)}});
   const json document = {{"format", kCacheFormat},
                          {"device", {{"id", device_.id}, {"name", device_.name}}},
                          {"entries", entries}};
