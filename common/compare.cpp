@@ -223,7 +223,10 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
       if (std::none_of(problems.begin(), problems.end(), [&](const auto& p) { return p.first == problem_of(run); }))
         problems.emplace_back(problem_of(run), &run);
 
-  for (const auto& [problem, first_run] : problems) {
+  for (const auto& entry : problems) {
+    // Named, not a structured binding: the lambda below captures it (clang before 16 rejects that).
+    const ProblemKey& problem = entry.first;
+    const RunRecord* first_run = entry.second;
     std::vector<ColumnKey> columns;
     std::vector<std::string> variants;
     for (std::size_t i = 0; i < reports.size(); ++i)
