@@ -234,6 +234,13 @@ Report parse_json_report(std::string_view text, std::string_view source_name) {
     const std::size_t end = std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n');
     throw InputError(fmt::format("{}: line {}: JSON parse error: {}", source_name, line, parse_problem(error)));
+  } catch (const ordered_json::exception& error) {
+    // The parser's other failures (a number past double's range: out_of_range.406), without the
+    // "[json.exception.out_of_range.406] " prefix.
+    const std::string what = error.what();
+    const std::size_t prefix_end = what.find("] ");
+    throw InputError(fmt::format("{}: JSON parse error: {}", source_name,
+                                 prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
   }
   if (!root.is_object() || !root.contains("runs") || !root["runs"].is_array())
     throw InputError(fmt::format("{}: not a convcompare report (no \"runs\" array)", source_name));
