@@ -12,22 +12,26 @@
 namespace cc {
 
 // Work-group / block of BLOCK_X x BLOCK_Y threads, each computing OUT_X x OUT_Y outputs, so a block
-// covers (BLOCK_X * OUT_X) x (BLOCK_Y * OUT_Y) outputs and stages that plus its apron on chip.
-// Two schemes, one per regime of the H100's floor:
-//  - columns (OUT_X = 1, OUT_Y = 8), for small radii, where DRAM bounds: every loop unrolls, each
-//    tile read serves up to OUT_Y outputs, and the code stays small;
-//  - rows (OUT_X = 8, OUT_Y = 1), for large radii, where the FMAs bound: a loop over filter rows keeps
-//    the code in the instruction cache, and each coefficient read serves OUT_X outputs.
+// covers (BLOCK_X * OUT_X) x (BLOCK_Y * OUT_Y) outputs. Three schemes, one per regime of the H100's floor:
+//  - quads (OUT_X = 4, OUT_Y = 4), for small radii, where DRAM bounds: 16-byte loads and stores straight
+//    from global memory (L1 serves the overlap), no tile, no border fold away from the edges;
+//  - rows (OUT_X = 8, OUT_Y = 2), for large radii, where the FMAs bound: a tile on chip, a loop over
+//    filter rows that keeps the code in the instruction cache, each coefficient read serving 16 FMAs;
+//    the block narrows where the tile would not fit on chip;
+//  - columns (OUT_X = 1, OUT_Y = 8 or 4), where the rows tile does not fit on chip: a narrower tile,
+//    every loop unrolled, each tile read serving up to OUT_Y outputs.
 struct FastShape {
-  int block_x = 32;  // a warp wide: the tile reads of a warp are consecutive words, no bank conflicts
+  int block_x = 32;  // a warp wide where possible: a warp's tile reads are consecutive words
   int block_y = 8;
   int out_x = 1;
   int out_y = 8;
-  bool rows() const { return out_x > 1; }
+  bool quads() const { return out_x == 4; }
+  bool rows() const { return out_x >= 8; }
 };
 
 // From this radius on (either axis) the rows scheme is used: on the H100 a filter of (2r+1)^2 taps
-// costs more in FMAs than in DRAM traffic from about r = 5 (docs/performance.md).
+// costs more in FMAs than in DRAM traffic from about r = 5 (docs/performance.md). Below it, quads: their
+// one quad of halo either side covers radii up to 4.
 inline constexpr int kFastRowsRadius = 5;
 
 // Beyond this radius the fully unrolled kernel grows too large to compile in reasonable time; the
@@ -50,22 +54,22 @@ inline int fast_tile_width(const FastShape& shape, int radius_x) {
 }
 
 inline std::size_t fast_tile_bytes(const FastShape& shape, int radius_x, int radius_y) {
+  if (shape.quads()) return 0;  // reads global memory directly
   return static_cast<std::size_t>(fast_tile_width(shape, radius_x)) *
          (shape.block_y * shape.out_y + 2 * radius_y) * sizeof(float);
 }
 
-// The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block: rows
-// from kFastRowsRadius on where its tile fits, else columns (NVIDIA's OpenCL offers 48 KB, too little
-// for the rows tile at r = 32; CUDA may opt in to 227 KB).
+// The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block: quads
+// below kFastRowsRadius, then rows in the widest block whose tile fits (NVIDIA's OpenCL offers 48 KB,
+// which at r = 32 takes an 8 x 16 block; CUDA may opt in to 227 KB), else columns.
 inline FastShape fast_shape(int radius_x, int radius_y, std::size_t on_chip_bytes) {
-  FastShape rows;
-  rows.out_x = 8;
-  rows.out_y = 1;
-  if (std::max(radius_x, radius_y) >= kFastRowsRadius && fast_tile_bytes(rows, radius_x, radius_y) <= on_chip_bytes)
-    return rows;
-  FastShape columns;
-  if (radius_y > 16) columns.out_y = 4;  // keep the unrolled body and the tile height in bounds
-  return columns;
+  if (std::max(radius_x, radius_y) < kFastRowsRadius) return FastShape{.out_x = 4, .out_y = 4};
+  for (const auto& [block_x, block_y] : {std::pair{32, 8}, std::pair{16, 16}, std::pair{8, 16}, std::pair{8, 8}}) {
+    const FastShape rows{.block_x = block_x, .block_y = block_y, .out_x = 8, .out_y = 2};
+    if (fast_tile_bytes(rows, radius_x, radius_y) <= on_chip_bytes) return rows;
+  }
+  // keep the unrolled body and the tile height in bounds
+  return FastShape{.out_x = 1, .out_y = radius_y > 16 ? 4 : 8};
 }
 
 // Work-items (threads) per axis before rounding up to whole groups: each covers OUT_X x OUT_Y outputs.

@@ -32,7 +32,10 @@ void derive_bound(RunRecord& record, const DevicePeaks& peaks) {
   if (record.status == Status::Skipped || !(ms > 0) || !(peaks.copy_gb_per_s > 0) || !(peaks.fma_gflop_per_s > 0))
     return;
   const double pixels = static_cast<double>(record.width) * record.height * record.channels;
-  const double taps = static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
+  // A separable variant does a row and a column pass, 2r+1 taps each, not the (2r+1)^2 of the 2D sum.
+  const bool separable = record.variant == "separable" || record.variant == "npp-separable";
+  const double width = 2 * record.radius_x + 1, height = 2 * record.radius_y + 1;
+  const double taps = separable ? width + height : width * height;
   const double dram_ms = pixels * sizeof(float) * 2 / (peaks.copy_gb_per_s * 1e9) * 1e3;
   const double fp32_ms = 2 * taps * pixels / (peaks.fma_gflop_per_s * 1e9) * 1e3;
   record.bound = dram_ms >= fp32_ms ? "dram" : "fp32";

@@ -95,7 +95,8 @@ struct StreamRecord {
 void derive_rates(RunRecord& record);
 
 // Fills bound and bound_percent from the device's measured peaks: whichever of DRAM (bytes / copy
-// rate) and FP32 (FMAs / FMA rate) takes longer for this radius bounds the run. No-op without peaks.
+// rate) and FP32 (FMAs / FMA rate) takes longer for this radius bounds the run; separable variants
+// count their two 1D passes' taps. No-op without peaks.
 void derive_bound(RunRecord& record, const DevicePeaks& peaks);
 
 }  // namespace cc

@@ -17,7 +17,7 @@ inline constexpr VariantInfo kVariants[] = {
     {"constant", "filter in constant memory (__constant__ / __constant)"},
     {"tiled", "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory"},
     {"texture", "image through the texture path (texture object / image2d_t + sampler)"},
-    {"separable", "row pass then column pass through a temporary, for rank-1 filters"},
+    {"separable", "row pass then column pass fused on chip, radius compiled in, for rank-1 filters"},
     {"fft", "frequency domain (cuFFT / VkFFT), for large filters"},
     {"fast", "the fastest this project can make for each API"},
     {"auto", "picks fast, separable or fft per (size, radius, device) from measurements cached per device"},

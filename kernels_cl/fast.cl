@@ -1,17 +1,145 @@
 /* fast.cl: the fastest direct convolution this project makes: the radius and the tile shape are known
    at compile time (-D, as NVRTC gets them on the CUDA side), so the loops over the filter unroll and
-   each coefficient sits at a known offset of constant memory. Two schemes, chosen per radius by the
-   host (common/fast_shape.h): columns (OUT_X == 1) for small radii, rows (OUT_X > 1) for large ones.
+   each coefficient sits at a known offset of constant memory. Three schemes, chosen per radius by the
+   host (common/fast_shape.h): quads (OUT_X == 4) for small radii, rows (OUT_X >= 8) for large ones,
+   columns (OUT_X == 1) where the rows tile does not fit on chip.
    Built with -D RADIUS_X, RADIUS_Y, BLOCK_X, BLOCK_Y, OUT_X, OUT_Y. */
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
 #define TILE_H (BLOCK_Y * OUT_Y + 2 * RADIUS_Y)
 
-#if OUT_X == 1
+/* --- the tile both on-chip schemes stage: its width, its layout, and its one load ------------------- */
+#if OUT_X >= 8
+#define TILE_W (BLOCK_X * OUT_X + (2 * RADIUS_X + OUT_X - 1) / OUT_X * OUT_X)  /* common/fast_shape.h's width */
+#define SEGMENT (OUT_X + (2 * RADIUS_X + 3) / 4 * 4)
+#define GROUPS_PER_THREAD (OUT_X / 4)
+
+/* A work-item's float4 reads are GROUPS_PER_THREAD groups apart, so eight work-items of a quarter warp
+   would share banks; flipping the low bits of a group by its higher bits spreads them over all 32. */
+inline int swizzle(int group) { return group ^ ((group >> 3) & (GROUPS_PER_THREAD - 1)); }
+inline int tile_index(int row, int col) { return row * TILE_W + swizzle(col / 4) * 4 + col % 4; }
+#else
+#define TILE_W (BLOCK_X + 2 * RADIUS_X)
+inline int tile_index(int row, int col) { return row * TILE_W + col; }
+#endif
+
+/* The whole tile, apron corners included: the only place borders are handled. Groups whose tile lies
+   inside the image read it with compile-time strides (independent loads, no division, no fold). */
+inline void load_tile(__local float* tile, __global const float* restrict input, const ConvArgs args,
+                      int tile_x0, int tile_y0)
+{
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    if (tile_x0 >= 0 && tile_y0 >= 0 && tile_x0 + TILE_W <= args.width && tile_y0 + TILE_H <= args.height) {
+        #pragma unroll
+        for (int row0 = 0; row0 < TILE_H; row0 += BLOCK_Y) {
+            #pragma unroll
+            for (int col0 = 0; col0 < TILE_W; col0 += BLOCK_X) {
+                const int row = row0 + ty, col = col0 + tx;
+                if (row < TILE_H && col < TILE_W)
+                    tile[tile_index(row, col)] = input[(tile_y0 + row) * args.pitch + tile_x0 + col];
+            }
+        }
+        return;
+    }
+    for (int i = ty * BLOCK_X + tx; i < TILE_W * TILE_H; i += BLOCK_X * BLOCK_Y) {
+        const int col = i % TILE_W, row = i / TILE_W;
+        const int sx = cc_border_index(tile_x0 + col, args.width, args.border);
+        const int sy = cc_border_index(tile_y0 + row, args.height, args.border);
+        tile[tile_index(row, col)] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+    }
+}
+
+#if OUT_X == 4
+/* Quads: for small radii, where DRAM bounds. Each work-item computes a 4 x OUT_Y block of outputs straight
+   from global memory with 16-byte loads and stores (the neighbours' overlapping reads hit in L1, so the
+   image still crosses DRAM about once). Groups whose reads stay inside the image skip the border fold. */
+#define QUAD_HALO 4  /* one quad either side covers radii up to 4 */
+
+/* Four pixels x..x+3 of row y: one 16-byte load inside the image, else four folded reads. */
+inline float4 load_quad(__global const float* restrict input, int x, int y, const ConvArgs args,
+                        bool inside)
+{
+    if (inside) return *(__global const float4*)(input + y * args.pitch + x);
+    const int sy = cc_border_index(y, args.height, args.border);
+    float pixel[4];
+    #pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const int sx = cc_border_index(x + i, args.width, args.border);
+        pixel[i] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+    }
+    return (float4)(pixel[0], pixel[1], pixel[2], pixel[3]);
+}
+
+/* `inside` is uniform per group and a literal at both call sites, so each copy compiles without the other's branches. */
+inline void convolve_quads(__global const float* restrict input, __global float* restrict output,
+                           __constant float* filter, const ConvArgs args, bool inside)
+{
+    const int x0 = (get_group_id(0) * BLOCK_X + get_local_id(0)) * 4;
+    const int y0 = (get_group_id(1) * BLOCK_Y + get_local_id(1)) * OUT_Y;
+
+    float sum[OUT_Y][4];
+    #pragma unroll
+    for (int o = 0; o < OUT_Y; ++o)
+        #pragma unroll
+        for (int q = 0; q < 4; ++q) sum[o][q] = 0.0f;
+
+    /* Input row `row` of this work-item's window feeds output row o with filter row fy = row - o. */
+    #pragma unroll
+    for (int row = 0; row < OUT_Y + 2 * RADIUS_Y; ++row) {
+        const int y = y0 + row - RADIUS_Y;
+        const float4 left = load_quad(input, x0 - 4, y, args, inside);
+        const float4 centre = load_quad(input, x0, y, args, inside);
+        const float4 right = load_quad(input, x0 + 4, y, args, inside);
+        const float window[12] = {left.x, left.y, left.z, left.w, centre.x, centre.y,
+                                  centre.z, centre.w, right.x, right.y, right.z, right.w};
+        #pragma unroll
+        for (int o = 0; o < OUT_Y; ++o) {
+            const int fy = row - o;
+            if (fy >= 0 && fy < FILTER_H) {
+                #pragma unroll
+                for (int fx = 0; fx < FILTER_W; ++fx)
+                    #pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        sum[o][q] += window[QUAD_HALO - RADIUS_X + q + fx] * filter[fy * FILTER_W + fx];
+            }
+        }
+    }
+
+    #pragma unroll
+    for (int o = 0; o < OUT_Y; ++o) {
+        const int y = y0 + o;
+        if (inside) {
+            *(__global float4*)(output + y * args.pitch + x0) = (float4)(sum[o][0], sum[o][1], sum[o][2], sum[o][3]);
+        } else if (y < args.height) {
+            #pragma unroll
+            for (int q = 0; q < 4; ++q)
+                if (x0 + q < args.width) output[y * args.pitch + x0 + q] = sum[o][q];
+        }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(BLOCK_X, BLOCK_Y, 1)))
+void convolve_fast(__global const float* restrict input,
+                   __global float* restrict output,
+                   __constant float* filter,
+                   const ConvArgs args)
+{
+    const int block_x0 = get_group_id(0) * BLOCK_X * 4;
+    const int block_y0 = get_group_id(1) * BLOCK_Y * OUT_Y;
+    const bool aligned = (args.pitch % 4 == 0) && ((uintptr_t)input % 16 == 0) && ((uintptr_t)output % 16 == 0);
+    const bool inside = aligned && block_x0 >= QUAD_HALO && block_x0 + BLOCK_X * 4 + QUAD_HALO <= args.width &&
+                        block_y0 >= RADIUS_Y && block_y0 + BLOCK_Y * OUT_Y + RADIUS_Y <= args.height;
+    if (inside)
+        convolve_quads(input, output, filter, args, true);
+    else
+        convolve_quads(input, output, filter, args, false);
+}
+
+#elif OUT_X == 1
 /* Columns: each work-item computes OUT_Y outputs down a column, keeping one filter-row window of the
    tile in registers and using each loaded pixel for up to OUT_Y outputs. Everything unrolls. */
-#define TILE_W (BLOCK_X + 2 * RADIUS_X)
 
 __kernel __attribute__((reqd_work_group_size(BLOCK_X, BLOCK_Y, 1)))
 void convolve_fast(__global const float* restrict input,
@@ -26,12 +154,7 @@ void convolve_fast(__global const float* restrict input,
     const int tile_x0 = get_group_id(0) * BLOCK_X - RADIUS_X;  /* image position of tile[0] */
     const int tile_y0 = get_group_id(1) * BLOCK_Y * OUT_Y - RADIUS_Y;
 
-    /* The whole tile, apron corners included; the only place borders are handled. */
-    for (int i = ty * BLOCK_X + tx; i < TILE_W * TILE_H; i += BLOCK_X * BLOCK_Y) {
-        const int sx = cc_border_index(tile_x0 + i % TILE_W, args.width, args.border);
-        const int sy = cc_border_index(tile_y0 + i / TILE_W, args.height, args.border);
-        tile[i] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
-    }
+    load_tile(tile, input, args, tile_x0, tile_y0);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     float sum[OUT_Y];
@@ -63,16 +186,10 @@ void convolve_fast(__global const float* restrict input,
 }
 
 #else
-/* Rows: each work-item computes OUT_X neighbouring outputs of one row. Per filter row it reads one
-   segment of OUT_X + 2 * RADIUS_X pixels as float4s and uses each coefficient for OUT_X FMAs; the loop
-   over filter rows stays rolled so that the body (about OUT_X * FILTER_W FMAs) fits the instruction cache. */
-#define TILE_W (BLOCK_X * OUT_X + (2 * RADIUS_X + OUT_X - 1) / OUT_X * OUT_X)  /* common/fast_shape.h's width */
-#define SEGMENT (OUT_X + (2 * RADIUS_X + 3) / 4 * 4)
-#define GROUPS_PER_THREAD (OUT_X / 4)
-
-/* A work-item's float4 reads are GROUPS_PER_THREAD groups apart, so eight work-items of a quarter warp
-   would share banks; flipping the low bits of a group by its higher bits spreads them over all 32. */
-inline int swizzle(int group) { return group ^ ((group >> 3) & (GROUPS_PER_THREAD - 1)); }
+/* Rows: each work-item computes OUT_X neighbouring outputs in each of OUT_Y rows. Per filter row it reads
+   one segment of OUT_X + 2 * RADIUS_X pixels per output row as float4s and uses each coefficient for
+   OUT_X * OUT_Y FMAs; the loop over filter rows stays rolled so that the body (about OUT_X * OUT_Y *
+   FILTER_W FMAs) fits the instruction cache. */
 
 __kernel __attribute__((reqd_work_group_size(BLOCK_X, BLOCK_Y, 1)))
 void convolve_fast(__global const float* restrict input,
@@ -85,47 +202,50 @@ void convolve_fast(__global const float* restrict input,
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
     const int tile_x0 = get_group_id(0) * BLOCK_X * OUT_X - RADIUS_X;  /* image position of the tile's corner */
-    const int tile_y0 = get_group_id(1) * BLOCK_Y - RADIUS_Y;
+    const int tile_y0 = get_group_id(1) * BLOCK_Y * OUT_Y - RADIUS_Y;
 
-    /* The whole tile, apron corners included; the only place borders are handled. */
-    __local float* tile_floats = (__local float*)tile;
-    for (int i = ty * BLOCK_X + tx; i < TILE_W * TILE_H; i += BLOCK_X * BLOCK_Y) {
-        const int col = i % TILE_W, row = i / TILE_W;
-        const int sx = cc_border_index(tile_x0 + col, args.width, args.border);
-        const int sy = cc_border_index(tile_y0 + row, args.height, args.border);
-        tile_floats[row * TILE_W + swizzle(col / 4) * 4 + col % 4] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
-    }
+    load_tile((__local float*)tile, input, args, tile_x0, tile_y0);
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    float sum[OUT_X];
+    float sum[OUT_Y][OUT_X];
     #pragma unroll
-    for (int o = 0; o < OUT_X; ++o) sum[o] = 0.0f;
+    for (int o = 0; o < OUT_Y; ++o)
+        #pragma unroll
+        for (int x = 0; x < OUT_X; ++x) sum[o][x] = 0.0f;
 
     #pragma unroll 1
     for (int fy = 0; fy < FILTER_H; ++fy) {
-        __local const float4* row = tile + (ty + fy) * (TILE_W / 4);
-        float segment[SEGMENT];
+        float segment[OUT_Y][SEGMENT];
         #pragma unroll
-        for (int g = 0; g < SEGMENT / 4; ++g) {
-            const float4 pixels = row[swizzle(tx * GROUPS_PER_THREAD + g)];
-            segment[4 * g] = pixels.x;
-            segment[4 * g + 1] = pixels.y;
-            segment[4 * g + 2] = pixels.z;
-            segment[4 * g + 3] = pixels.w;
+        for (int o = 0; o < OUT_Y; ++o) {
+            __local const float4* row = tile + (ty * OUT_Y + o + fy) * (TILE_W / 4);
+            #pragma unroll
+            for (int g = 0; g < SEGMENT / 4; ++g) {
+                const float4 pixels = row[swizzle(tx * GROUPS_PER_THREAD + g)];
+                segment[o][4 * g] = pixels.x;
+                segment[o][4 * g + 1] = pixels.y;
+                segment[o][4 * g + 2] = pixels.z;
+                segment[o][4 * g + 3] = pixels.w;
+            }
         }
         #pragma unroll
         for (int fx = 0; fx < FILTER_W; ++fx) {
             const float weight = filter[fy * FILTER_W + fx];
             #pragma unroll
-            for (int o = 0; o < OUT_X; ++o) sum[o] += segment[o + fx] * weight;
+            for (int o = 0; o < OUT_Y; ++o)
+                #pragma unroll
+                for (int x = 0; x < OUT_X; ++x) sum[o][x] += segment[o][x + fx] * weight;
         }
     }
 
     const int x0 = (get_group_id(0) * BLOCK_X + tx) * OUT_X;
-    const int y = get_group_id(1) * BLOCK_Y + ty;
-    if (y >= args.height) return;
+    const int y0 = (get_group_id(1) * BLOCK_Y + ty) * OUT_Y;
     #pragma unroll
-    for (int o = 0; o < OUT_X; ++o)
-        if (x0 + o < args.width) output[y * args.pitch + x0 + o] = sum[o];
+    for (int o = 0; o < OUT_Y; ++o) {
+        if (y0 + o >= args.height) return;
+        #pragma unroll
+        for (int x = 0; x < OUT_X; ++x)
+            if (x0 + x < args.width) output[(y0 + o) * args.pitch + x0 + x] = sum[o][x];
+    }
 }
 #endif

@@ -1,5 +1,8 @@
 /* fft.cl: the `fft` variant's own kernels around VkFFT's transforms: pad a plane into the transform
-   buffer by the border rule, multiply its spectrum by the filter's, crop the result back out. */
+   buffer by the border rule, multiply its spectrum by the filter's, crop the result back out; or, on
+   the unpadded path, recompute the edge bands that the transform's wrap-around got wrong. */
+
+#define FFT_BAND_ROWS 8  /* outputs per work-item down a column: common/fft_shape.h's kFftBandRows */
 
 /* Every float of the padded buffer (padded_pitch x padded_height): the image shifted by the radius,
    its apron read through the border rule as the direct kernels read it, zeros beyond (the room that
@@ -47,4 +50,80 @@ __kernel void fft_crop(__global const float* restrict padded,
     if (x >= args.width || y >= args.height) return;
 
     output[y * args.pitch + x] = padded[(size_t)(y + args.radius_y) * padded_pitch + x + args.radius_x];
+}
+
+/* Edge band `band` of the image (common/fft_shape.h's fft_band_blocks order): top, bottom, left, right. */
+inline void band_rectangle(const int band, const ConvArgs args, int* x0, int* y0, int* width, int* height)
+{
+    const bool across = band < 2;  /* top and bottom: full width; left and right: the rows between */
+    *x0 = band == 3 ? args.width - args.radius_x : 0;
+    *y0 = band == 0 ? 0 : band == 1 ? args.height - args.radius_y : args.radius_y;
+    *width = across ? args.width : args.radius_x;
+    *height = across ? args.radius_y : args.height - 2 * args.radius_y;
+}
+
+/* The direct correlation of the edge bands, over what the inverse transform wrote there. Each work-item
+   computes FFT_BAND_ROWS outputs down one column (a warp's reads are one coalesced row segment), reading
+   the input rows in chunks of FFT_BAND_ROWS: each pixel of a chunk feeds every output of the work-item,
+   through the 16 zero-padded coefficients from the chunk's start (common/fft_shape.h), so no filter
+   row needs a bounds test. Rows are folded once per chunk, columns once per filter column. */
+__kernel void fft_bands(__global const float* restrict input,
+                        __global float* restrict output,
+                        __global const float* restrict coefficients,
+                        const ConvArgs args,
+                        const int column_length)
+{
+    const int block_rows = (int)get_local_size(1) * FFT_BAND_ROWS;
+    int block = get_group_id(0), band = 0, x0 = 0, y0 = 0, width = 0, height = 0, blocks_across = 0;
+    for (; band < 4; ++band) {
+        band_rectangle(band, args, &x0, &y0, &width, &height);
+        blocks_across = width > 0 ? (width + (int)get_local_size(0) - 1) / (int)get_local_size(0) : 0;
+        const int blocks = height > 0 ? blocks_across * ((height + block_rows - 1) / block_rows) : 0;
+        if (block < blocks) break;
+        block -= blocks;
+    }
+    if (band == 4) return;
+    const int x = x0 + (block % blocks_across) * (int)get_local_size(0) + (int)get_local_id(0);
+    const int first_row = y0 + (block / blocks_across) * block_rows + (int)get_local_id(1) * FFT_BAND_ROWS;
+    if (x >= x0 + width || first_row >= y0 + height) return;
+
+    float sum[FFT_BAND_ROWS];
+    #pragma unroll
+    for (int o = 0; o < FFT_BAND_ROWS; ++o) sum[o] = 0.0f;
+
+    const int input_rows = args.filter_height + FFT_BAND_ROWS - 1;
+    for (int chunk = 0; chunk < input_rows; chunk += FFT_BAND_ROWS) {
+        int row_start[FFT_BAND_ROWS];  /* -1: a row of zeros (zero border) */
+        #pragma unroll
+        for (int j = 0; j < FFT_BAND_ROWS; ++j) {
+            const int sy = cc_border_index(first_row - args.radius_y + chunk + j, args.height, args.border);
+            row_start[j] = sy < 0 ? -1 : sy * args.pitch;
+        }
+        for (int fx = 0; fx < args.filter_width; ++fx) {
+            const int sx = cc_border_index(x - args.radius_x + fx, args.width, args.border);
+            if (sx < 0) continue;  /* a column of zeros */
+            float pixel[FFT_BAND_ROWS];
+            #pragma unroll
+            for (int j = 0; j < FFT_BAND_ROWS; ++j) pixel[j] = row_start[j] < 0 ? 0.0f : input[row_start[j] + sx];
+            /* Input row chunk + j feeds output o through filter row chunk + j - o, stored at j - o + 8. */
+            __global const float4* column = (__global const float4*)(coefficients + fx * column_length + chunk);
+            float c[2 * FFT_BAND_ROWS];
+            #pragma unroll
+            for (int q = 0; q < FFT_BAND_ROWS / 2; ++q) {
+                const float4 four = column[q];
+                c[4 * q] = four.x;
+                c[4 * q + 1] = four.y;
+                c[4 * q + 2] = four.z;
+                c[4 * q + 3] = four.w;
+            }
+            #pragma unroll
+            for (int j = 0; j < FFT_BAND_ROWS; ++j)
+                #pragma unroll
+                for (int o = 0; o < FFT_BAND_ROWS; ++o) sum[o] += c[j - o + FFT_BAND_ROWS] * pixel[j];
+        }
+    }
+
+    #pragma unroll
+    for (int o = 0; o < FFT_BAND_ROWS; ++o)
+        if (first_row + o < y0 + height) output[(first_row + o) * args.pitch + x] = sum[o];
 }

@@ -1,40 +1,132 @@
-/* separable.cl: a rank-1 filter (column x row) as two 1D passes, along the rows into a temporary, then
-   down its columns: 2r+1 + 2r+1 taps per pixel instead of (2r+1)^2. Borders stay exact: the row pass
-   folds x, the column pass folds y, and a zero border zeroes a product whenever either coordinate is
-   outside. Both 1D filters are in __constant. */
+/* separable.cl: a rank-1 filter (column x row) as a row pass and a column pass fused in one kernel: a
+   work-group stages its input tile and apron in local memory once, runs the row pass into a second local
+   array (rows_done), then the column pass from it to the output: 2r+1 + 2r+1 taps per pixel instead of
+   (2r+1)^2, and the image crosses DRAM once each way, with no temporary image. The radius and the
+   shape are known at compile time (-D, as NVRTC gets them on the CUDA side; chosen by
+   common/separable_shape.h), so every loop over the filter unrolls, and each work-item computes
+   ROW_OUT outputs of a row, then COLUMN_OUT of a column, using every pixel it loads for several FMAs.
+   Borders stay exact: only the staging folds coordinates (cc_border_index), and a zero border stages
+   zeros, which the row pass turns into zero rows.
+   Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS. */
 
-__kernel void convolve_rows(__global const float* restrict input,
-                            __global float* restrict rows_done,
-                            __constant float* row_filter,
-                            const ConvArgs args)
+#define FILTER_W (2 * RADIUS_X + 1)
+#define FILTER_H (2 * RADIUS_Y + 1)
+#define IN_W (TILE_W + 2 * RADIUS_X)  /* staged columns: the tile's and the row pass's apron */
+#define IN_PITCH (IN_W | 1)           /* odd, as DONE_PITCH: each row-pass work-item has its own bank */
+#define DONE_ROWS (BAND * BANDS)      /* >= TILE_H + 2 * RADIUS_Y: the rows the column pass needs */
+#define DONE_PITCH (TILE_W + 1)
+#define STAGE_ROUNDS ((BAND * IN_W + THREADS - 1) / THREADS)
+#define ROW_ITEMS (BAND * (TILE_W / ROW_OUT))  /* per band: ROW_OUT outputs of one row each */
+#define ROW_ROUNDS ((ROW_ITEMS + THREADS - 1) / THREADS)
+#define COLUMN_ITEMS (TILE_W * (TILE_H / COLUMN_OUT))  /* COLUMN_OUT outputs of one column each */
+#define COLUMN_ROUNDS ((COLUMN_ITEMS + THREADS - 1) / THREADS)
+
+/* BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
+   sites, so the copy for work-groups wholly inside the image has no border arithmetic at all. */
+inline void stage_band(__local float* band, __global const float* restrict input, const ConvArgs args,
+                       int x0, int y0, bool fold)
 {
-    const int x = get_global_id(0);
-    const int y = get_global_id(1);
-    if (x >= args.width || y >= args.height) return;
-
-    float sum = 0.0f;
-    for (int fx = 0; fx < args.filter_width; ++fx) {
-        const int sx = cc_border_index(x + fx - args.radius_x, args.width, args.border);
-        const float pixel = sx < 0 ? 0.0f : input[y * args.pitch + sx];
-        sum += pixel * row_filter[fx];
+    #pragma unroll
+    for (int round = 0; round < STAGE_ROUNDS; ++round) {
+        const int i = get_local_id(0) + round * THREADS;
+        if (i < BAND * IN_W) {
+            const int row = i / IN_W, col = i - row * IN_W;
+            float pixel;
+            if (fold) {
+                const int sx = cc_border_index(x0 + col, args.width, args.border);
+                const int sy = cc_border_index(y0 + row, args.height, args.border);
+                pixel = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+            } else {
+                pixel = input[(y0 + row) * args.pitch + x0 + col];
+            }
+            band[row * IN_PITCH + col] = pixel;
+        }
     }
-    rows_done[y * args.pitch + x] = sum;
 }
 
-__kernel void convolve_columns(__global const float* restrict rows_done,
-                               __global float* restrict output,
-                               __constant float* column_filter,
-                               const ConvArgs args)
+/* The row pass of one band: ROW_OUT neighbouring outputs per item from a window of ROW_OUT + 2 *
+   RADIUS_X pixels, each loaded once. Neighbouring work-items take neighbouring rows (odd pitches: no
+   bank conflicts). */
+inline void row_pass(__local const float* band, __local float* rows_done, __constant float* row_filter)
 {
-    const int x = get_global_id(0);
-    const int y = get_global_id(1);
-    if (x >= args.width || y >= args.height) return;
-
-    float sum = 0.0f;
-    for (int fy = 0; fy < args.filter_height; ++fy) {
-        const int sy = cc_border_index(y + fy - args.radius_y, args.height, args.border);
-        const float pixel = sy < 0 ? 0.0f : rows_done[sy * args.pitch + x];
-        sum += pixel * column_filter[fy];
+    for (int round = 0; round < ROW_ROUNDS; ++round) {
+        const int item = get_local_id(0) + round * THREADS;
+        if (item < ROW_ITEMS) {
+            const int row = item % BAND, x = item / BAND * ROW_OUT;
+            __local const float* pixels = band + row * IN_PITCH + x;
+            float sum[ROW_OUT];
+            #pragma unroll
+            for (int o = 0; o < ROW_OUT; ++o) sum[o] = 0.0f;
+            /* Pixel i feeds output o with tap i - o. */
+            #pragma unroll
+            for (int i = 0; i < ROW_OUT + 2 * RADIUS_X; ++i) {
+                const float pixel = pixels[i];
+                #pragma unroll
+                for (int o = 0; o < ROW_OUT; ++o)
+                    if (i - o >= 0 && i - o < FILTER_W) sum[o] += pixel * row_filter[i - o];
+            }
+            #pragma unroll
+            for (int o = 0; o < ROW_OUT; ++o) rows_done[row * DONE_PITCH + x + o] = sum[o];
+        }
     }
-    output[y * args.pitch + x] = sum;
+}
+
+/* The column pass: COLUMN_OUT outputs down a column per item, from rows_done; a warp's work-items take
+   neighbouring columns, so its local reads and its global stores are each one contiguous row. */
+inline void column_pass(__local const float* rows_done, __global float* restrict output, const ConvArgs args,
+                        int x0, int y0, __constant float* column_filter)
+{
+    for (int round = 0; round < COLUMN_ROUNDS; ++round) {
+        const int item = get_local_id(0) + round * THREADS;
+        if (item < COLUMN_ITEMS) {
+            const int x = item % TILE_W, y = item / TILE_W * COLUMN_OUT;
+            __local const float* pixels = rows_done + y * DONE_PITCH + x;
+            float sum[COLUMN_OUT];
+            #pragma unroll
+            for (int o = 0; o < COLUMN_OUT; ++o) sum[o] = 0.0f;
+            #pragma unroll
+            for (int i = 0; i < COLUMN_OUT + 2 * RADIUS_Y; ++i) {
+                const float pixel = pixels[i * DONE_PITCH];
+                #pragma unroll
+                for (int o = 0; o < COLUMN_OUT; ++o)
+                    if (i - o >= 0 && i - o < FILTER_H) sum[o] += pixel * column_filter[i - o];
+            }
+            if (x0 + x < args.width) {
+                #pragma unroll
+                for (int o = 0; o < COLUMN_OUT; ++o)
+                    if (y0 + y + o < args.height) output[(y0 + y + o) * args.pitch + x0 + x] = sum[o];
+            }
+        }
+    }
+}
+
+/* No register cap here: OpenCL C has no counterpart of CUDA's __launch_bounds__ minimum of blocks. */
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+void convolve_separable(__global const float* restrict input,
+                        __global float* restrict output,
+                        __constant float* row_filter,
+                        __constant float* column_filter,
+                        const ConvArgs args)
+{
+    /* BAND x IN_PITCH staged pixels, then DONE_ROWS x DONE_PITCH row-pass results. */
+    __local float band[BAND * IN_PITCH];
+    __local float rows_done[DONE_ROWS * DONE_PITCH];
+
+    const int x0 = get_group_id(0) * TILE_W;  /* the tile's first output */
+    const int y0 = get_group_id(1) * TILE_H;
+    const int stage_x0 = x0 - RADIUS_X, stage_y0 = y0 - RADIUS_Y;
+    const bool inside = stage_x0 >= 0 && stage_x0 + IN_W <= args.width && stage_y0 >= 0 &&
+                        stage_y0 + DONE_ROWS <= args.height;
+
+    for (int b = 0; b < BANDS; ++b) {
+        if (b > 0) barrier(CLK_LOCAL_MEM_FENCE);  /* the previous band's row pass is done reading `band` */
+        if (inside)
+            stage_band(band, input, args, stage_x0, stage_y0 + b * BAND, false);
+        else
+            stage_band(band, input, args, stage_x0, stage_y0 + b * BAND, true);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        row_pass(band, rows_done + b * BAND * DONE_PITCH, row_filter);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    column_pass(rows_done, output, args, x0, y0, column_filter);
 }

@@ -11,8 +11,6 @@ namespace cc::cuda_kernels {
 
 // One 64 KB constant bank of floats: the largest filter the constant-memory variants can hold.
 inline constexpr int kMaxConstantTaps = 16384;
-// The longest 1D filter the separable variant keeps in constant memory (two of them fit in a bank).
-inline constexpr int kMaxSeparableTaps = 4096;
 
 inline dim3 grid_for(const ConvArgs& args, dim3 block)
 {
@@ -45,12 +43,6 @@ cudaError_t upload_texture_filter(const float* filter, int taps, cudaStream_t st
 cudaError_t launch_texture(cudaTextureObject_t input, float* output, const ConvArgs& args, dim3 block,
                            cudaStream_t stream);
 
-// separable.cu
-cudaError_t upload_separable_filters(const float* row_filter, const float* column_filter,
-                                     const ConvArgs& args, cudaStream_t stream);
-cudaError_t launch_separable(const float* input, float* rows_done, float* output, const ConvArgs& args,
-                             dim3 block, cudaStream_t stream);
-
 // peak.cu: the device's ceilings (backends/cuda/cuda_peaks.cpp), one-dimensional launches
 cudaError_t launch_copy_float4(const float* source, float* target, int float4_count, int blocks, int threads,
                                cudaStream_t stream);
@@ -63,5 +55,10 @@ cudaError_t launch_fft_pad(const float* input, float* padded, const ConvArgs& ar
 cudaError_t launch_fft_multiply(float2* spectrum, const float2* filter_spectrum, int count, cudaStream_t stream);
 cudaError_t launch_fft_crop(const float* padded, float* output, const ConvArgs& args, int padded_pitch,
                             cudaStream_t stream);
+// The unpadded path's edge bands: `blocks` of kFftBandBlockX x kFftBandBlockY threads, as
+// common/fft_shape.h's fft_band_blocks counts them; `coefficients` as fft_band_coefficients lays them out.
+inline constexpr int kFftBandBlockX = 32, kFftBandBlockY = 4;
+cudaError_t launch_fft_bands(const float* input, float* output, const float* coefficients, int column_length,
+                             const ConvArgs& args, int blocks, cudaStream_t stream);
 
 }  // namespace cc::cuda_kernels

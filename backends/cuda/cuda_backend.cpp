@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -22,6 +23,7 @@
 #include "common/error.h"
 #include "common/fast_shape.h"
 #include "common/filter.h"
+#include "common/separable_shape.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
 #include "backends/npp/npp_baseline.h"
@@ -178,10 +180,15 @@ std::string plan_variant(Plan& plan, const Problem& problem, const cudaDevicePro
   if (is_separable(plan.variant)) {
     plan.factors = separate(filter);
     if (!plan.factors) return "filter is not separable";
-    if (plan.variant == Variant::Separable &&
-        (filter.width > kernels::kMaxSeparableTaps || filter.height > kernels::kMaxSeparableTaps))
-      return fmt::format("1D filters of {} and {} taps exceed the {} taps of constant memory each may use",
-                         filter.width, filter.height, kernels::kMaxSeparableTaps);
+  }
+  if (plan.variant == Variant::Separable) {
+    // Within the radius limit both 1D filters (at most 257 floats each) fit in constant memory.
+    const std::size_t limit = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
+    const std::optional<SeparableShape> shape = separable_shape(plan.args.radius_x, plan.args.radius_y, limit);
+    if (!shape) return separable_limit_reason(plan.args.radius_x, plan.args.radius_y, limit, "shared memory");
+    plan.separable = *shape;
+    plan.block = dim3(shape->threads);
+    plan.shared_bytes = separable_on_chip_bytes(*shape, plan.args.radius_x);
   }
   return "";
 }
@@ -216,19 +223,30 @@ PreparedVariant::PreparedVariant(const Plan& plan, const Problem& problem, int o
     case Variant::Texture:
       CC_CUDA_CHECK(kernels::upload_texture_filter(filter.weights.data(), filter.taps(), stream));
       break;
-    case Variant::Separable:
-      CC_CUDA_CHECK(
-          kernels::upload_separable_filters(plan.factors->row.data(), plan.factors->column.data(), args, stream));
+    case Variant::Separable: {
+      module_kernel_ = plan.module->kernel("convolve_separable");
+      const auto [columns, rows] = separable_groups(plan.separable, args.width, args.height);
+      module_grid_ = dim3(columns, rows);
+      for (const auto& [name, weights] : {std::pair{"c_row_filter", &plan.factors->row},
+                                          std::pair{"c_column_filter", &plan.factors->column}}) {
+        std::size_t symbol_bytes = 0;
+        void* symbol = plan.module->global(name, &symbol_bytes);
+        CC_CUDA_CHECK(cudaMemcpyAsync(symbol, weights->data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
+      }
+      if (plan.shared_bytes > kDefaultSharedBytesPerBlock)
+        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                      static_cast<int>(plan.shared_bytes), ordinal));
       break;
+    }
     case Variant::Fast: {
-      fast_kernel_ = plan.module->kernel("convolve_fast");
+      module_kernel_ = plan.module->kernel("convolve_fast");
       const auto [columns, rows] = fast_work_items(plan.fast, args.width, args.height);
-      fast_grid_ = dim3((columns + plan.fast.block_x - 1) / plan.fast.block_x, (rows + plan.fast.block_y - 1) / plan.fast.block_y);
+      module_grid_ = dim3((columns + plan.fast.block_x - 1) / plan.fast.block_x, (rows + plan.fast.block_y - 1) / plan.fast.block_y);
       std::size_t symbol_bytes = 0;
       void* symbol = plan.module->global("c_filter", &symbol_bytes);
       CC_CUDA_CHECK(cudaMemcpyAsync(symbol, filter.weights.data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
       if (plan.shared_bytes > kDefaultSharedBytesPerBlock)
-        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(fast_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                       static_cast<int>(plan.shared_bytes), ordinal));
       break;
     }
@@ -249,8 +267,9 @@ PreparedVariant::PreparedVariant(const Plan& plan, const Problem& problem, int o
 }
 
 std::size_t frame_bytes(const Plan& plan, const Problem& problem) {
-  const std::size_t planes = 2 * problem.channels + (is_separable(plan.variant) ? 1 : 0);
-  // fft: its padded buffer and the filter's spectrum; cuFFT's work area is known once planned.
+  const std::size_t planes = 2 * problem.channels + (plan.variant == Variant::NppSeparable ? 1 : 0);
+  // fft: its spectrum (padded) buffer, the filter's spectrum and the edge bands' coefficients; cuFFT's
+  // work area is known once planned.
   const std::size_t fft = plan.variant == Variant::Fft ? fft_buffer_bytes(problem) : 0;
   return planes * problem.width * problem.height * sizeof(float) + fft;
 }
@@ -272,7 +291,7 @@ FrameBuffers PreparedVariant::make_frame() const {
     frame.input = DeviceBuffer(count);
   }
   frame.output = DeviceBuffer(count);
-  if (is_separable(plan_.variant)) frame.scratch = DeviceBuffer(plane_);
+  if (plan_.variant == Variant::NppSeparable) frame.scratch = DeviceBuffer(plane_);
 #ifdef CONVCOMPARE_WITH_CUFFT
   if (plan_.variant == Variant::Fft) frame.fft = std::make_unique<FftConvolver>(problem_, setup_stream_);
 #endif
@@ -317,16 +336,14 @@ void PreparedVariant::launch(const FrameBuffers& frame, cudaStream_t stream) con
       case Variant::Texture:
         CC_CUDA_CHECK(kernels::launch_texture(frame.textures[c].texture(), out, args, plan_.block, stream));
         break;
-      case Variant::Separable:
-        CC_CUDA_CHECK(kernels::launch_separable(in, frame.scratch.get(), out, args, plan_.block, stream));
-        break;
 #ifdef CONVCOMPARE_WITH_CUFFT
       case Variant::Fft: frame.fft->convolve_plane(in, out, stream); break;
 #endif
+      case Variant::Separable:
       case Variant::Fast: {
         ConvArgs plane_args = args;
         void* parameters[] = {&in, &out, &plane_args};
-        CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(fast_kernel_), fast_grid_, plan_.block, parameters,
+        CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(module_kernel_), module_grid_, plan_.block, parameters,
                                        plan_.shared_bytes, stream));
         break;
       }
@@ -458,7 +475,7 @@ BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& in
   if (plan.factors) run.extra_tolerance = separable_error_bound(problem.correlation_filter, *plan.factors, input);
   if (frame.fft) {
     const FftShape& shape = frame.fft->shape();
-    run.compile_time += fmt::format("; cuFFT {}x{} real-to-complex and back", shape.padded_width, shape.padded_height);
+    run.compile_time += fmt::format("; cuFFT real-to-complex and back at {}", fft_shape_text(shape));
     run.fft_tolerance = true;
   }
   return run;
@@ -511,8 +528,8 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // Fills `plan` for this variant on this device (compiling fast's module); returns why the variant
-  // cannot run here, or "" when it can. Bad requests throw InputError.
+  // Fills `plan` for this variant on this device (compiling fast's or separable's module); returns why
+  // the variant cannot run here, or "" when it can. Bad requests throw InputError.
   std::string make_plan(Plan& plan, const Problem& problem, std::string_view variant, int device) {
     discover();
     if (devices_.empty()) return reason_;
@@ -523,7 +540,13 @@ class CudaBackend final : public Backend {
                                               fmt::join(variants(), ", ")));
     plan.variant = *parsed;
     if (std::string reason = plan_variant(plan, problem, properties_[device]); !reason.empty()) return reason;
-    if (plan.variant == Variant::Fast) plan.module = &fast_module(ordinals_[device], plan);
+    const ConvArgs& args = plan.args;
+    if (plan.variant == Variant::Fast)
+      plan.module =
+          &runtime_module(ordinals_[device], "fast.cu", fast_defines(plan.fast, args.radius_x, args.radius_y));
+    if (plan.variant == Variant::Separable)
+      plan.module = &runtime_module(ordinals_[device], "separable.cu",
+                                    separable_defines(plan.separable, args.radius_x, args.radius_y));
     return "";
   }
 
@@ -558,22 +581,23 @@ class CudaBackend final : public Backend {
     }
   }
 
-  // The fast kernel compiled for this radius and shape, once per (device, options), as the OpenCL
-  // backend caches its programs: later runs report the first build's time.
-  const cuda::RuntimeModule& fast_module(int ordinal, const Plan& plan) {
-    const std::vector<std::string> defines = fast_defines(plan.fast, plan.args.radius_x, plan.args.radius_y);
-    auto& module = fast_modules_[{ordinal, defines}];
+  // An embedded kernel file (fast.cu, separable.cu) compiled by NVRTC with these -D options, once per
+  // (file, device, options), as the OpenCL backend caches its programs: later runs report the first build's time.
+  const cuda::RuntimeModule& runtime_module(int ordinal, const std::string& file,
+                                            const std::vector<std::string>& defines) {
+    auto& module = runtime_modules_[{file, ordinal, defines}];
     if (!module) {
       CC_CUDA_CHECK(cudaSetDevice(ordinal));
       const auto& sources = embedded_cuda_sources();
       const cuda::RuntimeSource source{
-          "fast.cu", embedded_source(sources, "fast.cu"), {{"common/conv_args.h", embedded_source(sources, "conv_args.h")}}};
+          file, embedded_source(sources, file), {{"common/conv_args.h", embedded_source(sources, "conv_args.h")}}};
       module = std::make_unique<cuda::RuntimeModule>(source, defines);
     }
     return *module;
   }
 
-  std::map<std::pair<int, std::vector<std::string>>, std::unique_ptr<cuda::RuntimeModule>> fast_modules_;
+  std::map<std::tuple<std::string, int, std::vector<std::string>>, std::unique_ptr<cuda::RuntimeModule>>
+      runtime_modules_;
   std::map<int, DevicePeaks> peaks_;  // measured once per device
   bool discovered_ = false;
   std::vector<DeviceInfo> devices_;

@@ -46,22 +46,23 @@ void check(cufftResult status, const char* call, const char* file, int line) {
 
 #define CC_CUFFT_CHECK(expr) check((expr), #expr, __FILE__, __LINE__)
 
-// A 2D plan over padded_height x padded_width with the in-place layout spelled out: real rows of
-// real_pitch floats, complex rows of complex_width numbers. No work area of its own: the two plans
-// share one (they never run at the same time); `work_bytes` says how much this one needs.
+// A 2D plan over transform_height x transform_width with the layout spelled out: real rows of
+// real_pitch floats (the image's rows out of place, the padded rows in place), complex rows of
+// complex_width numbers. No work area of its own: the two plans share one (they never run at the
+// same time); `work_bytes` says how much this one needs.
 FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes) {
   cufftHandle handle = 0;
   CC_CUFFT_CHECK(cufftCreate(&handle));
   FftPlan plan(handle);
   CC_CUFFT_CHECK(cufftSetAutoAllocation(handle, 0));
-  long long sizes[] = {shape.padded_height, shape.padded_width};
-  long long real_rows[] = {shape.padded_height, shape.real_pitch()};
-  long long complex_rows[] = {shape.padded_height, shape.complex_width()};
+  long long sizes[] = {shape.transform_height, shape.transform_width};
+  long long real_rows[] = {shape.transform_height, shape.real_pitch};
+  long long complex_rows[] = {shape.transform_height, shape.complex_width()};
   struct Layout {
     long long* rows;     // the embedding: rows of this many elements
     long long distance;  // elements from one transform to the next (one transform here)
   };
-  const Layout real_data{real_rows, static_cast<long long>(shape.buffer_floats())};
+  const Layout real_data{real_rows, static_cast<long long>(shape.real_floats())};
   const Layout complex_data{complex_rows, static_cast<long long>(shape.complex_count())};
   const Layout& in = type == CUFFT_R2C ? real_data : complex_data;
   const Layout& out = type == CUFFT_R2C ? complex_data : real_data;
@@ -92,31 +93,53 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
     CC_CUFFT_CHECK(cufftSetWorkArea(forward_.get(), work_area_.get()));
     CC_CUFFT_CHECK(cufftSetWorkArea(inverse_.get(), work_area_.get()));
   }
-  padded_ = DeviceBuffer(shape_.buffer_floats());
-
-  // The filter's spectrum: its reversed, scaled placement transformed in place by the same plan.
-  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
+  spectrum_ = DeviceBuffer(shape_.buffer_floats());
   filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
-  CC_CUDA_CHECK(cudaMemcpyAsync(filter_spectrum_.get(), filter.data(), filter_spectrum_.bytes(),
-                                cudaMemcpyHostToDevice, stream));
+
+  // The filter's spectrum: its reversed, scaled placement transformed by the same plan, in place on
+  // the padded path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
+  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
+  float* filter_input = shape_.circular ? spectrum_.get() : filter_spectrum_.get();
+  CC_CUDA_CHECK(cudaMemcpyAsync(filter_input, filter.data(), filter.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                stream));
   CC_CUFFT_CHECK(cufftSetStream(forward_.get(), stream));
-  CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), filter_spectrum_.get(),
-                              reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
-  CC_CUDA_CHECK(cudaStreamSynchronize(stream));  // `filter` is freed on return
+  CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), filter_input, reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
+  std::vector<float> coefficients;
+  if (shape_.edge_bands) {
+    coefficients = fft_band_coefficients(problem.correlation_filter);
+    band_coefficients_ = DeviceBuffer(coefficients.size());
+    CC_CUDA_CHECK(cudaMemcpyAsync(band_coefficients_.get(), coefficients.data(), band_coefficients_.bytes(),
+                                  cudaMemcpyHostToDevice, stream));
+    band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
+    band_blocks_ = fft_band_blocks(args_, cuda_kernels::kFftBandBlockX, cuda_kernels::kFftBandBlockY);
+  }
+  CC_CUDA_CHECK(cudaStreamSynchronize(stream));  // `filter` and `coefficients` are freed on return
 }
 
 void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stream) {
   namespace kernels = cuda_kernels;
-  float* padded = padded_.get();
-  auto* spectrum = reinterpret_cast<cufftComplex*>(padded);
-  CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.padded_height, shape_.real_pitch(), stream));
+  const auto* filter_spectrum = reinterpret_cast<const float2*>(filter_spectrum_.get());
+  const int count = static_cast<int>(shape_.complex_count());
   CC_CUFFT_CHECK(cufftSetStream(forward_.get(), stream));
-  CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), padded, spectrum));
-  CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, reinterpret_cast<const float2*>(filter_spectrum_.get()),
-                                             static_cast<int>(shape_.complex_count()), stream));
   CC_CUFFT_CHECK(cufftSetStream(inverse_.get(), stream));
+  if (shape_.circular) {
+    auto* spectrum = reinterpret_cast<cufftComplex*>(spectrum_.get());
+    // cuFFT takes no const input; an out-of-place real-to-complex transform leaves it as it was.
+    CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
+    CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, filter_spectrum, count, stream));
+    CC_CUFFT_CHECK(cufftExecC2R(inverse_.get(), spectrum, out));
+    if (shape_.edge_bands)
+      CC_CUDA_CHECK(kernels::launch_fft_bands(in, out, band_coefficients_.get(), band_column_length_, args_,
+                                              band_blocks_, stream));
+    return;
+  }
+  float* padded = spectrum_.get();
+  auto* spectrum = reinterpret_cast<cufftComplex*>(padded);
+  CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.transform_height, shape_.real_pitch, stream));
+  CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), padded, spectrum));
+  CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, filter_spectrum, count, stream));
   CC_CUFFT_CHECK(cufftExecC2R(inverse_.get(), spectrum, padded));
-  CC_CUDA_CHECK(kernels::launch_fft_crop(padded, out, args_, shape_.real_pitch(), stream));
+  CC_CUDA_CHECK(kernels::launch_fft_crop(padded, out, args_, shape_.real_pitch, stream));
 }
 
 }  // namespace cc::cuda
@@ -125,6 +148,9 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
 
 namespace cc::cuda {
 
-std::size_t fft_buffer_bytes(const Problem& problem) { return 2 * fft_shape(problem).buffer_bytes(); }
+std::size_t fft_buffer_bytes(const Problem& problem) {
+  const FftShape shape = fft_shape(problem);
+  return 2 * shape.buffer_bytes() + fft_band_bytes(shape, problem.correlation_filter);
+}
 
 }  // namespace cc::cuda

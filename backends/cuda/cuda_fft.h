@@ -1,4 +1,4 @@
-// cuda_fft.h: the `fft` variant on CUDA: cuFFT plans, the padded buffer and the filter's spectrum.
+// cuda_fft.h: the `fft` variant on CUDA: cuFFT plans, the spectrum buffer and the filter's spectrum.
 #pragma once
 
 #include <cstddef>
@@ -28,19 +28,25 @@ class FftPlan {
   int handle_ = kNone;
 };
 
-// One problem's correlation through the frequency domain, one plane at a time: pad by the border
-// rule, forward real-to-complex transform in place, multiply by the filter's spectrum, inverse
-// transform in place, crop. Constructing it plans both transforms (one shared work area), allocates
-// the padded buffer and computes the filter's spectrum on `stream`, then waits for it.
+// One problem's correlation through the frequency domain, one plane at a time, on the path
+// common/fft_shape.h chooses. Unpadded: forward real-to-complex transform from the input plane into
+// the spectrum buffer, multiply by the filter's spectrum, inverse transform into the output plane, then
+// the edge bands directly (borders other than wrap). Padded: pad by the border rule, transform in
+// place, multiply, transform back in place, crop. Constructing it plans both transforms (one shared
+// work area), allocates the buffers and computes the filter's spectrum on `stream`, then waits for it.
 class FftConvolver {
  public:
   FftConvolver(const Problem& problem, cudaStream_t stream);
 
   // One plane (problem.width x problem.height floats, rows packed), queued on `stream`, not waited for.
+  // `in` is only read (cuFFT's out-of-place real-to-complex transform keeps its input).
   void convolve_plane(const float* in, float* out, cudaStream_t stream);
 
-  // Device memory held: the padded buffer, the filter's spectrum and cuFFT's work area.
-  std::size_t device_bytes() const { return padded_.bytes() + filter_spectrum_.bytes() + work_area_.bytes(); }
+  // Device memory held: the spectrum (padded) buffer, the filter's spectrum, cuFFT's work area and
+  // the edge bands' coefficients.
+  std::size_t device_bytes() const {
+    return spectrum_.bytes() + filter_spectrum_.bytes() + work_area_.bytes() + band_coefficients_.bytes();
+  }
 
   const FftShape& shape() const { return shape_; }
 
@@ -48,7 +54,8 @@ class FftConvolver {
   ConvArgs args_;
   FftShape shape_;
   FftPlan forward_, inverse_;
-  DeviceBuffer padded_, filter_spectrum_, work_area_;
+  DeviceBuffer spectrum_, filter_spectrum_, work_area_, band_coefficients_;
+  int band_column_length_ = 0, band_blocks_ = 0;
 };
 
 // Device memory an FftConvolver for this problem allocates besides cuFFT's work area (known only

@@ -16,6 +16,7 @@
 #include "backends/cuda/runtime_module.h"
 #include "common/fast_shape.h"
 #include "common/filter.h"
+#include "common/separable_shape.h"
 #ifdef CONVCOMPARE_WITH_NPP
 #include <nppdefs.h>
 #endif
@@ -29,14 +30,15 @@ struct Plan {
   Variant variant = Variant::Global;
   ConvArgs args{};
   dim3 block{16, 16};
-  std::size_t shared_bytes = 0;             // tiled and fast: dynamic shared memory per block
+  std::size_t shared_bytes = 0;             // tiled, fast and separable: dynamic shared memory per block
   std::optional<SeparableFactors> factors;  // separable and npp-separable
   FastShape fast;                           // fast: the compile-time tile shape
-  const RuntimeModule* module = nullptr;    // fast: compiled by NVRTC for this radius and shape
+  SeparableShape separable;                 // separable: the compile-time tile shape
+  const RuntimeModule* module = nullptr;    // fast and separable: compiled by NVRTC for this radius and shape
 };
 
 // The device memory of one frame in flight: its input (a buffer, or one texture per plane), its output
-// and the variant's temporary. Frames in flight at the same time each need their own.
+// and npp-separable's temporary. Frames in flight at the same time each need their own.
 struct FrameBuffers {
   DeviceBuffer input, output, scratch;
   std::vector<TextureImage> textures;
@@ -46,7 +48,7 @@ struct FrameBuffers {
 };
 
 // Device memory in bytes, counted as the OpenCL backend counts it: one frame's buffers, arrays and
-// temporary; and the filter where it lives (a buffer, or the part of a constant bank it fills).
+// any temporary; and the filter where it lives (a buffer, or the part of a constant bank it fills).
 std::size_t frame_bytes(const Plan& plan, const Problem& problem);
 std::size_t filter_bytes(const Plan& plan, const Problem& problem);
 
@@ -69,8 +71,8 @@ class PreparedVariant {
   cudaStream_t setup_stream_;  // fft: where make_frame() computes each frame's filter spectrum
   std::size_t plane_;  // floats in one plane
   DeviceBuffer filter_buffer_, column_filter_buffer_;
-  cudaKernel_t fast_kernel_ = nullptr;
-  dim3 fast_grid_;
+  cudaKernel_t module_kernel_ = nullptr;  // fast and separable: the kernel of plan.module, and its grid
+  dim3 module_grid_;
 #ifdef CONVCOMPARE_WITH_NPP
   std::vector<float> npp_filter_, npp_column_filter_;  // host sources of the filter upload
   // NPP takes its stream in a context: one per stream launched on, made on first use.

@@ -27,6 +27,7 @@
 #include "common/error.h"
 #include "common/fast_shape.h"
 #include "common/filter.h"
+#include "common/separable_shape.h"
 
 namespace cc::opencl {
 
@@ -87,8 +88,7 @@ std::string program_source(std::string_view variant, const std::string& kernel_d
 }
 
 std::vector<std::string> kernel_names(std::string_view variant) {
-  if (variant == "separable") return {"convolve_rows", "convolve_columns"};
-  if (variant == "fft") return {"fft_pad", "fft_multiply", "fft_crop"};
+  if (variant == "fft") return {"fft_pad", "fft_multiply", "fft_crop", "fft_bands"};
   return {fmt::format("convolve_{}", variant)};
 }
 
@@ -202,10 +202,12 @@ std::optional<std::string> memory_limit_reason(const DeviceLimits& limits, std::
 
 
 std::size_t frame_bytes(const Plan& plan, const Problem& problem) {
-  const std::size_t planes = 2 * problem.channels + (plan.variant == Variant::Separable ? 1 : 0);
-  // fft: its padded buffer, the filter's spectrum and, once VkFFT has planned, the temporary if needed.
-  const std::size_t fft_buffers = plan.variant != Variant::Fft ? 0 : plan.fft && plan.fft->needs_temporary() ? 3 : 2;
-  return planes * problem.width * problem.height * sizeof(float) + fft_buffers * fft_shape(problem).buffer_bytes();
+  const std::size_t planes = 2 * problem.channels;
+  // fft: its spectrum (padded) buffer, the filter's spectrum, the edge bands' coefficients and, once
+  // VkFFT has planned, the temporary if needed.
+  const std::size_t fft =
+      plan.variant != Variant::Fft ? 0 : fft_buffer_bytes(problem, plan.fft && plan.fft->needs_temporary());
+  return planes * problem.width * problem.height * sizeof(float) + fft;
 }
 
 std::size_t filter_bytes(const Plan& plan, const Problem& problem) {
@@ -292,7 +294,6 @@ FrameBuffers PreparedVariant::make_frame() const {
       frame.inputs.push_back(make_buffer(CL_MEM_READ_ONLY));
     frame.outputs.push_back(make_buffer(CL_MEM_READ_WRITE));
   }
-  if (plan_.variant == Variant::Separable) frame.temporary = make_buffer(CL_MEM_READ_WRITE);
 #ifdef CONVCOMPARE_WITH_VKFFT
   if (plan_.variant == Variant::Fft)
     frame.fft = std::make_unique<FftConvolver>(context_, queue_, plan_.program, plan_.local[0], plan_.local[1],
@@ -322,7 +323,7 @@ void PreparedVariant::download(const FrameBuffers& frame, const HostFrame& host,
                                   next_event(events)));
 }
 
-// Every plane once (separable: its row pass then its column pass).
+// Every plane once.
 void PreparedVariant::launch(const FrameBuffers& frame, const cl::CommandQueue& queue,
                              std::vector<cl::Event>* events) const {
   const ConvArgs& args = plan_.args;
@@ -332,10 +333,8 @@ void PreparedVariant::launch(const FrameBuffers& frame, const cl::CommandQueue& 
   for (int c = 0; c < problem_.channels; ++c) {
     switch (plan_.variant) {
       case Variant::Separable:
-        set_args(kernels_[0], frame.inputs[c], frame.temporary, filter_buffer_, args);
+        set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_buffer_, column_filter_buffer_, args);
         enqueue(kernels_[0]);
-        set_args(kernels_[1], frame.temporary, frame.outputs[c], column_filter_buffer_, args);
-        enqueue(kernels_[1]);
         break;
       case Variant::Texture:
         set_args(kernels_[0], frame.images[c], sampler_, frame.outputs[c], filter_buffer_, args);
@@ -410,7 +409,8 @@ const OpenClBackend::BuiltProgram& OpenClBackend::program_for(int device, std::s
 }
 
 VkFftPlan& OpenClBackend::fft_plan_for(int device, const FftShape& shape) {
-  std::unique_ptr<VkFftPlan>& plan = fft_plans_[{device, shape.padded_width, shape.padded_height}];
+  std::unique_ptr<VkFftPlan>& plan =
+      fft_plans_[{device, shape.transform_width, shape.transform_height, shape.real_pitch, shape.circular}];
   if (!plan) {
     const DeviceQueue& device_queue = queue_for(device);
     plan = std::make_unique<VkFftPlan>(discovery_.devices[device].device, device_queue.context, device_queue.queue,
@@ -448,9 +448,14 @@ std::string OpenClBackend::prepare(Plan& plan, const Problem& problem, std::stri
       return fmt::format("the fast tile needs {} bytes of local memory, the device has {} "
                          "(CL_DEVICE_LOCAL_MEM_SIZE)", bytes, limits.local_memory);
   }
+  std::optional<SeparableShape> separable_tile;
   if (plan.variant == Variant::Separable) {
     plan.factors = separate(problem.correlation_filter);
     if (!plan.factors) return "filter is not separable";
+    separable_tile = separable_shape(args.radius_x, args.radius_y, limits.local_memory);
+    if (!separable_tile)
+      return separable_limit_reason(args.radius_x, args.radius_y, limits.local_memory,
+                                    "local memory (CL_DEVICE_LOCAL_MEM_SIZE)");
   }
   const std::size_t filter_size = filter_bytes(plan, problem);
   if (plan.variant != Variant::Global && plan.variant != Variant::Fft && filter_size > limits.constant_buffer)
@@ -468,6 +473,9 @@ std::string OpenClBackend::prepare(Plan& plan, const Problem& problem, std::stri
   plan.build_options = kBuildOptions;
   if (fast)  // the radius and tile shape as compile-time constants, as NVRTC gets them on the CUDA side
     for (const std::string& define : fast_defines(fast_tile, args.radius_x, args.radius_y))
+      plan.build_options += " " + define;
+  if (separable_tile)
+    for (const std::string& define : separable_defines(*separable_tile, args.radius_x, args.radius_y))
       plan.build_options += " " + define;
   const BuiltProgram& built = program_for(device_index, variant, source, plan.build_options);
   plan.build_ms = built.build_ms;
@@ -503,13 +511,23 @@ std::string OpenClBackend::prepare(Plan& plan, const Problem& problem, std::stri
     if (!shape_allowed(shape, kernel_limit, limits))
       return fmt::format("the fast kernel needs work-groups of {}x{}, the device allows {} work-items "
                          "(CL_KERNEL_WORK_GROUP_SIZE)", shape.x, shape.y, kernel_limit);
+  } else if (separable_tile) {
+    shape = GroupShape{static_cast<std::size_t>(separable_tile->threads), 1};
+    if (!shape_allowed(shape, kernel_limit, limits))
+      return fmt::format("the separable kernel needs work-groups of {} work-items, the device allows {} "
+                         "(CL_KERNEL_WORK_GROUP_SIZE)", shape.x, kernel_limit);
   } else {
     shape = fit_work_group(kernel_limit, limits);
   }
   plan.local = cl::NDRange(shape.x, shape.y);
   // OpenCL 1.2 wants whole work-groups; a fast work-item covers out_x x out_y outputs.
-  const auto [columns, rows] = fast ? fast_work_items(fast_tile, args.width, args.height)
-                                    : std::pair<std::size_t, std::size_t>(args.width, args.height);
+  auto [columns, rows] = fast ? fast_work_items(fast_tile, args.width, args.height)
+                              : std::pair<std::size_t, std::size_t>(args.width, args.height);
+  if (separable_tile) {  // one work-group per tile of outputs
+    const auto [groups_x, groups_y] = separable_groups(*separable_tile, args.width, args.height);
+    columns = groups_x * shape.x;
+    rows = groups_y;
+  }
   plan.global = cl::NDRange(round_up(columns, shape.x), round_up(rows, shape.y));
   return "";
 }
@@ -528,7 +546,8 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
   BackendRun run;
   run.times.build_ms = plan.build_ms;
   run.memory = options.pinned ? "pinned" : "pageable";
-  run.compile_time = fmt::format("radius: {}; options: {}", plan.variant == Variant::Fast ? "compile-time" : "run-time",
+  const bool radius_compiled = plan.variant == Variant::Fast || plan.variant == Variant::Separable;
+  run.compile_time = fmt::format("radius: {}; options: {}", radius_compiled ? "compile-time" : "run-time",
                                  plan.build_options);
   if (!options.kernel_dir.empty()) run.compile_time += "; sources: " + options.kernel_dir;
   run.device_bytes = frame_bytes(plan, problem) + filter_bytes(plan, problem);
@@ -617,8 +636,8 @@ BackendRun OpenClBackend::run(const Problem& problem, const Image& input, std::s
   if (plan.factors) run.extra_tolerance = separable_error_bound(problem.correlation_filter, *plan.factors, input);
   if (plan.fft) {
     const FftShape shape = fft_shape(problem);
-    run.compile_time += fmt::format("; VkFFT {}x{} real-to-complex and back, generated at run time",
-                                    shape.padded_width, shape.padded_height);
+    run.compile_time += fmt::format("; VkFFT real-to-complex and back at {}, generated at run time",
+                                    fft_shape_text(shape));
     run.fft_tolerance = true;
   }
   run.status = Status::Ok;

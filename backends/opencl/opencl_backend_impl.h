@@ -25,7 +25,7 @@ enum class Variant { Global, Constant, Tiled, Texture, Separable, Fft, Fast };
 struct Plan {
   Variant variant = Variant::Global;
   ConvArgs args{};
-  std::vector<cl::Kernel> kernels;  // separable: the row pass, then the column pass
+  std::vector<cl::Kernel> kernels;  // fft: several; the others one
   cl::NDRange global, local;
   std::size_t local_bytes = 0;              // tiled: the __local tile
   std::optional<SeparableFactors> factors;  // separable
@@ -36,7 +36,7 @@ struct Plan {
 };
 
 // Device memory in bytes, counted as the CUDA backend counts it: one frame's buffers, images and
-// temporary; and the filter buffers.
+// fft's buffers; and the filter buffers.
 std::size_t frame_bytes(const Plan& plan, const Problem& problem);
 std::size_t filter_bytes(const Plan& plan, const Problem& problem);
 
@@ -72,11 +72,10 @@ class HostFrame {
 };
 
 // The device memory of one frame in flight: per plane an input (a buffer, or an image for texture)
-// and an output; separable's temporary. Frames in flight at the same time each need their own.
+// and an output. Frames in flight at the same time each need their own.
 struct FrameBuffers {
   std::vector<cl::Buffer> inputs, outputs;
   std::vector<cl::Image2D> images;
-  cl::Buffer temporary;
   // fft: the padded buffer, the filter's spectrum and the transforms' temporary, a frame's own so
   // that frames in flight on different queues share none of them.
   std::unique_ptr<FftConvolver> fft;
@@ -155,8 +154,9 @@ class OpenClBackend final : public Backend {
   std::map<int, DeviceQueue> queues_;
   std::map<int, DevicePeaks> peaks_;  // measured once per device
   std::map<std::tuple<std::string, std::string, int>, BuiltProgram> programs_;  // (source, options, device)
-  // fft: VkFFT's plans, made once per (device, padded width, padded height) as programs are built once.
-  std::map<std::tuple<int, int, int>, std::unique_ptr<VkFftPlan>> fft_plans_;
+  // fft: VkFFT's plans, made once per (device, transform width, height, real pitch, unpadded) as
+  // programs are built once.
+  std::map<std::tuple<int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
 };
 
 }  // namespace cc::opencl

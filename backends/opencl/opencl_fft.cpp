@@ -59,12 +59,22 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
       device_(device()),
       context_(context()),
       queue_(queue()),
-      buffer_bytes_(shape.buffer_bytes()) {
+      buffer_bytes_(shape.buffer_bytes()),
+      real_bytes_(shape.real_floats() * sizeof(float)),
+      out_of_place_(shape.circular) {
   VkFFTConfiguration configuration = {};
   configuration.FFTdim = 2;
-  configuration.size[0] = static_cast<uint64_t>(shape.padded_width);
-  configuration.size[1] = static_cast<uint64_t>(shape.padded_height);
+  configuration.size[0] = static_cast<uint64_t>(shape.transform_width);
+  configuration.size[1] = static_cast<uint64_t>(shape.transform_height);
   configuration.performR2C = 1;  // in place: rows of real_pitch floats, as FftShape lays them out
+  if (out_of_place_) {  // the real rows are a plane's, apart from the half spectrum in `buffer`
+    configuration.isInputFormatted = 1;
+    configuration.inverseReturnToInputBuffer = 1;
+    configuration.inputBuffer = &real_;
+    configuration.inputBufferSize = &real_bytes_;
+    configuration.inputBufferStride[0] = static_cast<uint64_t>(shape.real_pitch);
+    configuration.inputBufferStride[1] = static_cast<uint64_t>(shape.real_floats());
+  }
   configuration.device = &device_;
   configuration.context = &context_;
   configuration.commandQueue = &queue_;  // used while planning only for Bluestein lengths, never ours
@@ -78,7 +88,7 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
   if (result != VKFFT_SUCCESS) {
     deleteVkFFT(&application_->vkfft);  // idempotent: it nulls what it frees
     check(result, "initializeVkFFT(&application, configuration)", __FILE__, __LINE__,
-          fmt::format("real-to-complex transform of {}x{}", shape.padded_width, shape.padded_height));
+          fmt::format("real-to-complex transform of {}", fft_shape_text(shape)));
   }
   build_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -94,15 +104,17 @@ bool VkFftPlan::needs_temporary() const {
   return false;
 }
 
-void VkFftPlan::transform(const cl::CommandQueue& queue, const cl::Buffer& buffer, const cl::Buffer& temporary,
-                          int direction) {
+void VkFftPlan::transform(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
+                          const cl::Buffer& temporary, int direction) {
   queue_ = queue();
-  buffer_ = buffer();
+  real_ = real();
+  buffer_ = spectrum();
   temporary_ = temporary();
   VkFFTLaunchParams launch = {};
   launch.commandQueue = &queue_;
   launch.buffer = &buffer_;
   launch.tempBuffer = &temporary_;
+  if (out_of_place_) launch.inputBuffer = &real_;
   CC_VKFFT_CHECK(VkFFTAppend(&application_->vkfft, direction, &launch));
 }
 
@@ -111,20 +123,40 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
     : args_(problem.conv_args()),
       shape_(fft_shape(problem)),
       plan_(plan),
-      padded_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
+      spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
       filter_spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
       pad_(CC_CL_OUT(cl::Kernel(program, "fft_pad", err))),
       multiply_(CC_CL_OUT(cl::Kernel(program, "fft_multiply", err))),
       crop_(CC_CL_OUT(cl::Kernel(program, "fft_crop", err))),
+      bands_(CC_CL_OUT(cl::Kernel(program, "fft_bands", err))),
       group_x_(group_x),
       group_y_(group_y) {
   if (plan_.needs_temporary())
     temporary_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err));
-  // The filter's spectrum: its reversed, scaled placement transformed in place by the same plan.
+  // The filter's spectrum: its reversed, scaled placement transformed by the same plan, in place on
+  // the padded path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
   const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
-  CC_CL(queue.enqueueWriteBuffer(filter_spectrum_, CL_FALSE, 0, shape_.buffer_bytes(), filter.data()));
-  plan_.forward(queue, filter_spectrum_, temporary_);
-  CC_CL(queue.finish());  // `filter` is freed on return
+  const cl::Buffer& filter_input = shape_.circular ? spectrum_ : filter_spectrum_;
+  CC_CL(queue.enqueueWriteBuffer(filter_input, CL_FALSE, 0, filter.size() * sizeof(float), filter.data()));
+  plan_.forward(queue, filter_input, filter_spectrum_, temporary_);
+  std::vector<float> coefficients;
+  if (shape_.edge_bands) {
+    coefficients = fft_band_coefficients(problem.correlation_filter);
+    band_bytes_ = fft_band_bytes(shape_, problem.correlation_filter);
+    band_coefficients_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, band_bytes_, nullptr, err));
+    CC_CL(queue.enqueueWriteBuffer(band_coefficients_, CL_FALSE, 0, band_bytes_, coefficients.data()));
+    band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
+    // 32 x 4 as on CUDA (a band of 32 rows fills the group), unless the kernels take fewer work-items.
+    const bool fits = group_x_ * group_y_ >= 128;
+    band_group_x_ = fits ? 32 : group_x_;
+    band_group_y_ = fits ? 4 : group_y_;
+    band_blocks_ = fft_band_blocks(args_, static_cast<int>(band_group_x_), static_cast<int>(band_group_y_));
+  }
+  CC_CL(queue.finish());  // `filter` and `coefficients` are freed on return
+}
+
+std::size_t FftConvolver::device_bytes() const {
+  return (plan_.needs_temporary() ? 3 : 2) * shape_.buffer_bytes() + band_bytes_;
 }
 
 void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,
@@ -135,25 +167,48 @@ void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, c
     return &events->back();
   };
   const cl::NDRange group(group_x_, group_y_);
-  const int padded_height = shape_.padded_height, padded_pitch = shape_.real_pitch();
   const int count = static_cast<int>(shape_.complex_count());
+  const auto multiply = [&] {
+    CC_CL(multiply_.setArg(0, spectrum_));
+    CC_CL(multiply_.setArg(1, filter_spectrum_));
+    CC_CL(multiply_.setArg(2, count));
+    CC_CL(queue.enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
+                                     cl::NDRange(group_x_ * group_y_), nullptr, event()));
+  };
 
+  if (shape_.circular) {
+    // Markers stand where no kernel of ours does, so the events still bracket both transforms.
+    CC_CL(queue.enqueueMarkerWithWaitList(nullptr, event()));
+    plan_.forward(queue, in, spectrum_, temporary_);
+    multiply();
+    plan_.inverse(queue, spectrum_, out, temporary_);
+    if (!shape_.edge_bands) {
+      CC_CL(queue.enqueueMarkerWithWaitList(nullptr, event()));
+      return;
+    }
+    CC_CL(bands_.setArg(0, in));
+    CC_CL(bands_.setArg(1, out));
+    CC_CL(bands_.setArg(2, band_coefficients_));
+    CC_CL(bands_.setArg(3, args_));
+    CC_CL(bands_.setArg(4, band_column_length_));
+    CC_CL(queue.enqueueNDRangeKernel(bands_, cl::NullRange, cl::NDRange(band_blocks_ * band_group_x_, band_group_y_),
+                                     cl::NDRange(band_group_x_, band_group_y_), nullptr, event()));
+    return;
+  }
+
+  const int padded_height = shape_.transform_height, padded_pitch = shape_.real_pitch;
   CC_CL(pad_.setArg(0, in));
-  CC_CL(pad_.setArg(1, padded_));
+  CC_CL(pad_.setArg(1, spectrum_));
   CC_CL(pad_.setArg(2, args_));
   CC_CL(pad_.setArg(3, padded_height));
   CC_CL(pad_.setArg(4, padded_pitch));
   CC_CL(queue.enqueueNDRangeKernel(pad_, cl::NullRange,
                                    cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
                                    group, nullptr, event()));
-  plan_.forward(queue, padded_, temporary_);
-  CC_CL(multiply_.setArg(0, padded_));
-  CC_CL(multiply_.setArg(1, filter_spectrum_));
-  CC_CL(multiply_.setArg(2, count));
-  CC_CL(queue.enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
-                                   cl::NDRange(group_x_ * group_y_), nullptr, event()));
-  plan_.inverse(queue, padded_, temporary_);
-  CC_CL(crop_.setArg(0, padded_));
+  plan_.forward(queue, spectrum_, spectrum_, temporary_);
+  multiply();
+  plan_.inverse(queue, spectrum_, spectrum_, temporary_);
+  CC_CL(crop_.setArg(0, spectrum_));
   CC_CL(crop_.setArg(1, out));
   CC_CL(crop_.setArg(2, args_));
   CC_CL(crop_.setArg(3, padded_pitch));
@@ -165,3 +220,12 @@ void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, c
 }  // namespace cc::opencl
 
 #endif  // CONVCOMPARE_WITH_VKFFT
+
+namespace cc::opencl {
+
+std::size_t fft_buffer_bytes(const Problem& problem, bool needs_temporary) {
+  const FftShape shape = fft_shape(problem);
+  return (needs_temporary ? 3 : 2) * shape.buffer_bytes() + fft_band_bytes(shape, problem.correlation_filter);
+}
+
+}  // namespace cc::opencl

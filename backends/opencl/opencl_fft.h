@@ -1,4 +1,4 @@
-// opencl_fft.h: the `fft` variant on OpenCL: VkFFT plans, the padded buffer and the filter's spectrum.
+// opencl_fft.h: the `fft` variant on OpenCL: VkFFT plans, the spectrum buffer and the filter's spectrum.
 #pragma once
 
 #include <cstddef>
@@ -12,8 +12,10 @@
 
 namespace cc::opencl {
 
-// VkFFT's application for one padded size on one device: the in-place real-to-complex transform and
-// its inverse (unnormalized) over the FftShape layout. VkFFT generates and compiles its kernels when
+// VkFFT's application for one FftShape on one device: the real-to-complex transform and its inverse
+// (unnormalized), in place over the padded layout, or out of place between a plane (rows of
+// real_pitch floats; the inverse writes where the forward read, VkFFT's inverseReturnToInputBuffer)
+// and the half spectrum. VkFFT generates and compiles its kernels when
 // the plan is made (the expensive part: hundreds of milliseconds on a GPU driver, seconds on PoCL), so
 // the backend keeps the plans it made, as it keeps its built programs. A plan holds no buffer: the
 // data and, for rows too long for one pass through local memory, a temporary of the same size are
@@ -29,20 +31,24 @@ class VkFftPlan {
   // Whether the transforms take more than one pass along an axis, and so need `temporary`.
   bool needs_temporary() const;
 
-  // Queue the transform of `buffer` (FftShape::buffer_bytes()) on `queue`, without events: an
-  // in-order queue keeps it between the commands around it, and their events bracket it.
-  // `temporary`, as large, only when needs_temporary().
-  void forward(const cl::CommandQueue& queue, const cl::Buffer& buffer, const cl::Buffer& temporary) {
-    transform(queue, buffer, temporary, -1);
+  // Queue a transform between `real` (FftShape::real_floats()) and `spectrum` (buffer_bytes(); the
+  // same buffer as `real` in place) on `queue`, without events: an in-order queue keeps it between
+  // the commands around it, and their events bracket it. `temporary`, as large as `spectrum`, only
+  // when needs_temporary().
+  void forward(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
+               const cl::Buffer& temporary) {
+    transform(queue, real, spectrum, temporary, -1);
   }
-  void inverse(const cl::CommandQueue& queue, const cl::Buffer& buffer, const cl::Buffer& temporary) {
-    transform(queue, buffer, temporary, 1);
+  void inverse(const cl::CommandQueue& queue, const cl::Buffer& spectrum, const cl::Buffer& real,
+               const cl::Buffer& temporary) {
+    transform(queue, real, spectrum, temporary, 1);
   }
 
   double build_ms() const { return build_ms_; }
 
  private:
-  void transform(const cl::CommandQueue& queue, const cl::Buffer& buffer, const cl::Buffer& temporary, int direction);
+  void transform(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
+                 const cl::Buffer& temporary, int direction);
 
   struct Application;  // VkFFTApplication, so that only opencl_fft.cpp includes vkFFT.h
   std::unique_ptr<Application> application_;
@@ -51,30 +57,35 @@ class VkFftPlan {
   cl_device_id device_ = nullptr;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
-  cl_mem buffer_ = nullptr, temporary_ = nullptr;
-  cl_ulong buffer_bytes_ = 0;
+  cl_mem buffer_ = nullptr, temporary_ = nullptr, real_ = nullptr;
+  cl_ulong buffer_bytes_ = 0, real_bytes_ = 0;
+  bool out_of_place_ = false;
   double build_ms_ = 0;
 };
 
-// One problem's correlation through the frequency domain, one plane at a time: pad by the border
-// rule, forward transform in place, multiply by the filter's spectrum, inverse transform in place,
-// crop. Constructing it allocates the padded buffer and computes the filter's spectrum with `plan`
-// (which must be for fft_shape(problem)), then waits for the queue.
+// One problem's correlation through the frequency domain, one plane at a time, on the path
+// common/fft_shape.h chooses. Unpadded: forward transform from the input plane into the spectrum
+// buffer, multiply by the filter's spectrum, inverse transform into the output plane, then the edge
+// bands directly (borders other than wrap). Padded: pad by the border rule, transform in place,
+// multiply, transform back in place, crop. Constructing it allocates the buffers and computes the
+// filter's spectrum with `plan` (which must be for fft_shape(problem)), then waits for the queue.
 class FftConvolver {
  public:
   // `program`: kernels_cl/fft.cl built for the device; `group_x` x `group_y`: a work-group shape the
-  // device and its kernels accept (the 1D multiply uses as many work-items).
+  // device and its kernels accept (the 1D multiply uses as many work-items; the edge bands 32 x 4
+  // where that is no more).
   FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,
                std::size_t group_x, std::size_t group_y, VkFftPlan& plan, const Problem& problem);
 
   // One plane: `in` and `out` hold problem.width x problem.height floats. Queued, not waited for; the
-  // pad, multiply and crop events are appended to `events` (when given): from the first to the last
-  // they bracket the transforms too.
+  // events of its kernels (and, on the unpadded path, of markers around the transforms) are appended
+  // to `events` (when given): from the first to the last they bracket the transforms too.
   void convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,
                       std::vector<cl::Event>* events);
 
-  // Device memory held: the padded buffer, the filter's spectrum and the transforms' temporary.
-  std::size_t device_bytes() const { return (plan_.needs_temporary() ? 3 : 2) * shape_.buffer_bytes(); }
+  // Device memory held: the spectrum (padded) buffer, the filter's spectrum, the transforms'
+  // temporary and the edge bands' coefficients.
+  std::size_t device_bytes() const;
 
   const FftShape& shape() const { return shape_; }
 
@@ -82,9 +93,15 @@ class FftConvolver {
   ConvArgs args_;
   FftShape shape_;
   VkFftPlan& plan_;
-  cl::Buffer padded_, filter_spectrum_, temporary_;
-  cl::Kernel pad_, multiply_, crop_;
+  cl::Buffer spectrum_, filter_spectrum_, temporary_, band_coefficients_;
+  cl::Kernel pad_, multiply_, crop_, bands_;
   std::size_t group_x_, group_y_;
+  std::size_t band_group_x_ = 0, band_group_y_ = 0;
+  int band_column_length_ = 0, band_blocks_ = 0;
+  std::size_t band_bytes_ = 0;
 };
+
+// Device memory an FftConvolver for this problem holds, with or without the transforms' temporary.
+std::size_t fft_buffer_bytes(const Problem& problem, bool needs_temporary);
 
 }  // namespace cc::opencl

@@ -128,6 +128,31 @@ TEST_CASE("record: status names and derived rates") {
   CHECK(std::isnan(never_ran.gflop_per_s));
 }
 
+TEST_CASE("record: % bound against DRAM or FP32, whichever takes longer; separable counts its 1D taps") {
+  const cc::DevicePeaks peaks{.copy_gb_per_s = 1000, .fma_gflop_per_s = 10000};
+  cc::RunRecord r;
+  r.status = cc::Status::Ok;
+  r.variant = "fast";
+  r.width = 1000, r.height = 1000, r.channels = 1, r.radius_x = r.radius_y = 1;  // 9 taps
+  r.times.kernel_ms = cc::summarize({0.016});
+  cc::derive_bound(r, peaks);
+  // DRAM: 8 MB at 1000 GB/s = 0.008 ms; FP32: 18 Mflop at 10 TFLOP/s = 0.0018 ms.
+  CHECK(r.bound == "dram");
+  CHECK(r.bound_percent == doctest::Approx(50));
+
+  r.radius_x = r.radius_y = 16;  // 33 x 33 = 1089 taps: 2.178 Gflop = 0.2178 ms
+  r.times.kernel_ms = cc::summarize({0.4356});
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound == "fp32");
+  CHECK(r.bound_percent == doctest::Approx(50));
+
+  r.variant = "separable";  // 33 + 33 taps: 132 Mflop = 0.0132 ms, not the 2D sum's 0.2178
+  r.times.kernel_ms = cc::summarize({0.0264});
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound == "fp32");
+  CHECK(r.bound_percent == doctest::Approx(50));
+}
+
 TEST_CASE("variants: find_variant") {
   REQUIRE(cc::find_variant("tiled") != nullptr);
   CHECK(cc::find_variant("tiled")->name == "tiled");

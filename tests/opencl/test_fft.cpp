@@ -1,8 +1,10 @@
 // test_fft.cpp: the OpenCL fft variant (VkFFT): the spectrum's orientation with an asymmetric filter,
-// the tolerance and the figures it reports.
+// the unpadded path and its edge bands, the tolerance and the figures it reports.
 #include <doctest/doctest.h>
 
 #include <random>
+
+#include <fmt/format.h>
 
 #include "common/fft_shape.h"
 #include "common/reference.h"
@@ -36,6 +38,15 @@ cc::Image random_image(int width, int height, int channels) {
   std::uniform_real_distribution<float> pixel(0.0f, 255.0f);
   for (float& value : image.data) value = pixel(rng);
   return image;
+}
+
+// Weights in [-1, 1]: an asymmetric filter with no structure for an error to hide in.
+cc::Filter random_filter(int width, int height) {
+  cc::Filter filter{fmt::format("random {}x{}", width, height), width, height, {}};
+  std::mt19937 rng(static_cast<unsigned>(width * 131 + height));
+  std::uniform_real_distribution<float> weight(-1.0f, 1.0f);
+  for (int i = 0; i < width * height; ++i) filter.weights.push_back(weight(rng));
+  return filter;
 }
 
 cc::RunOptions quick_options() {
@@ -87,9 +98,60 @@ TEST_CASE("fft: the looser FFT tolerance, the transforms' build time and the dev
   // An input and an output of two 45x31 planes, the padded buffer and the filter's spectrum
   // (50x35 padded), and a temporary as large on a device that cannot take a row in one pass.
   const cc::FftShape shape = cc::fft_shape(problem);
-  CHECK(shape.padded_width == 50);
-  CHECK(shape.padded_height == 35);
+  CHECK(shape.transform_width == 50);
+  CHECK(shape.transform_height == 35);
   CHECK(run.device_bytes >= 2 * 2 * 45 * 31 * 4 + 2 * shape.buffer_bytes());
   CHECK(run.device_bytes <= 2 * 2 * 45 * 31 * 4 + 3 * shape.buffer_bytes());
   CHECK(run.compile_time.find("VkFFT") != std::string::npos);
+}
+
+TEST_CASE("fft: even smooth images take the unpadded path, exact in every border with edge bands redone") {
+  if (!ready()) return;
+  struct Case {
+    int width, height, channels, filter_width, filter_height;
+  };
+  // Rectangular images, non-square filters, several channels; filters just under the image (bands
+  // nearly everywhere), one column (top and bottom bands only), one row (left and right only), and a
+  // band taller than one 32-row block.
+  const Case cases[] = {{40, 30, 2, 7, 3},  {48, 20, 1, 5, 11}, {24, 14, 1, 23, 13},
+                        {32, 9, 1, 1, 7},   {36, 16, 3, 9, 1},  {256, 160, 1, 65, 81}};
+  for (const Case& c : cases) {
+    const cc::Image input = random_image(c.width, c.height, c.channels);
+    const cc::Filter filter = random_filter(c.filter_width, c.filter_height);
+    for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
+      CAPTURE(c.width);
+      CAPTURE(c.height);
+      CAPTURE(filter.spec);
+      CAPTURE(to_string(border));
+      const cc::Problem problem = cc::make_problem(input, filter, border, false);
+      const cc::FftShape shape = cc::fft_shape(problem);
+      REQUIRE(shape.circular);
+      const cc::BackendRun run = backend().run(problem, input, "fft", 0, quick_options());
+      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+      const cc::Tolerance tolerance = cc::tolerance_for_run(run, problem, input);
+      const cc::Validation result = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
+      CHECK_MESSAGE(result.passed, result.message());
+      CHECK(run.compile_time.find(cc::fft_shape_text(shape)) != std::string::npos);
+      CHECK((run.compile_time.find("edge bands direct") != std::string::npos) == (border != cc::Border::Wrap));
+      // Two planes per channel, the half spectrum and the filter's, the bands' coefficients, and a
+      // temporary as large as the spectrum on a device that cannot take a row in one pass.
+      const std::size_t fixed =
+          2 * input.data.size() * sizeof(float) + cc::fft_band_bytes(shape, problem.correlation_filter);
+      CHECK(run.device_bytes >= fixed + 2 * shape.buffer_bytes());
+      CHECK(run.device_bytes <= fixed + 3 * shape.buffer_bytes());
+    }
+  }
+}
+
+TEST_CASE("fft: without the edge bands the unpadded path would be wrong at the edges, so the test can fail") {
+  if (!ready()) return;
+  // The wrap-border result (what the transform alone gives) misses the zero-border reference.
+  const cc::Image input = random_image(40, 30, 1);
+  const cc::Filter filter = random_filter(7, 5);
+  const cc::Problem wrap = cc::make_problem(input, filter, cc::Border::Wrap, false);
+  const cc::Problem zero = cc::make_problem(input, filter, cc::Border::Zero, false);
+  const cc::BackendRun run = backend().run(wrap, input, "fft", 0, quick_options());
+  REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+  const cc::Tolerance tolerance = cc::tolerance_for_run(run, zero, input);
+  CHECK_FALSE(cc::validate(run.output, cc::reference_convolve(input, zero), tolerance).passed);
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
@@ -14,11 +15,13 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_devices.h"
 #include "common/error.h"
 #include "common/reference.h"
+#include "common/separable_shape.h"
 #include "common/validate.h"
 #include "tests/support/backend_matrix.h"
 
@@ -296,10 +299,10 @@ TEST_CASE("reuse time and device memory are reported, device memory to the byte"
   CHECK(global.times.reuse_ms > 0);
   // An input and an output of two 37x19 float planes, and the 3x3 filter.
   CHECK(global.device_bytes == 2 * 2 * 37 * 19 * 4 + 9 * 4);
-  // Separable adds its one-plane temporary and holds a 3-tap row and a 3-tap column instead.
+  // Separable passes its rows on chip (no temporary image) and holds a 3-tap row and a 3-tap column instead.
   const cc::BackendRun separable = run_variant("separable", input, filter);
   REQUIRE_MESSAGE(separable.status == cc::Status::Ok, separable.reason);
-  CHECK(separable.device_bytes == 2 * 2 * 37 * 19 * 4 + 37 * 19 * 4 + (3 + 3) * 4);
+  CHECK(separable.device_bytes == 2 * 2 * 37 * 19 * 4 + (3 + 3) * 4);
 }
 
 TEST_CASE("stream: five frames through three queues, pinned and pageable, and the last one validates") {
@@ -333,16 +336,43 @@ TEST_CASE("fast is built with its radius and tile shape as -D options, and skips
   const cc::BackendRun run = run_variant("fast", input, box_filter(7, 5, 0.25f));
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
   CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
+  // Below radius 5, quads: 4 x 4 outputs per work-item straight from global memory.
   CHECK(run.compile_time ==
-        "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=1 -DOUT_Y=8");
-  // From radius 5 on, the rows scheme: eight outputs along a row per work-item, a rolled loop over rows.
+        "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4");
+  // From radius 5 on, the rows scheme: 8 x 2 outputs per work-item, a rolled loop over filter rows.
   const cc::BackendRun rows = run_variant("fast", input, box_filter(13, 11, 0.01f));
   REQUIRE_MESSAGE(rows.status == cc::Status::Ok, rows.reason);
   CHECK(check_against_reference(rows, input, box_filter(13, 11, 0.01f)).passed);
-  CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=8 -DOUT_Y=1"));
+  CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=8 -DOUT_Y=2"));
   const cc::BackendRun too_large = run_variant("fast", input, box_filter(67, 67, 1e-4f));
   CHECK(too_large.status == cc::Status::Skipped);
   CHECK(too_large.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");
+}
+
+TEST_CASE("separable is one kernel built with its radius and tile shape as -D options, in bands for large radii") {
+  if (!have_device()) return;
+  // 7x5: one band of a 64x32 tile.
+  const cc::Image input = ramp_image(67, 45);
+  const cc::BackendRun run = run_variant("separable", input, box_filter(7, 5, 0.25f));
+  REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+  CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
+  CHECK(run.compile_time == "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DTHREADS=256 "
+                            "-DTILE_W=64 -DTILE_H=32 -DROW_OUT=8 -DCOLUMN_OUT=8 -DBAND=36 -DBANDS=1");
+  // 33x25 (r = 16x12): a 32x128 tile staged in bands, on an image with tiles wholly inside it (no
+  // border fold) and tiles at every edge.
+  const cc::Image tall = ramp_image(100, 300);
+  const cc::Filter wide = box_filter(33, 25, 1e-3f);
+  const cc::BackendRun banded = run_variant("separable", tall, wide, quick_options(), cc::Border::Wrap);
+  REQUIRE_MESSAGE(banded.status == cc::Status::Ok, banded.reason);
+  CHECK(check_against_reference(banded, tall, wide, cc::Border::Wrap).passed);
+  const std::optional<cc::SeparableShape> shape = cc::separable_shape(16, 12, limits().local_memory);
+  REQUIRE(shape);
+  CHECK(shape->bands > 1);
+  CHECK(banded.compile_time.ends_with(fmt::format("{}", fmt::join(cc::separable_defines(*shape, 16, 12), " "))));
+  const cc::BackendRun too_large = run_variant("separable", input, box_filter(259, 3, 1e-3f));
+  CHECK(too_large.status == cc::Status::Skipped);
+  CHECK(too_large.reason ==
+        "radius 129x1 is over the separable variant's compile-time limit of 128 (the fft variant takes it)");
 }
 
 TEST_CASE("the time budget sets how many launches are timed, and a single one still gives a valid result") {

@@ -1,0 +1,87 @@
+// test_separable_shape.cpp: which tile and bands the fused separable kernel compiles for each radius and on-chip size.
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "common/separable_shape.h"
+
+namespace {
+
+constexpr std::size_t kOpenClLocal = 48 * 1024;  // NVIDIA's OpenCL on the H100
+constexpr std::size_t kCudaOptIn = 227 * 1024;   // CUDA's opt-in shared memory on the H100
+
+// What the kernels rely on, whatever the radius: the bands cover every row the column pass reads, a
+// warp's column-pass stores stay within one tile row, the passes' items divide the tile evenly.
+void check_layout(const cc::SeparableShape& shape, int radius_x, int radius_y, std::size_t on_chip_bytes) {
+  CAPTURE(radius_x);
+  CAPTURE(radius_y);
+  CHECK(shape.band * shape.bands >= shape.tile_h + 2 * radius_y);
+  CHECK(shape.band >= cc::kSeparableMinBand);
+  CHECK(shape.tile_w % 32 == 0);
+  CHECK(shape.tile_w % shape.row_out == 0);
+  CHECK(shape.tile_h % shape.column_out == 0);
+  CHECK(cc::separable_on_chip_bytes(shape, radius_x) <= on_chip_bytes);
+  CHECK(cc::separable_input_pitch(shape, radius_x) % 2 == 1);
+  CHECK(cc::separable_done_pitch(shape) % 2 == 1);
+}
+
+}  // namespace
+
+TEST_CASE("separable: small radii take one band of a 64-wide tile, 256 threads") {
+  const std::optional<cc::SeparableShape> r1 = cc::separable_shape(1, 1, kOpenClLocal);
+  REQUIRE(r1);
+  CHECK(r1->tile_w == 64);
+  CHECK(r1->tile_h == 32);
+  CHECK(r1->threads == 256);
+  CHECK(r1->bands == 1);
+  CHECK(r1->band == 34);
+  // 34 rows of 67 staged floats and 34 of 65 row-pass results.
+  CHECK(cc::separable_on_chip_bytes(*r1, 1) == (34 * 67 + 34 * 65) * sizeof(float));
+  const std::optional<cc::SeparableShape> r7 = cc::separable_shape(7, 7, kOpenClLocal);
+  REQUIRE(r7);
+  CHECK(r7->tile_h == 64);
+  CHECK(r7->bands == 1);
+}
+
+TEST_CASE("separable: large radii take a tall 32-wide tile in bands, the same shape in both APIs") {
+  for (const int radius : {9, 16, 32, 48, 64, 96, 112}) {
+    const std::optional<cc::SeparableShape> opencl = cc::separable_shape(radius, radius, kOpenClLocal);
+    const std::optional<cc::SeparableShape> cuda = cc::separable_shape(radius, radius, kCudaOptIn);
+    REQUIRE(opencl);
+    REQUIRE(cuda);
+    check_layout(*opencl, radius, radius, kOpenClLocal);
+    CHECK(opencl->tile_w == 32);
+    CHECK(cc::separable_defines(*opencl, radius, radius) == cc::separable_defines(*cuda, radius, radius));
+  }
+  CHECK(cc::separable_shape(32, 32, kOpenClLocal)->bands > 1);
+}
+
+TEST_CASE("separable: every radius to the limit fits somewhere, non-square ones too") {
+  for (int radius_x = 0; radius_x <= cc::kSeparableMaxRadius; radius_x += 7)
+    for (const int radius_y : {0, 1, 5, 40, cc::kSeparableMaxRadius}) {
+      const std::optional<cc::SeparableShape> shape = cc::separable_shape(radius_x, radius_y, kCudaOptIn);
+      REQUIRE(shape);
+      check_layout(*shape, radius_x, radius_y, kCudaOptIn);
+    }
+}
+
+TEST_CASE("separable: radii that do not fit say why") {
+  // r = 128 needs 50 KB even in its thinnest bands: over OpenCL's 48 KB, within CUDA's opt-in.
+  CHECK_FALSE(cc::separable_shape(128, 128, kOpenClLocal));
+  CHECK(cc::separable_shape(128, 128, kCudaOptIn));
+  CHECK(cc::separable_limit_reason(128, 128, kOpenClLocal, "local memory") ==
+        "radius 128x128 needs at least 51488 bytes of local memory per block, the device has 49152");
+  CHECK_FALSE(cc::separable_shape(129, 1, kCudaOptIn));
+  CHECK(cc::separable_limit_reason(129, 1, kCudaOptIn, "shared memory") ==
+        "radius 129x1 is over the separable variant's compile-time limit of 128 (the fft variant takes it)");
+}
+
+TEST_CASE("separable: one work-group per tile, rounded up") {
+  const cc::SeparableShape shape{.threads = 256, .tile_w = 64, .tile_h = 32, .band = 34, .bands = 1};
+  const auto [columns, rows] = cc::separable_groups(shape, 300, 200);
+  CHECK(columns == 5);
+  CHECK(rows == 7);
+  CHECK(cc::separable_defines(shape, 1, 1) ==
+        std::vector<std::string>{"-DRADIUS_X=1", "-DRADIUS_Y=1", "-DTHREADS=256", "-DTILE_W=64", "-DTILE_H=32",
+                                 "-DROW_OUT=8", "-DCOLUMN_OUT=8", "-DBAND=34", "-DBANDS=1"});
+}
