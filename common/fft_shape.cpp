@@ -16,9 +16,6 @@ bool is_smooth(int length) {
   return length == 1;
 }
 
-// Python-style modulo: the index a negative offset wraps to.
-int wrap(int i, int n) { return ((i % n) + n) % n; }
-
 int blocks_over(int length, int block) { return length <= 0 ? 0 : (length + block - 1) / block; }
 
 }  // namespace
@@ -65,7 +62,8 @@ std::vector<float> fft_filter_buffer(const Filter& correlation_filter, const Fft
   for (int fy = 0; fy < correlation_filter.height; ++fy)
     for (int fx = 0; fx < correlation_filter.width; ++fx) {
       // Tap (fx, fy) reads the pixel at offset (fx - radius_x, fy - radius_y): stored at minus that offset.
-      const int x = wrap(radius_x - fx, shape.transform_width), y = wrap(radius_y - fy, shape.transform_height);
+      const int x = cc_border_index(radius_x - fx, shape.transform_width, CC_BORDER_WRAP);
+      const int y = cc_border_index(radius_y - fy, shape.transform_height, CC_BORDER_WRAP);
       buffer[static_cast<std::size_t>(y) * shape.real_pitch + x] =
           static_cast<float>(correlation_filter.at(fy, fx) * scale);
     }

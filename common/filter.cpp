@@ -308,4 +308,9 @@ std::vector<std::string> default_filter_specs() {
   return {"box:r=1", "gaussian:sigma=2", "sharpen:strength=1", "sobel-x", "emboss"};
 }
 
+std::size_t filter_device_bytes(const Filter& filter, const std::optional<SeparableFactors>& factors) {
+  const std::size_t floats = factors ? factors->row.size() + factors->column.size() : filter.weights.size();
+  return floats * sizeof(float);
+}
+
 }  // namespace cc

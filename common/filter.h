@@ -1,6 +1,7 @@
 // filter.h: filters: the built-in bank, the --filter spec parser, the filter-file format, separability.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ inline constexpr double kSeparableTolerance = 1e-6;
 
 // The rank-1 factors when the filter is separable within kSeparableTolerance, else nullopt.
 std::optional<SeparableFactors> separate(const Filter& filter);
+
+// Bytes a kernel holds of the filter on the device: its row and column when it runs as `factors`,
+// else every tap.
+std::size_t filter_device_bytes(const Filter& filter, const std::optional<SeparableFactors>& factors);
 
 // The built-in filter names, for --help and --list.
 std::vector<std::string> builtin_filter_names();

@@ -212,9 +212,7 @@ std::size_t frame_bytes(const Plan& plan, const Problem& problem) {
 
 std::size_t filter_bytes(const Plan& plan, const Problem& problem) {
   if (plan.variant == Variant::Fft) return 0;  // held as each frame's spectrum
-  const std::size_t floats = plan.factors ? plan.factors->row.size() + plan.factors->column.size()
-                                          : problem.correlation_filter.weights.size();
-  return floats * sizeof(float);
+  return filter_device_bytes(problem.correlation_filter, plan.factors);
 }
 
 // --- host memory ------------------------------------------------------------------------------------

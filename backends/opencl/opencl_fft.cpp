@@ -142,9 +142,9 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
   std::vector<float> coefficients;
   if (shape_.edge_bands) {
     coefficients = fft_band_coefficients(problem.correlation_filter);
-    band_bytes_ = fft_band_bytes(shape_, problem.correlation_filter);
-    band_coefficients_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, band_bytes_, nullptr, err));
-    CC_CL(queue.enqueueWriteBuffer(band_coefficients_, CL_FALSE, 0, band_bytes_, coefficients.data()));
+    const std::size_t band_bytes = coefficients.size() * sizeof(float);
+    band_coefficients_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, band_bytes, nullptr, err));
+    CC_CL(queue.enqueueWriteBuffer(band_coefficients_, CL_FALSE, 0, band_bytes, coefficients.data()));
     band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
     // 32 x 4 as on CUDA (a band of 32 rows fills the group), unless the kernels take fewer work-items.
     const bool fits = group_x_ * group_y_ >= 128;
@@ -153,10 +153,6 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
     band_blocks_ = fft_band_blocks(args_, static_cast<int>(band_group_x_), static_cast<int>(band_group_y_));
   }
   CC_CL(queue.finish());  // `filter` and `coefficients` are freed on return
-}
-
-std::size_t FftConvolver::device_bytes() const {
-  return (plan_.needs_temporary() ? 3 : 2) * shape_.buffer_bytes() + band_bytes_;
 }
 
 void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,

@@ -83,10 +83,6 @@ class FftConvolver {
   void convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,
                       std::vector<cl::Event>* events);
 
-  // Device memory held: the spectrum (padded) buffer, the filter's spectrum, the transforms'
-  // temporary and the edge bands' coefficients.
-  std::size_t device_bytes() const;
-
   const FftShape& shape() const { return shape_; }
 
  private:
@@ -98,7 +94,6 @@ class FftConvolver {
   std::size_t group_x_, group_y_;
   std::size_t band_group_x_ = 0, band_group_y_ = 0;
   int band_column_length_ = 0, band_blocks_ = 0;
-  std::size_t band_bytes_ = 0;
 };
 
 // Device memory an FftConvolver for this problem holds, with or without the transforms' temporary.
