@@ -15,9 +15,9 @@ namespace cc {
 // covers (BLOCK_X * OUT_X) x (BLOCK_Y * OUT_Y) outputs. Three schemes, one per regime of the H100's floor:
 //  - quads (OUT_X = 4, OUT_Y = 4), for small radii, where DRAM bounds: 16-byte loads and stores straight
 //    from global memory (L1 serves the overlap), no tile, no border fold away from the edges;
-//  - rows (OUT_X = 8, OUT_Y = 2), for large radii, where the FMAs bound: a tile on chip, a loop over
-//    filter rows that keeps the code in the instruction cache, each coefficient read serving 16 FMAs;
-//    the block narrows where the tile would not fit on chip;
+//  - rows (OUT_X = 8, OUT_Y = 4 or 2), for large radii, where the FMAs bound: a tile on chip, a loop
+//    over filter rows that keeps the code in the instruction cache, each coefficient read serving 32
+//    or 16 FMAs; the block narrows where the tile would not fit on chip;
 //  - columns (OUT_X = 1, OUT_Y = 8 or 4), where the rows tile does not fit on chip: a narrower tile,
 //    every loop unrolled, each tile read serving up to OUT_Y outputs.
 struct FastShape {
@@ -33,6 +33,12 @@ struct FastShape {
 // costs more in FMAs than in DRAM traffic from about r = 5 (docs/performance.md). Below it, quads: their
 // one quad of halo either side covers radii up to 4.
 inline constexpr int kFastRowsRadius = 5;
+
+// Up to this radius the rows scheme computes 4 output rows per thread, beyond it 2: a filter row of
+// up to 33 coefficients then stays in registers beside the 32 sums, and 4 rows halve the coefficient
+// reads and the apron rows per output. Measured on the H100 (docs/performance.md): 8 x 16 blocks of 8 x 4
+// outputs are fastest in both APIs for 5 <= r <= 16, and 2 rows in the widest block beyond.
+inline constexpr int kFastTallRowsRadius = 16;
 
 // Beyond this radius the fully unrolled kernel grows too large to compile in reasonable time; the
 // variant is skipped there (the separable and FFT variants are the tools for such filters).
@@ -60,12 +66,15 @@ inline std::size_t fast_tile_bytes(const FastShape& shape, int radius_x, int rad
 }
 
 // The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block: quads
-// below kFastRowsRadius, then rows in the widest block whose tile fits (NVIDIA's OpenCL offers 48 KB,
+// below kFastRowsRadius, then rows in the first block whose tile fits (NVIDIA's OpenCL offers 48 KB,
 // which at r = 32 takes an 8 x 16 block; CUDA may opt in to 227 KB), else columns.
 inline FastShape fast_shape(int radius_x, int radius_y, std::size_t on_chip_bytes) {
   if (std::max(radius_x, radius_y) < kFastRowsRadius) return FastShape{.out_x = 4, .out_y = 4};
-  for (const auto& [block_x, block_y] : {std::pair{32, 8}, std::pair{16, 16}, std::pair{8, 16}, std::pair{8, 8}}) {
-    const FastShape rows{.block_x = block_x, .block_y = block_y, .out_x = 8, .out_y = 2};
+  using Blocks = std::vector<std::pair<int, int>>;
+  const bool tall = std::max(radius_x, radius_y) <= kFastTallRowsRadius;
+  const Blocks blocks = tall ? Blocks{{8, 16}, {8, 8}} : Blocks{{32, 8}, {16, 16}, {8, 16}, {8, 8}};
+  for (const auto& [block_x, block_y] : blocks) {
+    const FastShape rows{.block_x = block_x, .block_y = block_y, .out_x = 8, .out_y = tall ? 4 : 2};
     if (fast_tile_bytes(rows, radius_x, radius_y) <= on_chip_bytes) return rows;
   }
   // keep the unrolled body and the tile height in bounds

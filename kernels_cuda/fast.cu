@@ -22,6 +22,21 @@ __constant__ float c_filter[FILTER_H * FILTER_W];  // filled by the host after l
 // would share banks; flipping the low bits of a group by its higher bits spreads them over all 32.
 __device__ __forceinline__ int swizzle(int group) { return group ^ ((group >> 3) & (GROUPS_PER_THREAD - 1)); }
 __device__ __forceinline__ int tile_index(int row, int col) { return row * TILE_W + swizzle(col / 4) * 4 + col % 4; }
+
+// One output row's segment at tile row `row`: the OUT_X + 2 * RADIUS_X pixels (rounded up to whole
+// float4s) that this thread's outputs read from that row.
+__device__ __forceinline__ void load_segment(float* segment, const float4* tile, int row, int tx)
+{
+    const float4* pixels = tile + row * (TILE_W / 4);
+    #pragma unroll
+    for (int g = 0; g < SEGMENT / 4; ++g) {
+        const float4 group = pixels[swizzle(tx * GROUPS_PER_THREAD + g)];
+        segment[4 * g] = group.x;
+        segment[4 * g + 1] = group.y;
+        segment[4 * g + 2] = group.z;
+        segment[4 * g + 3] = group.w;
+    }
+}
 #else
 #define TILE_W (BLOCK_X + 2 * RADIUS_X)
 __device__ __forceinline__ int tile_index(int row, int col) { return row * TILE_W + col; }
@@ -215,19 +230,27 @@ convolve_fast(const float* __restrict__ input,
 
     #pragma unroll 1
     for (int fy = 0; fy < FILTER_H; ++fy) {
-        float segment[OUT_Y][SEGMENT];
+#if OUT_Y >= 4
+        // Four output rows of a short filter row: its coefficients stay in registers, read once per
+        // filter row, while each output row's segment streams past them.
+        float weight[FILTER_W];
+        #pragma unroll
+        for (int fx = 0; fx < FILTER_W; ++fx) weight[fx] = c_filter[fy * FILTER_W + fx];
         #pragma unroll
         for (int o = 0; o < OUT_Y; ++o) {
-            const float4* row = tile + (ty * OUT_Y + o + fy) * (TILE_W / 4);
+            float segment[SEGMENT];
+            load_segment(segment, tile, ty * OUT_Y + o + fy, tx);
             #pragma unroll
-            for (int g = 0; g < SEGMENT / 4; ++g) {
-                const float4 pixels = row[swizzle(tx * GROUPS_PER_THREAD + g)];
-                segment[o][4 * g] = pixels.x;
-                segment[o][4 * g + 1] = pixels.y;
-                segment[o][4 * g + 2] = pixels.z;
-                segment[o][4 * g + 3] = pixels.w;
-            }
+            for (int fx = 0; fx < FILTER_W; ++fx)
+                #pragma unroll
+                for (int x = 0; x < OUT_X; ++x) sum[o][x] += segment[x + fx] * weight[fx];
         }
+#else
+        // Two output rows of a long filter row: both segments stream past each coefficient, read where it
+        // is used (65 coefficients would not fit in registers beside the sums).
+        float segment[OUT_Y][SEGMENT];
+        #pragma unroll
+        for (int o = 0; o < OUT_Y; ++o) load_segment(segment[o], tile, ty * OUT_Y + o + fy, tx);
         #pragma unroll
         for (int fx = 0; fx < FILTER_W; ++fx) {
             const float weight = c_filter[fy * FILTER_W + fx];
@@ -236,6 +259,7 @@ convolve_fast(const float* __restrict__ input,
                 #pragma unroll
                 for (int x = 0; x < OUT_X; ++x) sum[o][x] += segment[o][x + fx] * weight;
         }
+#endif
     }
 
     const int x0 = (blockIdx.x * BLOCK_X + tx) * OUT_X;

@@ -39,13 +39,13 @@ fi
 
 # Small enough to run in seconds under every tool; 67x45 is no multiple of any block or tile.
 common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
-# Every variant at r=2 per border; NPP (replicate only); fast's rows scheme and fft at r=6 (beside
-# r=2); --stream's overlapped pipeline; --variant auto's tuning runs.
+# Every variant at r=2 per border; NPP (replicate only); fast's rows scheme (its 4-row loop at r=6, its
+# 2-row loop at r=20) and fft beside r=2; --stream's overlapped pipeline; --variant auto's tuning runs.
 cases=(zero clamp mirror wrap npp rows interior stream auto)
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
-    rows) echo "--size 67x45 --variant fast,fft --filter box:r=6 --border mirror" ;;
+    rows) echo "--size 67x45 --variant fast,fft --filter box:r=6 --filter box:r=20 --border mirror" ;;
     # A 7-smooth size several blocks wide: the blocks that skip the border fold (fast quads and rows,
     # separable) and fft's unpadded transform with its edge bands.
     interior) echo "--size 640x360 --variant fast,separable,fft --filter box:r=6 --border mirror" ;;

@@ -22,19 +22,35 @@ TEST_CASE("fast: quads below radius 5, with no tile and 4 x 4 outputs per thread
   CHECK_FALSE(cc::fast_shape(1, 5, kOpenClLocal).quads());
 }
 
-TEST_CASE("fast: rows of 8 x 2 outputs per thread from radius 5, in the widest block whose tile fits") {
-  const cc::FastShape r7 = cc::fast_shape(7, 7, kOpenClLocal);
-  CHECK(r7.rows());
-  CHECK(r7.out_x == 8);
-  CHECK(r7.out_y == 2);
-  CHECK(r7.block_x == 32);
-  CHECK(cc::fast_tile_bytes(r7, 7, 7) == (32 * 8 + 16) * (8 * 2 + 14) * sizeof(float));
+TEST_CASE("fast: rows of 8 x 4 outputs per thread in 8 x 16 blocks from radius 5 to 16") {
+  for (const int radius : {5, 7, 13, 16}) {
+    for (const std::size_t on_chip : {kOpenClLocal, kCudaOptIn}) {  // the same shape in both APIs
+      const cc::FastShape shape = cc::fast_shape(radius, radius, on_chip);
+      CHECK(shape.rows());
+      CHECK(shape.out_x == 8);
+      CHECK(shape.out_y == 4);
+      CHECK(shape.block_x == 8);
+      CHECK(shape.block_y == 16);
+    }
+  }
+  CHECK(cc::fast_tile_bytes(cc::fast_shape(7, 7, kOpenClLocal), 7, 7) == (8 * 8 + 16) * (16 * 4 + 14) * sizeof(float));
+  // r = 16: 96 x 96 floats, 36 KB; either axis over 16 leaves the 4-row scheme
+  CHECK(cc::fast_tile_bytes(cc::fast_shape(16, 16, kOpenClLocal), 16, 16) == 96 * 96 * sizeof(float));
+  CHECK(cc::fast_shape(2, 17, kCudaOptIn).out_y == 2);
+  CHECK(cc::fast_shape(17, 2, kCudaOptIn).out_y == 2);
+}
 
-  // r = 16: 55 KB in a 32 x 8 block, which CUDA opts in to; 48 KB of OpenCL local memory takes 16 x 16.
-  CHECK(cc::fast_shape(16, 16, kCudaOptIn).block_x == 32);
-  const cc::FastShape r16 = cc::fast_shape(16, 16, kOpenClLocal);
-  CHECK(r16.block_x == 16);
-  CHECK(r16.block_y == 16);
+TEST_CASE("fast: rows of 8 x 2 outputs per thread beyond radius 16, in the widest block whose tile fits") {
+  const cc::FastShape r20 = cc::fast_shape(20, 20, kCudaOptIn);
+  CHECK(r20.rows());
+  CHECK(r20.out_y == 2);
+  CHECK(r20.block_x == 32);
+  CHECK(r20.block_y == 8);
+  CHECK(cc::fast_tile_bytes(r20, 20, 20) == (32 * 8 + 40) * (8 * 2 + 40) * sizeof(float));
+  // 48 KB of OpenCL local memory takes 16 x 16 at r = 20
+  const cc::FastShape opencl_r20 = cc::fast_shape(20, 20, kOpenClLocal);
+  CHECK(opencl_r20.block_x == 16);
+  CHECK(opencl_r20.block_y == 16);
 
   // r = 32: 102 KB in a 32 x 8 block; in OpenCL's 48 KB, 8 x 16 (a tile of exactly 48 KB).
   const cc::FastShape cuda = cc::fast_shape(32, 32, kCudaOptIn);

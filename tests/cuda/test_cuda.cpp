@@ -269,6 +269,16 @@ TEST_CASE("cuda: fast is compiled by NVRTC for its radius, and skips radii over 
   CHECK(checked.run.times.build_ms > 0);
   CHECK(checked.run.compile_time.find("radius: compile-time; NVRTC") == 0);
   CHECK(checked.run.compile_time.find("-DRADIUS_X=3 -DRADIUS_Y=2") != std::string::npos);
+  // The rows scheme's two loops: 4 output rows up to radius 16, 2 beyond (every border, non-square).
+  for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
+    for (const auto& [filter, rows] : {std::pair{random_filter(13, 11, 16), "-DOUT_Y=4"},
+                                       std::pair{random_filter(35, 19, 17), "-DOUT_Y=2"}}) {
+      const Checked scheme = run_and_validate("fast", input, filter, border);
+      REQUIRE_MESSAGE(scheme.run.status == cc::Status::Ok, scheme.run.reason);
+      CHECK_MESSAGE(scheme.validation.passed, scheme.validation.message());
+      CHECK(scheme.run.compile_time.ends_with(rows));
+    }
+  }
   const Checked too_large = run_and_validate("fast", input, random_filter(67, 67, 15), cc::Border::Zero);
   CHECK(too_large.run.status == cc::Status::Skipped);
   CHECK(too_large.run.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");

@@ -339,11 +339,22 @@ TEST_CASE("fast is built with its radius and tile shape as -D options, and skips
   // Below radius 5, quads: 4 x 4 outputs per work-item straight from global memory.
   CHECK(run.compile_time ==
         "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4");
-  // From radius 5 on, the rows scheme: 8 x 2 outputs per work-item, a rolled loop over filter rows.
+  // From radius 5 on, the rows scheme, a rolled loop over filter rows: up to 16, 8 x 4 outputs per
+  // work-item in 8 x 16 groups, the filter row in registers.
   const cc::BackendRun rows = run_variant("fast", input, box_filter(13, 11, 0.01f));
   REQUIRE_MESSAGE(rows.status == cc::Status::Ok, rows.reason);
   CHECK(check_against_reference(rows, input, box_filter(13, 11, 0.01f)).passed);
-  CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=8 -DOUT_Y=2"));
+  CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"));
+  // Beyond 16, 8 x 2 outputs, both rows streaming past each coefficient: every border, non-square.
+  for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
+    cc::Filter long_rows = box_filter(35, 19, 0.0f);  // distinct weights: a coefficient out of place shows
+    for (std::size_t i = 0; i < long_rows.weights.size(); ++i) long_rows.weights[i] = 1e-3f * static_cast<float>((i * 7) % 13) - 4e-3f;
+    const cc::BackendRun two_rows = run_variant("fast", input, long_rows, quick_options(), border);
+    REQUIRE_MESSAGE(two_rows.status == cc::Status::Ok, two_rows.reason);
+    CHECK(check_against_reference(two_rows, input, long_rows, border).passed);
+    CHECK(two_rows.compile_time.find("-DRADIUS_X=17 -DRADIUS_Y=9 ") != std::string::npos);
+    CHECK(two_rows.compile_time.ends_with("-DOUT_X=8 -DOUT_Y=2"));
+  }
   const cc::BackendRun too_large = run_variant("fast", input, box_filter(67, 67, 1e-4f));
   CHECK(too_large.status == cc::Status::Skipped);
   CHECK(too_large.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");
