@@ -346,9 +346,9 @@ TEST_CASE("fast is built with its radius and tile shape as -D options, and skips
   CHECK(check_against_reference(rows, input, box_filter(13, 11, 0.01f)).passed);
   CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"));
   // Beyond 16, 8 x 2 outputs, both rows streaming past each coefficient: every border, non-square.
+  cc::Filter long_rows = box_filter(35, 19, 0.0f);  // distinct weights: a coefficient out of place shows
+  for (std::size_t i = 0; i < long_rows.weights.size(); ++i) long_rows.weights[i] = 1e-3f * static_cast<float>((i * 7) % 13) - 4e-3f;
   for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
-    cc::Filter long_rows = box_filter(35, 19, 0.0f);  // distinct weights: a coefficient out of place shows
-    for (std::size_t i = 0; i < long_rows.weights.size(); ++i) long_rows.weights[i] = 1e-3f * static_cast<float>((i * 7) % 13) - 4e-3f;
     const cc::BackendRun two_rows = run_variant("fast", input, long_rows, quick_options(), border);
     REQUIRE_MESSAGE(two_rows.status == cc::Status::Ok, two_rows.reason);
     CHECK(check_against_reference(two_rows, input, long_rows, border).passed);
