@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "common/image.h"
-#include "common/problem.h"
-#include "common/record.h"
-#include "common/validate.h"
+#include "common/domain/image.h"
+#include "common/domain/problem.h"
+#include "common/report/record.h"
+#include "common/domain/validate.h"
 
 namespace cc {
 

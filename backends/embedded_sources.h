@@ -12,9 +12,9 @@ struct EmbeddedSource {
   std::string_view text;
 };
 
-// common/conv_args.h and kernels_cl/*.cl, for clBuildProgram.
+// common/geometry/conv_args.h and kernels_cl/*.cl, for clBuildProgram.
 const std::vector<EmbeddedSource>& embedded_cl_sources();
-// common/conv_args.h and the kernels_cuda/ files NVRTC compiles at run time (fast.cu, separable.cu).
+// common/geometry/conv_args.h and the kernels_cuda/ files NVRTC compiles at run time (fast.cu, separable.cu).
 const std::vector<EmbeddedSource>& embedded_cuda_sources();
 
 // The named source of a set; throws std::logic_error when it is not embedded (a build error).

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "common/parallel.h"
+#include "common/domain/parallel.h"
 
 namespace cc {
 

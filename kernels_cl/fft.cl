@@ -2,7 +2,7 @@
    buffer by the border rule, multiply its spectrum by the filter's, crop the result back out; or, on
    the unpadded path, recompute the edge bands that the transform's wrap-around got wrong. */
 
-#define FFT_BAND_ROWS 8  /* outputs per work-item down a column: common/fft_shape.h's kFftBandRows */
+#define FFT_BAND_ROWS 8  /* outputs per work-item down a column: common/geometry/fft_shape.h's kFftBandRows */
 
 /* Every float of the padded buffer (padded_pitch x padded_height): the image shifted by the radius,
    its apron read through the border rule as the direct kernels read it, zeros beyond (the room that
@@ -52,7 +52,7 @@ __kernel void fft_crop(__global const float* restrict padded,
     output[y * args.pitch + x] = padded[(size_t)(y + args.radius_y) * padded_pitch + x + args.radius_x];
 }
 
-/* Edge band `band` of the image (common/fft_shape.h's fft_band_blocks order): top, bottom, left, right. */
+/* Edge band `band` of the image (common/geometry/fft_shape.h's fft_band_blocks order): top, bottom, left, right. */
 inline void band_rectangle(const int band, const ConvArgs args, int* x0, int* y0, int* width, int* height)
 {
     const bool across = band < 2;  /* top and bottom: full width; left and right: the rows between */
@@ -65,7 +65,7 @@ inline void band_rectangle(const int band, const ConvArgs args, int* x0, int* y0
 /* The direct correlation of the edge bands, over what the inverse transform wrote there. Each work-item
    computes FFT_BAND_ROWS outputs down one column (a warp's reads are one coalesced row segment), reading
    the input rows in chunks of FFT_BAND_ROWS: each pixel of a chunk feeds every output of the work-item,
-   through the 16 zero-padded coefficients from the chunk's start (common/fft_shape.h), so no filter
+   through the 16 zero-padded coefficients from the chunk's start (common/geometry/fft_shape.h), so no filter
    row needs a bounds test. Rows are folded once per chunk, columns once per filter column. */
 __kernel void fft_bands(__global const float* restrict input,
                         __global float* restrict output,

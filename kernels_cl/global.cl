@@ -1,5 +1,5 @@
 /* global.cl: one output pixel per work-item; image and filter both read from __global memory. */
-/* (common/conv_args.h, with ConvArgs and cc_border_index, is prepended to every program by the backend.) */
+/* (common/geometry/conv_args.h, with ConvArgs and cc_border_index, is prepended to every program by the backend.) */
 
 __kernel void convolve_global(__global const float* restrict input,
                               __global float* restrict output,

@@ -3,7 +3,7 @@
    array (rows_done), then the column pass from it to the output: 2r+1 + 2r+1 taps per pixel instead of
    (2r+1)^2, and the image crosses DRAM once each way, with no temporary image. The radius and the
    shape are known at compile time (-D, as NVRTC gets them on the CUDA side; chosen by
-   common/separable_shape.h), so every loop over the filter unrolls, and each work-item computes
+   common/geometry/separable_shape.h), so every loop over the filter unrolls, and each work-item computes
    ROW_OUT outputs of a row, then COLUMN_OUT of a column, using every pixel it loads for several FMAs.
    Borders stay exact: only the staging folds coordinates (cc_border_index), and a zero border stages
    zeros, which the row pass turns into zero rows.

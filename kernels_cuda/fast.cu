@@ -1,10 +1,10 @@
 // fast.cu: the fastest direct convolution this project makes: the radius and the tile shape are known
 // at compile time (-D, through NVRTC at run time, as clBuildProgram gets them), so the loops over the
 // filter unroll and each coefficient sits at a known offset of constant memory. Three schemes, chosen
-// per radius by the host (common/fast_shape.h): quads (OUT_X == 4) for small radii, rows (OUT_X >= 8)
+// per radius by the host (common/geometry/fast_shape.h): quads (OUT_X == 4) for small radii, rows (OUT_X >= 8)
 // for large ones, columns (OUT_X == 1) where the rows tile does not fit on chip.
 // Built with -D RADIUS_X, RADIUS_Y, BLOCK_X, BLOCK_Y, OUT_X, OUT_Y.
-#include "common/conv_args.h"
+#include "common/geometry/conv_args.h"
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
@@ -14,7 +14,7 @@ __constant__ float c_filter[FILTER_H * FILTER_W];  // filled by the host after l
 
 // --- the tile both on-chip schemes stage: its width, its layout, and its one load ---------------------
 #if OUT_X >= 8
-#define TILE_W (BLOCK_X * OUT_X + (2 * RADIUS_X + OUT_X - 1) / OUT_X * OUT_X)  // common/fast_shape.h's width
+#define TILE_W (BLOCK_X * OUT_X + (2 * RADIUS_X + OUT_X - 1) / OUT_X * OUT_X)  // common/geometry/fast_shape.h's width
 #define SEGMENT (OUT_X + (2 * RADIUS_X + 3) / 4 * 4)
 #define GROUPS_PER_THREAD (OUT_X / 4)
 

@@ -3,7 +3,7 @@
 // the unpadded path, recompute the edge bands that the transform's wrap-around got wrong.
 #include "kernels_cuda/launchers.h"
 
-#define FFT_BAND_ROWS 8  // outputs per thread down a column: common/fft_shape.h's kFftBandRows
+#define FFT_BAND_ROWS 8  // outputs per thread down a column: common/geometry/fft_shape.h's kFftBandRows
 
 namespace {
 
@@ -55,7 +55,7 @@ __global__ void fft_crop(const float* __restrict__ padded,
     output[y * args.pitch + x] = padded[(size_t)(y + args.radius_y) * padded_pitch + x + args.radius_x];
 }
 
-// Edge band `band` of the image (common/fft_shape.h's fft_band_blocks order): top, bottom, left, right.
+// Edge band `band` of the image (common/geometry/fft_shape.h's fft_band_blocks order): top, bottom, left, right.
 __device__ void band_rectangle(const int band, const ConvArgs& args, int& x0, int& y0, int& width, int& height)
 {
     const bool across = band < 2;  // top and bottom: full width; left and right: the rows between
@@ -68,7 +68,7 @@ __device__ void band_rectangle(const int band, const ConvArgs& args, int& x0, in
 // The direct correlation of the edge bands, over what the inverse transform wrote there. Each thread
 // computes FFT_BAND_ROWS outputs down one column (a warp's reads are one coalesced row segment), reading
 // the input rows in chunks of FFT_BAND_ROWS: each pixel of a chunk feeds every output of the thread,
-// through the 16 zero-padded coefficients from the chunk's start (common/fft_shape.h), so no filter
+// through the 16 zero-padded coefficients from the chunk's start (common/geometry/fft_shape.h), so no filter
 // row needs a bounds test. Rows are folded once per chunk, columns once per filter column.
 __global__ void fft_bands(const float* __restrict__ input,
                           float* __restrict__ output,

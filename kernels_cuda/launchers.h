@@ -5,7 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/conv_args.h"
+#include "common/geometry/conv_args.h"
 
 namespace cc::cuda_kernels {
 
@@ -56,7 +56,7 @@ cudaError_t launch_fft_multiply(float2* spectrum, const float2* filter_spectrum,
 cudaError_t launch_fft_crop(const float* padded, float* output, const ConvArgs& args, int padded_pitch,
                             cudaStream_t stream);
 // The unpadded path's edge bands: `blocks` of kFftBandBlockX x kFftBandBlockY threads, as
-// common/fft_shape.h's fft_band_blocks counts them; `coefficients` as fft_band_coefficients lays them out.
+// common/geometry/fft_shape.h's fft_band_blocks counts them; `coefficients` as fft_band_coefficients lays them out.
 inline constexpr int kFftBandBlockX = 32, kFftBandBlockY = 4;
 cudaError_t launch_fft_bands(const float* input, float* output, const float* coefficients, int column_length,
                              const ConvArgs& args, int blocks, cudaStream_t stream);

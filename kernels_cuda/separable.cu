@@ -3,12 +3,12 @@
 // array (rows_done), then the column pass from it to the output: 2r+1 + 2r+1 taps per pixel instead of
 // (2r+1)^2, and the image crosses DRAM once each way, with no temporary image. The radius and the
 // shape are known at compile time (-D, through NVRTC at run time, as clBuildProgram gets them; chosen
-// by common/separable_shape.h), so every loop over the filter unrolls, and each thread computes
+// by common/geometry/separable_shape.h), so every loop over the filter unrolls, and each thread computes
 // ROW_OUT outputs of a row, then COLUMN_OUT of a column, using every pixel it loads for several FMAs.
 // Borders stay exact: only the staging folds coordinates (cc_border_index), and a zero border stages
 // zeros, which the row pass turns into zero rows.
 // Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS.
-#include "common/conv_args.h"
+#include "common/geometry/conv_args.h"
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)

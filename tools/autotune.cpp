@@ -11,9 +11,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "common/error.h"
-#include "common/filter.h"
-#include "common/image_io.h"
+#include "common/domain/error.h"
+#include "common/domain/filter.h"
+#include "common/domain/image_io.h"
 
 namespace cc {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "common/image.h"
-#include "common/problem.h"
-#include "common/record.h"
+#include "common/domain/image.h"
+#include "common/domain/problem.h"
+#include "common/report/record.h"
 
 namespace cc {
 
@@ -19,7 +19,7 @@ namespace cc {
 // that "auto" is never slower than the best of them by more than the timing noise. Left out: naive (a
 // one-thread CPU baseline) and npp / npp-separable (vendor baselines, not this project's variants).
 // The tile shape is not tuned here: `fast` picks its shape per radius at compile time
-// (common/fast_shape.h), and no backend exposes the shape as a run option, so auto tunes the variant.
+// (common/geometry/fast_shape.h), and no backend exposes the shape as a run option, so auto tunes the variant.
 inline constexpr std::string_view kAutoCandidates[] = {"global",    "constant", "tiled", "texture",
                                                        "separable", "fft",      "fast"};
 

@@ -8,9 +8,9 @@
 #include <charconv>
 #include <tuple>
 
-#include "common/error.h"
-#include "common/filter.h"
-#include "common/variants.h"
+#include "common/domain/error.h"
+#include "common/domain/filter.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 

@@ -7,9 +7,9 @@
 #include <charconv>
 #include <string_view>
 
-#include "common/error.h"
-#include "common/filter.h"
-#include "common/image.h"
+#include "common/domain/error.h"
+#include "common/domain/filter.h"
+#include "common/domain/image.h"
 #include "tools/cli.h"
 
 namespace cc {

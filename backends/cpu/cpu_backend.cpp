@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "common/parallel.h"
+#include "common/domain/parallel.h"
 
 namespace cc {
 

@@ -20,10 +20,10 @@
 #include "backends/cuda/cuda_variant.h"
 #include "backends/cuda/runtime_module.h"
 #include "backends/embedded_sources.h"
-#include "common/error.h"
-#include "common/fast_shape.h"
-#include "common/filter.h"
-#include "common/separable_shape.h"
+#include "common/domain/error.h"
+#include "common/geometry/fast_shape.h"
+#include "common/domain/filter.h"
+#include "common/geometry/separable_shape.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
 #include "backends/npp/npp_baseline.h"
@@ -588,7 +588,7 @@ class CudaBackend final : public Backend {
       CC_CUDA_CHECK(cudaSetDevice(ordinal));
       const auto& sources = embedded_cuda_sources();
       const cuda::RuntimeSource source{
-          file, embedded_source(sources, file), {{"common/conv_args.h", embedded_source(sources, "conv_args.h")}}};
+          file, embedded_source(sources, file), {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")}}};
       module = std::make_unique<cuda::RuntimeModule>(source, defines);
     }
     return *module;

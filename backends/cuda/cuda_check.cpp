@@ -1,7 +1,7 @@
 // cuda_check.cpp: turns a failed CUDA call into a cc::ApiError, clearing the runtime's last error first.
 #include "backends/cuda/cuda_check.h"
 
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::cuda {
 

@@ -11,7 +11,7 @@
 #include <cufft.h>
 
 #include "backends/cuda/cuda_check.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 #include "kernels_cuda/launchers.h"
 
 namespace cc::cuda {

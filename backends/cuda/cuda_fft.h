@@ -6,8 +6,8 @@
 #include <cuda_runtime_api.h>
 
 #include "backends/cuda/cuda_resources.h"
-#include "common/fft_shape.h"
-#include "common/problem.h"
+#include "common/geometry/fft_shape.h"
+#include "common/domain/problem.h"
 
 namespace cc::cuda {
 
@@ -29,7 +29,7 @@ class FftPlan {
 };
 
 // One problem's correlation through the frequency domain, one plane at a time, on the path
-// common/fft_shape.h chooses. Unpadded: forward real-to-complex transform from the input plane into
+// common/geometry/fft_shape.h chooses. Unpadded: forward real-to-complex transform from the input plane into
 // the spectrum buffer, multiply by the filter's spectrum, inverse transform into the output plane, then
 // the edge bands directly (borders other than wrap). Padded: pad by the border rule, transform in
 // place, multiply, transform back in place, crop. Constructing it plans both transforms (one shared

@@ -7,7 +7,7 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_resources.h"
-#include "common/peak_shape.h"
+#include "common/geometry/peak_shape.h"
 #include "kernels_cuda/launchers.h"
 
 namespace cc::cuda {

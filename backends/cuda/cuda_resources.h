@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/problem.h"
+#include "common/domain/problem.h"
 
 namespace cc::cuda {
 

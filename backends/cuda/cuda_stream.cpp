@@ -11,7 +11,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_variant.h"
 #include "backends/host_copy.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::cuda {
 

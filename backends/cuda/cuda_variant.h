@@ -14,9 +14,9 @@
 #include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/runtime_module.h"
-#include "common/fast_shape.h"
-#include "common/filter.h"
-#include "common/separable_shape.h"
+#include "common/geometry/fast_shape.h"
+#include "common/domain/filter.h"
+#include "common/geometry/separable_shape.h"
 #ifdef CONVCOMPARE_WITH_NPP
 #include <nppdefs.h>
 #endif

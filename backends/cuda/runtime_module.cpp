@@ -7,7 +7,7 @@
 #include <nvrtc.h>
 
 #include "backends/cuda/cuda_check.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::cuda {
 

@@ -6,7 +6,7 @@
 #include <nppi_filtering_functions.h>
 
 #include "backends/cuda/cuda_check.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::npp {
 

@@ -7,7 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <nppdefs.h>
 
-#include "common/conv_args.h"
+#include "common/geometry/conv_args.h"
 
 namespace cc::npp {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::opencl {
 

@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "backends/opencl/cl_check.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::opencl {
 

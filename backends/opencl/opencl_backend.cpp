@@ -24,10 +24,10 @@
 #include "backends/opencl/opencl_backend_impl.h"
 #include "backends/host_copy.h"
 #include "backends/embedded_sources.h"
-#include "common/error.h"
-#include "common/fast_shape.h"
-#include "common/filter.h"
-#include "common/separable_shape.h"
+#include "common/domain/error.h"
+#include "common/geometry/fast_shape.h"
+#include "common/domain/filter.h"
+#include "common/geometry/separable_shape.h"
 
 namespace cc::opencl {
 

@@ -15,7 +15,7 @@
 #include "backends/backend.h"
 #include "backends/opencl/cl_devices.h"
 #include "backends/opencl/opencl_fft.h"
-#include "common/filter.h"
+#include "common/domain/filter.h"
 
 namespace cc::opencl {
 

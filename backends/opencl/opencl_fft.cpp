@@ -13,7 +13,7 @@
 #include <vkFFT.h>
 
 #include "backends/opencl/cl_check.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::opencl {
 

@@ -7,8 +7,8 @@
 
 #include <CL/opencl.hpp>
 
-#include "common/fft_shape.h"
-#include "common/problem.h"
+#include "common/geometry/fft_shape.h"
+#include "common/domain/problem.h"
 
 namespace cc::opencl {
 
@@ -64,7 +64,7 @@ class VkFftPlan {
 };
 
 // One problem's correlation through the frequency domain, one plane at a time, on the path
-// common/fft_shape.h chooses. Unpadded: forward transform from the input plane into the spectrum
+// common/geometry/fft_shape.h chooses. Unpadded: forward transform from the input plane into the spectrum
 // buffer, multiply by the filter's spectrum, inverse transform into the output plane, then the edge
 // bands directly (borders other than wrap). Padded: pad by the border rule, transform in place,
 // multiply, transform back in place, crop. Constructing it allocates the buffers and computes the

@@ -9,8 +9,8 @@
 #include "backends/embedded_sources.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/opencl_backend_impl.h"
-#include "common/error.h"
-#include "common/peak_shape.h"
+#include "common/domain/error.h"
+#include "common/geometry/peak_shape.h"
 
 namespace cc::opencl {
 

@@ -3,7 +3,7 @@
 
 #include <CL/opencl.hpp>
 
-#include "common/record.h"
+#include "common/report/record.h"
 
 namespace cc::opencl {
 

@@ -10,7 +10,7 @@
 
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/opencl_backend_impl.h"
-#include "common/error.h"
+#include "common/domain/error.h"
 
 namespace cc::opencl {
 

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "common/filter.h"
-#include "common/image_io.h"
-#include "common/problem.h"
+#include "common/domain/filter.h"
+#include "common/domain/image_io.h"
+#include "common/domain/problem.h"
 #include "tools/autotune.h"
 #include "tests/support/temp_dir.h"
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "common/filter.h"
-#include "common/image_io.h"
-#include "common/report.h"
-#include "common/variants.h"
+#include "common/domain/filter.h"
+#include "common/domain/image_io.h"
+#include "common/report/report.h"
+#include "common/domain/variants.h"
 #include "run_command.h"
 #include "tests/support/temp_dir.h"
 

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/compare.h"
-#include "common/error.h"
-#include "common/report_read.h"
+#include "common/report/compare.h"
+#include "common/domain/error.h"
+#include "common/report/report_read.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "backends/cpu/cpu_backend.h"
-#include "common/reference.h"
-#include "common/validate.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
 
 namespace {
 

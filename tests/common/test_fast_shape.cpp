@@ -1,7 +1,7 @@
 // test_fast_shape.cpp: which scheme and block the fast variant compiles for each radius and on-chip size.
 #include <doctest/doctest.h>
 
-#include "common/fast_shape.h"
+#include "common/geometry/fast_shape.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "common/fft_shape.h"
+#include "common/geometry/fft_shape.h"
 
 namespace {
 

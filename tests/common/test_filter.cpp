@@ -7,8 +7,8 @@
 
 #include <doctest/doctest.h>
 
-#include "common/error.h"
-#include "common/filter.h"
+#include "common/domain/error.h"
+#include "common/domain/filter.h"
 
 namespace {
 

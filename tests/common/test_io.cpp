@@ -13,14 +13,14 @@
 #include <vector>
 
 #include <doctest/doctest.h>
-// Declarations only: the implementation is compiled once, in common/stb_impl.cpp.
+// Declarations only: the implementation is compiled once, in common/domain/stb_impl.cpp.
 #include <stb/stb_image_write.h>
 #if CONVCOMPARE_WITH_TURBOJPEG
 #include <turbojpeg.h>
 #endif
 
-#include "common/error.h"
-#include "common/image_io.h"
+#include "common/domain/error.h"
+#include "common/domain/image_io.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;

@@ -9,10 +9,10 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include "common/contact_sheet.h"
-#include "common/error.h"
-#include "common/image_io.h"
-#include "common/plot.h"
+#include "common/report/contact_sheet.h"
+#include "common/domain/error.h"
+#include "common/domain/image_io.h"
+#include "common/report/plot.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;

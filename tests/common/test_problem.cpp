@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
-#include "common/error.h"
-#include "common/problem.h"
+#include "common/domain/error.h"
+#include "common/domain/problem.h"
 
 TEST_CASE("border names round trip and match the CC_BORDER_* numbers") {
   CHECK(cc::to_string(cc::Border::Zero) == "zero");

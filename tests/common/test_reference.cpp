@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "common/reference.h"
+#include "common/domain/reference.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/report.h"
-#include "common/variants.h"
+#include "common/report/report.h"
+#include "common/domain/variants.h"
 
 namespace {
 

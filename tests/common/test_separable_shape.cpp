@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "common/separable_shape.h"
+#include "common/geometry/separable_shape.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "common/stats.h"
+#include "common/domain/stats.h"
 
 TEST_CASE("stats: odd count, the middle sample is the median") {
   const cc::Stats s = cc::summarize({3.0, 1.0, 2.0});

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/reference.h"
-#include "common/validate.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
 
 namespace {
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "common/error.h"
-#include "common/fft_shape.h"
-#include "common/filter.h"
-#include "common/reference.h"
-#include "common/validate.h"
+#include "common/domain/error.h"
+#include "common/geometry/fft_shape.h"
+#include "common/domain/filter.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
 #include "kernels_cuda/launchers.h"
 #include "tests/support/backend_matrix.h"
 

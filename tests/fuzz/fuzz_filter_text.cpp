@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/error.h"
-#include "common/filter.h"
+#include "common/domain/error.h"
+#include "common/domain/filter.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -3,14 +3,14 @@
 #include <cstdint>
 #include <memory>
 
-// Declarations only: the implementation is compiled once, in common/stb_impl.cpp.
+// Declarations only: the implementation is compiled once, in common/domain/stb_impl.cpp.
 #include <stb_image.h>
 #if CONVCOMPARE_WITH_TURBOJPEG
 #include <turbojpeg.h>
 #endif
 
-#include "common/error.h"
-#include "common/image_io.h"
+#include "common/domain/error.h"
+#include "common/domain/image_io.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

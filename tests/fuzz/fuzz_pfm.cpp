@@ -2,8 +2,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/error.h"
-#include "common/image_io.h"
+#include "common/domain/error.h"
+#include "common/domain/image_io.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,9 +4,9 @@
 #include <sstream>
 #include <string_view>
 
-#include "common/error.h"
-#include "common/report.h"
-#include "common/report_read.h"
+#include "common/domain/error.h"
+#include "common/report/report.h"
+#include "common/report/report_read.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

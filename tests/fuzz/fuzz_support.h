@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "common/filter.h"
-#include "common/image.h"
+#include "common/domain/filter.h"
+#include "common/domain/image.h"
 
 namespace fuzz {
 

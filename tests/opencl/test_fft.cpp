@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "common/fft_shape.h"
-#include "common/reference.h"
-#include "common/validate.h"
+#include "common/geometry/fft_shape.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
 
 namespace {

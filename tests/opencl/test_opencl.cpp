@@ -19,10 +19,10 @@
 
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_devices.h"
-#include "common/error.h"
-#include "common/reference.h"
-#include "common/separable_shape.h"
-#include "common/validate.h"
+#include "common/domain/error.h"
+#include "common/domain/reference.h"
+#include "common/geometry/separable_shape.h"
+#include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
 
 namespace {

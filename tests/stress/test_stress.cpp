@@ -14,10 +14,10 @@
 #include <fmt/format.h>
 
 #include "backends/backend.h"
-#include "common/error.h"
-#include "common/filter.h"
-#include "common/reference.h"
-#include "common/validate.h"
+#include "common/domain/error.h"
+#include "common/domain/filter.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
 
 namespace {

@@ -11,9 +11,9 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include "common/error.h"
-#include "common/reference.h"
-#include "common/validate.h"
+#include "common/domain/error.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
 
 namespace cc::testing {
 

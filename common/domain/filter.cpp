@@ -1,0 +1,316 @@
+// filter.cpp: the built-in filter bank, the --filter spec parser, filter files and the rank-1 test.
+#include "common/domain/filter.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/domain/capped_read.h"
+#include "common/domain/error.h"
+
+namespace cc {
+
+double Filter::abs_sum() const {
+  double sum = 0;
+  for (float w : weights) sum += std::fabs(w);
+  return sum;
+}
+
+bool Filter::integer_weights() const {
+  return std::all_of(weights.begin(), weights.end(),
+                     [](float w) { return std::isfinite(w) && w == std::trunc(w); });
+}
+
+namespace {
+
+// std::from_chars over the whole text: locale-independent, and a trailing character is an error. A
+// leading '+' is accepted because people write "+1" in filter files; from_chars alone refuses it.
+template <typename Number>
+bool parse_number(std::string_view text, Number& value) {
+  if (text.size() > 1 && text[0] == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+Filter make_filter(int width, int height, std::vector<float> weights) {
+  Filter filter;
+  filter.width = width;
+  filter.height = height;
+  filter.weights = std::move(weights);
+  return filter;
+}
+
+Filter square(int side, float fill) { return make_filter(side, side, std::vector<float>(side * side, fill)); }
+
+Filter delta(int radius) {
+  Filter filter = square(2 * radius + 1, 0.0f);
+  filter.weights[filter.weights.size() / 2] = 1.0f;
+  return filter;
+}
+
+// Normalized in double, and each 2D weight is the float of a double product, so the 2D filter is
+// separable to float rounding and its weights sum to 1 within a few float epsilons.
+Filter gaussian(double sigma, int radius) {
+  std::vector<double> g(2 * radius + 1);
+  double sum = 0;
+  for (int i = -radius; i <= radius; ++i) sum += g[i + radius] = std::exp(-0.5 * (i / sigma) * (i / sigma));
+  for (double& v : g) v /= sum;
+  Filter filter = square(2 * radius + 1, 0.0f);
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (std::size_t j = 0; j < g.size(); ++j) filter.weights[i * g.size() + j] = static_cast<float>(g[i] * g[j]);
+  return filter;
+}
+
+// Unsharp masking with a 3x3 box blur: out = in + A * (in - box3(in)), i.e. centre 1 + 8A/9 and the
+// eight neighbours -A/9; the weights sum to 1, so flat regions keep their value.
+Filter sharpen(double strength) {
+  Filter filter = square(3, static_cast<float>(-strength / 9));
+  filter.weights[4] = static_cast<float>(1 + 8 * strength / 9);
+  return filter;
+}
+
+Filter fixed3x3(std::initializer_list<float> weights) { return make_filter(3, 3, weights); }
+
+struct FilterParameters {
+  std::map<std::string, std::string, std::less<>> values;
+  std::string spec;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(fmt::format("bad filter '{}': {}", spec, what));
+  }
+  bool has(std::string_view name) const { return values.count(name) != 0; }
+
+  int radius(int fallback) const {
+    auto it = values.find("r");
+    if (it == values.end()) return fallback;
+    long long r = 0;
+    if (!parse_number(it->second, r)) fail(fmt::format("r must be an integer, got '{}'", it->second));
+    if (r < 0) fail("r must be >= 0");
+    if (r > (kMaxFilterSide - 1) / 2) fail(fmt::format("r={} makes a side over {}", r, kMaxFilterSide));
+    return static_cast<int>(r);
+  }
+
+  double real(std::string_view name, double fallback) const {
+    auto it = values.find(name);
+    if (it == values.end()) return fallback;
+    double value = 0;
+    if (!parse_number(it->second, value) || !std::isfinite(value))
+      fail(fmt::format("{} must be a finite number, got '{}'", name, it->second));
+    return value;
+  }
+};
+
+// The built-ins in --help order, with the parameters each takes; any other parameter is a user mistake.
+struct Builtin {
+  std::string name;
+  std::vector<std::string> parameters;
+};
+const std::vector<Builtin> kBuiltins = {
+    {"box", {"r"}},
+    {"gaussian", {"sigma", "r"}},
+    {"sharpen", {"strength"}},
+    {"sobel-x", {}},
+    {"sobel-y", {}},
+    {"laplacian", {}},
+    {"emboss", {}},
+    {"highpass", {}},
+    {"lowpass", {}},
+    {"identity", {"r"}},
+};
+
+Filter build(const std::string& name, const FilterParameters& p) {
+  if (name == "box") {
+    const int side = 2 * p.radius(1) + 1;
+    return square(side, static_cast<float>(1.0 / (static_cast<double>(side) * side)));
+  }
+  if (name == "gaussian") {
+    if (!p.has("sigma")) p.fail("sigma is required (gaussian:sigma=S[,r=N])");
+    const double sigma = p.real("sigma", 0);
+    if (sigma <= 0) p.fail("sigma must be > 0");
+    if (p.has("r")) return gaussian(sigma, p.radius(0));
+    const double natural = std::ceil(4 * sigma);
+    if (2 * natural + 1 > kMaxFilterSide)
+      p.fail(fmt::format("sigma={} gives radius {}, a side over {}; give r=N", sigma, natural, kMaxFilterSide));
+    return gaussian(sigma, static_cast<int>(natural));
+  }
+  if (name == "sharpen") {
+    // Past float's range the weights would be infinite, which a filter file may not hold either.
+    const double strength = p.real("strength", 1.0);
+    if (std::fabs(strength) > std::numeric_limits<float>::max())
+      p.fail(fmt::format("strength={} gives infinite weights (|strength| <= {} required)", strength,
+                         std::numeric_limits<float>::max()));
+    return sharpen(strength);
+  }
+  if (name == "identity") return delta(p.radius(0));
+  if (name == "sobel-x") return fixed3x3({-1, 0, 1, -2, 0, 2, -1, 0, 1});
+  if (name == "sobel-y") return fixed3x3({-1, -2, -1, 0, 0, 0, 1, 2, 1});
+  if (name == "laplacian") return fixed3x3({0, 1, 0, 1, -4, 1, 0, 1, 0});
+  if (name == "emboss") return fixed3x3({-2, -1, 0, -1, 1, 1, 0, 1, 2});
+  // highpass: 8 x the pixel minus its eight neighbours (the negated 8-neighbour Laplacian); sums to 0,
+  // so flat regions go to 0 and only detail remains.
+  if (name == "highpass") return fixed3x3({-1, -1, -1, -1, 8, -1, -1, -1, -1});
+  // lowpass: the 3x3 binomial [1 2 1] x [1 2 1] / 16 (exact in float).
+  return fixed3x3({1 / 16.f, 2 / 16.f, 1 / 16.f, 2 / 16.f, 4 / 16.f, 2 / 16.f, 1 / 16.f, 2 / 16.f, 1 / 16.f});
+}
+
+}  // namespace
+
+Filter parse_filter_spec(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  if (name == "file") {
+    if (colon == std::string::npos || colon + 1 == spec.size())
+      throw InputError(fmt::format("bad filter '{}': file:PATH needs a path", spec));
+    Filter filter = load_filter_file(spec.substr(colon + 1));
+    filter.spec = spec;
+    return filter;
+  }
+
+  FilterParameters parameters;
+  parameters.spec = spec;
+  const auto allowed = std::find_if(kBuiltins.begin(), kBuiltins.end(),
+                                    [&name](const Builtin& builtin) { return builtin.name == name; });
+  if (allowed == kBuiltins.end())
+    parameters.fail(
+        fmt::format("unknown filter '{}' (known: {}, file:PATH)", name, fmt::join(builtin_filter_names(), ", ")));
+  if (colon != std::string::npos) {
+    std::string_view rest = std::string_view(spec).substr(colon + 1);
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      const std::size_t equals = item.find('=');
+      if (equals == std::string_view::npos || equals == 0 || equals + 1 == item.size())
+        parameters.fail(fmt::format("expected name=value, got '{}'", item));
+      const std::string key(item.substr(0, equals));
+      if (std::find(allowed->parameters.begin(), allowed->parameters.end(), key) == allowed->parameters.end())
+        parameters.fail(allowed->parameters.empty() ? fmt::format("{} takes no parameters", name)
+                                                    : fmt::format("unknown parameter '{}' (accepted: {})", key,
+                                                                  fmt::join(allowed->parameters, ", ")));
+      if (!parameters.values.emplace(key, item.substr(equals + 1)).second)
+        parameters.fail(fmt::format("parameter '{}' given twice", key));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  Filter filter = build(name, parameters);
+  filter.spec = spec;
+  return filter;
+}
+
+Filter parse_filter_text(const std::string& text, const std::string& origin) {
+  auto fail = [&origin](const std::string& what) {
+    return InputError(fmt::format("filter file '{}': {}", origin, what));
+  };
+  long long size[2] = {0, 0};  // width, height
+  int sizes_read = 0;
+  std::size_t expected = 0;
+  std::vector<float> weights;
+  std::istringstream lines(text);
+  std::string line;
+  for (int line_number = 1; std::getline(lines, line); ++line_number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream tokens(line);  // splits on whitespace only; the numbers go through from_chars
+    std::string token;
+    while (tokens >> token) {
+      if (sizes_read < 2) {
+        const char* what = sizes_read == 0 ? "width" : "height";
+        long long& value = size[sizes_read++];
+        if (!parse_number(token, value) || value <= 0 || value % 2 == 0 || value > kMaxFilterSide)
+          throw fail(fmt::format("line {}: {} must be a positive odd integer <= {}, got '{}'", line_number, what,
+                                 kMaxFilterSide, token));
+        if (sizes_read == 2) {
+          expected = static_cast<std::size_t>(size[0] * size[1]);
+          weights.reserve(expected);
+        }
+        continue;
+      }
+      if (weights.size() == expected)
+        throw fail(fmt::format("line {}: extra number '{}' after the {}x{} = {} coefficients", line_number, token,
+                               size[0], size[1], expected));
+      double value = 0;
+      if (!parse_number(token, value))
+        throw fail(fmt::format("line {}: '{}' is not a number", line_number, token));
+      if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<float>::max())
+        throw fail(fmt::format("line {}: '{}' is not a finite float", line_number, token));
+      weights.push_back(static_cast<float>(value));
+    }
+  }
+  if (sizes_read < 2) throw fail("expected the width and height first, then the coefficients");
+  if (weights.size() != expected)
+    throw fail(
+        fmt::format("expected {}x{} = {} coefficients, found {}", size[0], size[1], expected, weights.size()));
+  Filter filter = make_filter(static_cast<int>(size[0]), static_cast<int>(size[1]), std::move(weights));
+  filter.spec = "file:" + origin;
+  return filter;
+}
+
+Filter load_filter_file(const std::string& path) {
+  constexpr std::uintmax_t kMaxFilterFileBytes = 16u << 20;  // far above 1025^2 numbers' worth of need
+  CappedRead file = read_capped(path, kMaxFilterFileBytes);
+  switch (file.problem) {
+    case CappedReadProblem::None: return parse_filter_text(file.text, path);
+    case CappedReadProblem::CannotStat:
+      throw InputError(fmt::format("cannot open filter file '{}': {}", path, file.system_message));
+    case CappedReadProblem::Directory:
+      throw InputError(fmt::format("cannot open filter file '{}': it is a directory", path));
+    case CappedReadProblem::TooLarge:
+      throw InputError(file.size > 0
+                           ? fmt::format("filter file '{}' is {} bytes, over the 16 MB limit", path, file.size)
+                           : fmt::format("filter file '{}' is over the 16 MB limit", path));
+    case CappedReadProblem::CannotOpen:
+    case CappedReadProblem::CannotRead: throw InputError(fmt::format("cannot read filter file '{}'", path));
+  }
+  return {};
+}
+
+Filter flipped(const Filter& filter) {
+  Filter result = filter;
+  std::reverse(result.weights.begin(), result.weights.end());  // row-major reversal = 180-degree turn
+  return result;
+}
+
+std::optional<SeparableFactors> separate(const Filter& filter) {
+  if (filter.weights.empty()) return std::nullopt;
+  const auto largest = std::max_element(filter.weights.begin(), filter.weights.end(),
+                                        [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+  const double peak = std::fabs(*largest);
+  if (!(peak > 0) || !std::isfinite(peak)) return std::nullopt;  // all zeros, or not a number
+  const int pivot_row = static_cast<int>(largest - filter.weights.begin()) / filter.width;
+  const int pivot_col = static_cast<int>(largest - filter.weights.begin()) % filter.width;
+
+  SeparableFactors factors;
+  for (int c = 0; c < filter.width; ++c) factors.row.push_back(filter.at(pivot_row, c));
+  for (int r = 0; r < filter.height; ++r)
+    factors.column.push_back(static_cast<float>(static_cast<double>(filter.at(r, pivot_col)) / *largest));
+  // Checked with the float factors a kernel will actually use, not the exact quotients.
+  for (int r = 0; r < filter.height; ++r)
+    for (int c = 0; c < filter.width; ++c) {
+      const double product = static_cast<double>(factors.column[r]) * factors.row[c];
+      if (!(std::fabs(filter.at(r, c) - product) <= kSeparableTolerance * peak)) return std::nullopt;
+    }
+  return factors;
+}
+
+std::vector<std::string> builtin_filter_names() {
+  std::vector<std::string> names;
+  for (const Builtin& builtin : kBuiltins) names.push_back(builtin.name);
+  return names;
+}
+
+std::vector<std::string> default_filter_specs() {
+  return {"box:r=1", "gaussian:sigma=2", "sharpen:strength=1", "sobel-x", "emboss"};
+}
+
+std::size_t filter_device_bytes(const Filter& filter, const std::optional<SeparableFactors>& factors) {
+  const std::size_t floats = factors ? factors->row.size() + factors->column.size() : filter.weights.size();
+  return floats * sizeof(float);
+}
+
+}  // namespace cc

@@ -1,0 +1,51 @@
+// problem.cpp: border names and building a Problem (and its kernel arguments) from an image and a filter.
+#include "common/domain/problem.h"
+
+#include <fmt/format.h>
+
+#include "common/domain/error.h"
+
+namespace cc {
+
+std::string_view to_string(Border border) {
+  switch (border) {
+    case Border::Zero: return "zero";
+    case Border::Clamp: return "clamp";
+    case Border::Mirror: return "mirror";
+    case Border::Wrap: return "wrap";
+  }
+  return "unknown";
+}
+
+Border parse_border(std::string_view name) {
+  for (Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
+    if (name == to_string(border)) return border;
+  throw InputError(fmt::format("unknown border '{}' (zero, clamp, mirror, wrap)", name));
+}
+
+ConvArgs Problem::conv_args() const {
+  ConvArgs args{};
+  args.width = width;
+  args.height = height;
+  args.pitch = width;
+  args.filter_width = filter.width;
+  args.filter_height = filter.height;
+  args.radius_x = radius_x();
+  args.radius_y = radius_y();
+  args.border = static_cast<int>(border);
+  return args;
+}
+
+Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip) {
+  Problem problem;
+  problem.width = image.width;
+  problem.height = image.height;
+  problem.channels = image.channels;
+  problem.filter = filter;
+  problem.border = border;
+  problem.flip = flip;
+  problem.correlation_filter = flip ? flipped(filter) : filter;
+  return problem;
+}
+
+}  // namespace cc

@@ -1,0 +1,17 @@
+// stb_impl.cpp: the one translation unit that compiles stb_image and stb_image_write (Debian's headers).
+#include "common/domain/image.h"
+
+// Only the formats convcompare documents, and stb's own dimension cap set to ours, so a hostile header
+// is refused by stb too, not just by check_image_size.
+#define STBI_ONLY_PNG
+// With libjpeg-turbo, stb 2.27's JPEG reader (which corrupts memory on hostile files) is left out of the
+// binary altogether; without it, stb is the only JPEG decoder there is.
+#if !CONVCOMPARE_WITH_TURBOJPEG
+#define STBI_ONLY_JPEG
+#endif
+#define STBI_ONLY_BMP
+#define STBI_MAX_DIMENSIONS cc::kMaxImageDimension
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb_image.h>
+#include <stb_image_write.h>

@@ -1,0 +1,46 @@
+// validate.h: comparing a result with the reference: max abs error, relative L2, the tolerance rule.
+#pragma once
+
+#include <string>
+
+#include "common/domain/image.h"
+#include "common/domain/problem.h"
+
+namespace cc {
+
+// The tolerance rule of docs/correctness.md: tol = c * FLT_EPSILON * sum|w| * max|x|, with
+// c = max(8, taps / 2 + 1), the worst case of summing taps products in float in any order. Zero
+// (bit-exact) when the problem is integer-exact: integer weights, integer pixels, and
+// sum|w| * max|x| < 2^24 so every partial sum is exact in float.
+struct Tolerance {
+  double value = 0;
+  bool exact = false;  // integer-exact problem: any difference fails
+};
+Tolerance tolerance_for(const Problem& problem, const Image& input);
+
+// What a separable variant adds to the bound: it computes with column x row, which differs from the
+// 2D filter by the rank-1 residual; sum over taps of |w - column*row|, times max|x|.
+double separable_error_bound(const Filter& filter, const SeparableFactors& factors, const Image& input);
+
+// Looser bound for FFT-based variants, whose error grows with log(size) rather than taps.
+Tolerance fft_tolerance_for(const Problem& problem, const Image& input);
+
+struct Validation {
+  bool passed = false;
+  double max_abs_error = 0;
+  double rel_l2_error = 0;  // ||result - reference|| / ||reference|| (0 when both are 0)
+  double tolerance = 0;
+  bool exact = false;
+  // The first failing pixel in plane, row, column order (-1 when none failed).
+  int bad_channel = -1, bad_x = -1, bad_y = -1;
+  double bad_value = 0, bad_expected = 0;
+  // NaN/Inf in the reference that the result reproduced (propagated, as the reference does).
+  long long nonfinite_matched = 0;
+  std::string message() const;  // "" when passed; else "pixel (x, y) channel c: got g, expected e, |diff| d > tol t"
+};
+
+// Checks every pixel, borders included. A NaN or Inf in the result passes only where the reference has
+// the same class of value at that pixel; a size mismatch fails.
+Validation validate(const Image& result, const Image& reference, const Tolerance& tolerance);
+
+}  // namespace cc

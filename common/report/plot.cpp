@@ -1,0 +1,541 @@
+// plot.cpp: the --plot picture: a rate panel (lines, or bars when there is one x) and a phase panel.
+#include "common/report/plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "common/report/canvas.h"
+#include "common/domain/error.h"
+#include "common/domain/variants.h"
+
+namespace cc {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kWidth = 1200, kMinHeight = 900;
+constexpr Rgb kInk{35, 35, 35}, kMuted{105, 105, 105}, kAxis{150, 150, 150}, kGrid{228, 228, 228};
+constexpr Rgb kWhite{255, 255, 255};
+constexpr double kTitleSize = 20, kLabelSize = 15, kTickSize = 14;
+
+// ---- which runs ------------------------------------------------------------------------------------
+
+// The spec without its radius: what a radius sweep holds fixed ("gaussian:sigma=2,r=5" -> "gaussian:sigma=2").
+std::string filter_family(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos) return spec;
+  std::string family = spec.substr(0, colon), separator = ":";
+  std::string_view rest = std::string_view(spec).substr(colon + 1);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    if (!item.starts_with("r=")) family += separator + std::string(item), separator = ",";
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return family;
+}
+
+int radius_of(const RunRecord& run) { return std::max(run.radius_x, run.radius_y); }
+long long pixels_of(const RunRecord& run) { return static_cast<long long>(run.width) * run.height; }
+double megapixels_of(const RunRecord& run) { return pixels_of(run) / 1e6; }
+double kernel_ms_of(const RunRecord& run) {
+  return run.times.kernel_ms.samples > 0 ? run.times.kernel_ms.median : kNotMeasured;
+}
+
+enum class XAxis { Radius, Size, None };
+
+struct Selection {
+  std::vector<const RunRecord*> plotted;  // the rate panel's runs
+  std::vector<const RunRecord*> phased;   // the phase panel's candidates: largest image, smallest radius
+  XAxis x = XAxis::None;
+  std::string title;
+  std::string phase_title;
+};
+
+Selection select_runs(const Report& report) {
+  struct Group {
+    std::string family, border;
+    std::vector<const RunRecord*> runs;
+  };
+  std::vector<Group> groups;
+  for (const RunRecord& run : report.runs) {
+    if (run.status != Status::Ok) continue;
+    const std::string family = filter_family(run.filter);
+    auto group =
+        std::ranges::find_if(groups, [&](const Group& g) { return g.family == family && g.border == run.border; });
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{family, run.border, {}});
+    group->runs.push_back(&run);
+  }
+  Selection selection;
+  if (groups.empty()) return selection;
+
+  auto distinct = [](const Group& g, auto key) {
+    std::set<decltype(key(*g.runs.front()))> values;
+    for (const RunRecord* run : g.runs) values.insert(key(*run));
+    return values.size();
+  };
+  auto score = [&](const Group& g) {
+    return std::tuple(distinct(g, radius_of), distinct(g, pixels_of), g.runs.size());
+  };
+  const Group* best = &groups.front();
+  for (const Group& g : groups)
+    if (score(g) > score(*best)) best = &g;
+
+  const RunRecord& largest =
+      **std::ranges::max_element(best->runs, {}, [](const RunRecord* r) { return pixels_of(*r); });
+  std::vector<const RunRecord*> at_largest;
+  for (const RunRecord* run : best->runs)
+    if (run->width == largest.width && run->height == largest.height) at_largest.push_back(run);
+  const int smallest_radius =
+      radius_of(**std::ranges::min_element(at_largest, {}, [](const RunRecord* r) { return radius_of(*r); }));
+  for (const RunRecord* run : at_largest)
+    if (radius_of(*run) == smallest_radius) selection.phased.push_back(run);
+
+  const std::string image = fmt::format("{}x{}x{}", largest.width, largest.height, largest.channels);
+  const std::string border = fmt::format("border {}{}", best->border, largest.flip ? ", flipped" : "");
+  if (distinct(*best, radius_of) > 1) {
+    selection.x = XAxis::Radius;
+    selection.plotted = at_largest;
+    selection.title =
+        fmt::format("Kernel MPix/s against filter radius: {}, image {}, {}", best->family, image, border);
+  } else {
+    selection.x = distinct(*best, pixels_of) > 1 ? XAxis::Size : XAxis::None;
+    selection.plotted = best->runs;
+    selection.title = selection.x == XAxis::Size
+                          ? fmt::format("Kernel MPix/s against image size: {} (radius {}), {}", largest.filter,
+                                        smallest_radius, border)
+                          : fmt::format("Kernel MPix/s: {} (radius {}), image {}, {}", largest.filter,
+                                        smallest_radius, image, border);
+  }
+  selection.phase_title = fmt::format("Where the time goes, ms per image: {}, radius {}, {}x{}", best->family,
+                                      smallest_radius, largest.width, largest.height);
+  return selection;
+}
+
+// ---- names and styles --------------------------------------------------------------------------------
+
+struct Api {
+  std::string backend, device, label;
+  Dash dash;
+  MarkerShape marker;
+};
+
+// One entry per (backend, device) among the ok runs: CUDA first, then OpenCL, the rest, the CPU last.
+// A backend with one device is named by the backend alone ("cuda"), else by the device ("opencl:1:0").
+std::vector<Api> find_apis(const Report& report) {
+  std::vector<Api> apis;
+  for (const RunRecord& run : report.runs)
+    if (run.status == Status::Ok && std::ranges::none_of(apis, [&](const Api& a) {
+          return a.backend == run.backend && a.device == run.device;
+        }))
+      apis.push_back({run.backend, run.device, {}, Dash::Solid, MarkerShape::Circle});
+  auto rank = [](const Api& a) {
+    return a.backend == "cuda" ? 0 : a.backend == "opencl" ? 1 : a.backend == "cpu" ? 3 : 2;
+  };
+  std::ranges::stable_sort(apis, {}, rank);
+  constexpr Dash kDashes[] = {Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::DashDot};
+  constexpr MarkerShape kMarkers[] = {MarkerShape::Circle, MarkerShape::Square, MarkerShape::Triangle,
+                                      MarkerShape::Diamond};
+  for (std::size_t i = 0; i < apis.size(); ++i) {
+    Api& api = apis[i];
+    const bool shared = std::ranges::count(apis, api.backend, &Api::backend) > 1;
+    api.label = !shared                               ? api.backend
+                : api.device.starts_with(api.backend) ? api.device
+                                                      : api.backend + " " + api.device;
+    api.dash = kDashes[i % 4];
+    api.marker = kMarkers[i % 4];
+  }
+  return apis;
+}
+
+const Api& api_of(const std::vector<Api>& apis, const RunRecord& run) {
+  return *std::ranges::find_if(apis,
+                               [&](const Api& a) { return a.backend == run.backend && a.device == run.device; });
+}
+
+// Colour by the variant's place in the one list of variants, so "tiled" is the same green in every plot
+// and in every API.
+Rgb variant_colour(const std::string& variant) {
+  constexpr Rgb kPalette[] = {{127, 127, 127}, {31, 119, 180},  {255, 127, 14}, {44, 160, 44},
+                              {214, 39, 40},   {148, 103, 189}, {140, 86, 75},  {227, 119, 194},
+                              {188, 189, 34},  {23, 190, 207},  {0, 90, 100}};
+  const auto variants = all_variants();
+  const auto found = std::ranges::find(variants, variant, &VariantInfo::name);
+  const auto index = static_cast<std::size_t>(found - variants.begin());
+  return index < std::size(kPalette) ? kPalette[index] : Rgb{90, 90, 90};
+}
+
+// ---- axes ----------------------------------------------------------------------------------------------
+
+struct Axis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  std::vector<double> ticks;
+  // Position of `value` between the pixel coordinates `from` (lo) and `to` (hi).
+  double map(double value, double from, double to) const {
+    const double f =
+        log ? (std::log(value) - std::log(lo)) / (std::log(hi) - std::log(lo)) : (value - lo) / (hi - lo);
+    return from + f * (to - from);
+  }
+};
+
+// A step of 1, 2 or 5 times a power of ten giving about `count` intervals over `span`.
+double nice_step(double span, int count) {
+  const double raw = span / count, power = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+
+Axis linear_axis(double lo, double hi, int count = 6) {
+  if (!(hi > lo)) lo -= 1, hi += 1;
+  const double step = nice_step(hi - lo, count);
+  Axis axis{std::floor(lo / step + 1e-9) * step, std::ceil(hi / step - 1e-9) * step, false, {}};
+  for (double t = axis.lo; t <= axis.hi + step / 2; t += step)
+    axis.ticks.push_back(std::abs(t) < step / 1e6 ? 0 : t);
+  return axis;
+}
+
+// Ends on 1-2-5 values; ticks at each of them over three decades or fewer, else at the powers of ten.
+Axis log_axis(double lo, double hi) {
+  if (!(hi > lo)) lo /= 2, hi *= 2;
+  std::vector<double> candidates;
+  for (int e = static_cast<int>(std::floor(std::log10(lo))) - 1; e <= static_cast<int>(std::ceil(std::log10(hi)));
+       ++e)
+    for (double m : {1.0, 2.0, 5.0}) candidates.push_back(m * std::pow(10, e));
+  Axis axis{lo, hi, true, {}};
+  for (double c : candidates) {
+    if (c <= lo * (1 + 1e-9)) axis.lo = c;
+    if (c >= hi * (1 - 1e-9)) {
+      axis.hi = c;
+      break;
+    }
+  }
+  const bool dense = axis.hi / axis.lo <= 1000.0 * (1 + 1e-9);
+  for (double c : candidates)
+    if (c >= axis.lo * (1 - 1e-9) && c <= axis.hi * (1 + 1e-9) &&
+        (dense || std::abs(std::log10(c) - std::round(std::log10(c))) < 1e-9))
+      axis.ticks.push_back(c);
+  return axis;
+}
+
+// Three significant digits at most, thousands as k and millions as M: 0.25, 20, 1k, 52.9k, 174k, 1.2M.
+std::string short_number(double v) {
+  if (std::abs(v) >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
+  if (std::abs(v) >= 1e3) return fmt::format("{:.3g}k", v / 1e3);
+  return fmt::format("{:.3g}", v);
+}
+
+// Milliseconds to about three significant digits, without exponents.
+std::string ms_label(double v) {
+  if (v >= 100) return fmt::format("{:.0f}", v);
+  if (v >= 10) return fmt::format("{:.1f}", v);
+  if (v >= 1) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+struct Box {
+  double left, top, right, bottom;
+};
+
+void draw_y_axis(Canvas& canvas, const Box& plot, const Axis& axis, const std::string& label) {
+  for (double t : axis.ticks) {
+    const double y = axis.map(t, plot.bottom, plot.top);
+    canvas.line({plot.left, y}, {plot.right, y}, kGrid, 1);
+    canvas.text({plot.left - 8, y}, short_number(t), kTickSize, kInk, Align::Right);
+  }
+  canvas.text({plot.left - 62, (plot.top + plot.bottom) / 2}, label, kLabelSize, kInk, Align::Centre, true);
+}
+
+void draw_x_axis(Canvas& canvas, const Box& plot, const Axis& axis, const std::string& label, bool grid) {
+  for (double t : axis.ticks) {
+    const double x = axis.map(t, plot.left, plot.right);
+    if (grid) canvas.line({x, plot.top}, {x, plot.bottom}, kGrid, 1);
+    canvas.line({x, plot.bottom}, {x, plot.bottom + 5}, kAxis, 1);
+    canvas.text({x, plot.bottom + 16}, short_number(t), kTickSize, kInk, Align::Centre);
+  }
+  canvas.text({(plot.left + plot.right) / 2, plot.bottom + 40}, label, kLabelSize, kInk, Align::Centre);
+}
+
+// ---- top panel: rates ---------------------------------------------------------------------------------
+
+struct Series {
+  std::string label;
+  Rgb colour;
+  const Api* api;
+  std::map<double, double> points;  // x -> MPix/s
+};
+
+std::vector<Series> build_series(const Selection& selection, const std::vector<Api>& apis) {
+  std::vector<Series> all;
+  for (const RunRecord* run : selection.plotted) {
+    if (!(run->mpix_per_s > 0)) continue;  // nothing a log axis can show
+    const Api& api = api_of(apis, *run);
+    const std::string label = fmt::format("{} {}", api.label, run->variant);
+    auto series = std::ranges::find(all, label, &Series::label);
+    if (series == all.end()) series = all.insert(all.end(), Series{label, variant_colour(run->variant), &api, {}});
+    const double x = selection.x == XAxis::Size ? megapixels_of(*run) : radius_of(*run);
+    series->points.emplace(x, run->mpix_per_s);  // pinned and pageable share a kernel: the first counts
+  }
+  // Fastest first, judged where the lines end, so the legend reads top to bottom like the lines' right ends.
+  std::ranges::stable_sort(all, std::greater{}, [](const Series& s) { return s.points.rbegin()->second; });
+  return all;
+}
+
+double legend_width(const std::vector<Series>& series) {
+  double widest = 0;
+  for (const Series& s : series) widest = std::max(widest, text_width(s.label, kTickSize));
+  return std::clamp(widest + 58, 170.0, 360.0);
+}
+
+void draw_legend(Canvas& canvas, const std::vector<Series>& series, double left, double top, double bottom) {
+  const double pitch = std::clamp((bottom - top) / std::max<std::size_t>(series.size(), 1), 14.0, 21.0);
+  const std::size_t fits = static_cast<std::size_t>((bottom - top) / pitch);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const double y = top + pitch * (i + 0.5);
+    if (i + 1 == fits && series.size() > fits) {
+      canvas.text({left, y}, fmt::format("... and {} more", series.size() - i), kTickSize, kMuted);
+      break;
+    }
+    const Series& s = series[i];
+    canvas.line({left, y}, {left + 38, y}, s.colour, 2.5, s.api->dash);
+    canvas.marker({left + 19, y}, 4.5, s.api->marker, s.colour);
+    canvas.text({left + 48, y}, s.label, kTickSize, kInk);
+  }
+}
+
+void draw_rate_lines(Canvas& canvas, const Box& plot, const Selection& selection,
+                     const std::vector<Series>& series) {
+  double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+  for (const Series& s : series)
+    for (const auto& [x, y] : s.points)
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x), y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+  const Axis y_axis = log_axis(y_lo, y_hi);
+  const bool by_size = selection.x == XAxis::Size;
+  const Axis x_axis =
+      by_size ? log_axis(x_lo, x_hi) : linear_axis(x_lo, x_hi, std::min(8, static_cast<int>(x_hi - x_lo) + 1));
+  draw_y_axis(canvas, plot, y_axis, "MPix/s (log scale), higher is better");
+  draw_x_axis(canvas, plot, x_axis, by_size ? "image size, megapixels (log scale)" : "filter radius, max(rx, ry)",
+              true);
+  canvas.stroke_rect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top, kAxis, 1);
+  for (const Series& s : series) {
+    std::vector<Point> line;
+    for (const auto& [x, y] : s.points)
+      line.push_back({x_axis.map(x, plot.left, plot.right), y_axis.map(y, plot.bottom, plot.top)});
+    canvas.polyline(line, s.colour, 2.5, s.api->dash);
+    for (const Point& p : line) canvas.marker(p, 4, s.api->marker, s.colour);
+  }
+}
+
+// With one x there are no lines to draw: one horizontal bar per series instead, fastest on top.
+void draw_rate_bars(Canvas& canvas, const Box& panel, const std::vector<Series>& series) {
+  double label_width = 0, fastest = 0;
+  for (const Series& s : series)
+    label_width = std::max(label_width, text_width(s.label, kTickSize)),
+    fastest = std::max(fastest, s.points.begin()->second);
+  const Box plot{panel.left + label_width + 12, panel.top, panel.right - 90, panel.bottom};
+  const Axis axis = linear_axis(0, fastest);
+  draw_x_axis(canvas, plot, axis, "MPix/s, higher is better", true);
+  const double pitch = std::min(44.0, (plot.bottom - plot.top) / std::max<std::size_t>(series.size(), 1));
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const Series& s = series[i];
+    const double y = plot.top + pitch * (i + 0.5), rate = s.points.begin()->second;
+    const double end = axis.map(rate, plot.left, plot.right);
+    canvas.text({plot.left - 8, y}, s.label, kTickSize, kInk, Align::Right);
+    canvas.fill_rect(plot.left, y - pitch * 0.35, end - plot.left, pitch * 0.7, s.colour);
+    canvas.text({end + 6, y}, short_number(rate), kTickSize, kInk);
+  }
+  canvas.line({plot.left, plot.top}, {plot.left, plot.bottom}, kAxis, 1);
+}
+
+// ---- bottom panel: phases ------------------------------------------------------------------------------
+
+struct Phase {
+  const char* name;
+  Rgb colour;
+  double (*ms)(const RunRecord&);
+};
+constexpr Phase kPhases[] = {
+    {"setup", {170, 170, 170}, [](const RunRecord& r) { return r.times.setup_ms; }},
+    {"H2D", {0, 114, 178}, [](const RunRecord& r) { return r.times.h2d_ms; }},
+    {"kernel (median)", {213, 94, 0}, kernel_ms_of},
+    {"D2H", {86, 180, 233}, [](const RunRecord& r) { return r.times.d2h_ms; }},
+};
+
+struct Bar {
+  std::string label;
+  const RunRecord* run;
+  double total = 0;
+  bool new_group = false;  // first bar of its API: a little more space above
+};
+
+std::vector<Bar> build_bars(const Selection& selection, const std::vector<Api>& apis) {
+  std::vector<Bar> bars;
+  for (const Api& api : apis) {
+    std::vector<std::string> memories;  // pinned before pageable, then anything else in report order
+    for (const RunRecord* run : selection.phased)
+      if (run->backend == api.backend && run->device == api.device &&
+          std::ranges::find(memories, run->memory) == memories.end())
+        memories.push_back(run->memory);
+    std::ranges::stable_sort(memories, {}, [](const std::string& m) {
+      return m == "pinned" ? 0 : m == "pageable" ? 1 : 2;
+    });
+    for (const std::string& memory : memories) {
+      const RunRecord* chosen = nullptr;
+      for (const RunRecord* run : selection.phased)
+        if (run->backend == api.backend && run->device == api.device && run->memory == memory &&
+            (!chosen || (run->variant == "global" && chosen->variant != "global")))
+          chosen = run;
+      Bar bar{fmt::format("{} {}{}{}", api.label, chosen->variant, memory.empty() ? "" : " ", memory), chosen};
+      for (const Phase& phase : kPhases)
+        if (const double ms = phase.ms(*chosen); std::isfinite(ms) && ms > 0) bar.total += ms;
+      bar.new_group = &api != &apis.front() && memory == memories.front();
+      bars.push_back(bar);
+    }
+  }
+  return bars;
+}
+
+void draw_phase_bars(Canvas& canvas, const Box& panel, const std::vector<Bar>& bars, double pitch) {
+  double label_width = 0;
+  std::vector<double> totals;
+  for (const Bar& bar : bars)
+    label_width = std::max(label_width, text_width(bar.label, kTickSize)), totals.push_back(bar.total);
+  // One slow bar (the CPU) would flatten the rest: the scale ends at the largest total within 5x the
+  // median, and longer bars are cut with a break mark; their labels still give the whole total.
+  std::ranges::sort(totals);
+  const double median = totals[totals.size() / 2];
+  double scale_end = 0;
+  for (double t : totals)
+    if (t <= 5 * median) scale_end = std::max(scale_end, t);
+  const Box plot{panel.left + label_width + 12, panel.top, panel.right - 100, panel.bottom};
+  const Axis axis = linear_axis(0, scale_end > 0 ? scale_end : 1);
+  draw_x_axis(canvas, plot, axis, "milliseconds (setup, upload, one kernel launch, download)", true);
+
+  double y = plot.top;
+  for (const Bar& bar : bars) {
+    y += bar.new_group ? pitch * 1.3 : pitch;
+    const double middle = y - pitch / 2, thickness = pitch * 0.72;
+    canvas.text({plot.left - 8, middle}, bar.label, kTickSize, kInk, Align::Right);
+    double start = 0;
+    for (const Phase& phase : kPhases) {
+      const double ms = phase.ms(*bar.run);
+      if (!std::isfinite(ms) || ms <= 0) continue;
+      const double x0 = axis.map(std::min(start, axis.hi), plot.left, plot.right);
+      const double x1 = axis.map(std::min(start + ms, axis.hi), plot.left, plot.right);
+      canvas.fill_rect(x0, middle - thickness / 2, x1 - x0, thickness, phase.colour);
+      if (const std::string value = ms_label(ms); x1 - x0 > text_width(value, 12) + 8)
+        canvas.text({(x0 + x1) / 2, middle}, value, 12, kWhite, Align::Centre);
+      start += ms;
+    }
+    double end = axis.map(std::min(bar.total, axis.hi), plot.left, plot.right);
+    if (bar.total > axis.hi) {
+      for (double offset : {-14.0, -8.0})
+        canvas.line({end + offset - 3, middle + thickness / 2 + 2}, {end + offset + 3, middle - thickness / 2 - 2},
+                    kWhite, 2.5);
+      end += 2;
+    }
+    canvas.text({end + 6, middle}, ms_label(bar.total) + " ms", kTickSize, kInk);
+  }
+  canvas.line({plot.left, plot.top}, {plot.left, plot.bottom}, kAxis, 1);
+}
+
+void draw_phase_legend(Canvas& canvas, double right, double y) {
+  double x = right;
+  for (auto phase = std::rbegin(kPhases); phase != std::rend(kPhases); ++phase) {
+    x -= text_width(phase->name, kTickSize) + 34;
+    canvas.fill_rect(x, y - 7, 14, 14, phase->colour);
+    canvas.text({x + 20, y}, phase->name, kTickSize, kInk);
+  }
+}
+
+// ---- the picture -----------------------------------------------------------------------------------------
+
+constexpr double kPhaseTop = 612, kBottomMargin = 75;
+
+// Bars spread over the room a 900-pixel picture leaves, between 24 and 40 px apart; more bars than fit
+// make the picture taller.
+double phase_pitch(const std::vector<Bar>& bars) {
+  double units = 0;
+  for (const Bar& bar : bars) units += bar.new_group ? 1.3 : 1;
+  return std::clamp((kMinHeight - kBottomMargin - kPhaseTop) / std::max(units, 1.0), 24.0, 40.0);
+}
+
+double bars_height(const std::vector<Bar>& bars) {
+  double height = 0;
+  for (const Bar& bar : bars) height += (bar.new_group ? 1.3 : 1) * phase_pitch(bars);
+  return height;
+}
+
+void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Series>& series,
+               const std::vector<Bar>& bars) {
+  if (selection.plotted.empty()) {
+    canvas.text({kWidth / 2.0, 30}, "convcompare", kTitleSize, kInk, Align::Centre);
+    canvas.text({kWidth / 2.0, canvas.height() / 2.0}, "no validated runs", 32, kMuted, Align::Centre);
+    return;
+  }
+  canvas.text({24, 24}, selection.title, kTitleSize, kInk);
+  if (series.empty()) {
+    canvas.text({kWidth / 2.0, 280}, "no MPix/s measured", 24, kMuted, Align::Centre);
+  } else if (selection.x == XAxis::None) {
+    draw_rate_bars(canvas, {24, 60, kWidth - 24.0, 500}, series);
+  } else {
+    canvas.text({24, 46}, "colour: variant; line style and marker: API; median kernel time only", kTickSize,
+                kMuted);
+    const double legend = legend_width(series);
+    draw_rate_lines(canvas, {96, 66, kWidth - legend - 36, 500}, selection, series);
+    draw_legend(canvas, series, kWidth - legend - 10, 66, 500);
+  }
+
+  canvas.line({24, 565}, {kWidth - 24.0, 565}, kGrid, 1);
+  canvas.text({24, 590}, selection.phase_title, kTitleSize - 2, kInk);
+  draw_phase_legend(canvas, kWidth - 24.0, 590);
+  if (!bars.empty())
+    draw_phase_bars(canvas, {24, kPhaseTop, kWidth - 24.0, kPhaseTop + bars_height(bars) + 6}, bars,
+                    phase_pitch(bars));
+}
+
+std::string lowercase_extension(const std::string& path) {
+  std::string extension = fs::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+}  // namespace
+
+void check_plot_path(const std::string& path) {
+  const std::string extension = lowercase_extension(path);
+  if (extension != ".png" && extension != ".svg")
+    throw InputError(fmt::format("bad --plot '{}': the file name must end in .png or .svg", path));
+  const fs::path directory = fs::path(path).parent_path();
+  std::error_code ignored;
+  if (!directory.empty() && !fs::is_directory(directory, ignored))
+    throw InputError(fmt::format("bad --plot '{}': directory '{}' does not exist", path, directory.string()));
+}
+
+void write_plot(const Report& report, const std::string& path) {
+  check_plot_path(path);
+  const Selection selection = select_runs(report);
+  const std::vector<Api> apis = find_apis(report);
+  const std::vector<Series> series = build_series(selection, apis);
+  const std::vector<Bar> bars = build_bars(selection, apis);
+  const int height = std::max(kMinHeight, static_cast<int>(kPhaseTop + bars_height(bars) + kBottomMargin));
+  std::unique_ptr<Canvas> canvas;
+  if (lowercase_extension(path) == ".svg")
+    canvas = std::make_unique<SvgCanvas>(kWidth, height);
+  else
+    canvas = std::make_unique<RasterCanvas>(kWidth, height);
+  draw_plot(*canvas, selection, series, bars);
+  canvas->save(path);
+}
+
+}  // namespace cc
