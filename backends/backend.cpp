@@ -39,13 +39,4 @@ std::string embedded_source(const std::vector<EmbeddedSource>& sources, std::str
   throw std::logic_error(std::string(name) + " is not embedded in this binary");
 }
 
-Tolerance tolerance_for_run(const BackendRun& run, const Problem& problem, const Image& input) {
-  Tolerance tolerance = run.fft_tolerance ? fft_tolerance_for(problem, input) : tolerance_for(problem, input);
-  if (run.extra_tolerance > 0) {
-    tolerance.value += run.extra_tolerance;
-    tolerance.exact = false;
-  }
-  return tolerance;
-}
-
 }  // namespace cc

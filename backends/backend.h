@@ -9,9 +9,8 @@
 #include <vector>
 
 #include "common/domain/image.h"
+#include "common/domain/measurement.h"
 #include "common/domain/problem.h"
-#include "common/report/record.h"
-#include "common/domain/validate.h"
 
 namespace cc {
 
@@ -57,10 +56,6 @@ struct BackendRun {
   PhaseTimes times;
   std::string memory;        // "pinned" / "pageable" when transfers were timed
   std::string compile_time;  // what the kernel knew at compile time
-  bool fft_tolerance = false;  // validate with the looser FFT bound
-  // Error the variant brings by design, added to the tolerance: a separable variant's filter is
-  // column x row, which differs from the 2D filter by up to the rank-1 residual.
-  double extra_tolerance = 0;
   std::size_t device_bytes = 0;  // peak device memory the run held: buffers, arrays, library workspaces
 };
 
@@ -74,6 +69,7 @@ struct StreamRun {
   double serial_ms_per_frame = kNotMeasured;  // one frame, upload + filter + download, no overlap
   double h2d_ms_per_frame = kNotMeasured;     // one frame's upload alone (device events)
   double d2h_ms_per_frame = kNotMeasured;     // one frame's download alone (device events)
+  std::string untimed;  // why the device figures above are not given (PhaseTimes::untimed), or empty
 };
 
 class Backend {
@@ -87,12 +83,13 @@ class Backend {
   virtual const std::vector<DeviceInfo>& devices() = 0;
   virtual std::string unavailable_reason() = 0;
 
-  // The variants of kVariants this backend implements, in list order.
+  // The variants of the table (common/domain/variants.h) this backend implements, in table order.
   virtual std::vector<std::string> variants() const = 0;
 
-  // Runs one variant on one device (index into devices()): setup, upload, warm-up, timed launches,
-  // download. A variant that cannot run here (filter over constant memory, not separable, image over
-  // the largest image2d...) returns Skipped with the reason; API failures throw ApiError.
+  // Runs one variant on one device (index into devices()) through the measurement protocol
+  // (backends/measure.h). A variant that cannot run here (filter over constant memory, not separable,
+  // image over the largest image2d...) returns Skipped with the reason; API failures throw ApiError;
+  // an unknown variant or device is an InputError.
   virtual BackendRun run(const Problem& problem, const Image& input, std::string_view variant,
                          int device, const RunOptions& options) = 0;
 
@@ -114,9 +111,5 @@ std::vector<std::unique_ptr<Backend>> make_backends();
 
 // Shared by every backend: a BackendRun that says "skipped: <reason>".
 BackendRun skipped(std::string reason);
-
-// The bound a run is validated against: the FFT or direct rule, widened by the variant's
-// extra_tolerance (which ends bit-exactness).
-Tolerance tolerance_for_run(const BackendRun& run, const Problem& problem, const Image& input);
 
 }  // namespace cc

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/geometry/conv_args.h"
+#include "common/geometry/tile_shape.h"
 
 namespace cc::cuda_kernels {
 
@@ -20,7 +21,7 @@ inline dim3 grid_for(const ConvArgs& args, dim3 block)
 // Shared memory of one tiled block: its output tile plus the apron on every side.
 inline std::size_t tiled_shared_bytes(const ConvArgs& args, dim3 block)
 {
-    return std::size_t(block.x + 2 * args.radius_x) * (block.y + 2 * args.radius_y) * sizeof(float);
+    return tile_bytes(args.radius_x, args.radius_y, block.x, block.y);
 }
 
 // global.cu

@@ -14,6 +14,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -165,7 +166,8 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
                           const RunOptions& options, TuningCache& cache, bool retune) {
   std::vector<std::string> candidates = backend.variants();
   std::erase_if(candidates, [](const std::string& variant) {
-    return std::ranges::find(kAutoCandidates, variant) == std::end(kAutoCandidates);
+    const VariantTraits* traits = find_variant(variant);
+    return !traits || !traits->auto_candidate;
   });
   AutoChoice choice;
   if (candidates.empty()) {

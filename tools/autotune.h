@@ -15,13 +15,11 @@
 
 namespace cc {
 
-// The variants auto chooses among: every one of the project's own single-pass and two-pass forms, so
-// that "auto" is never slower than the best of them by more than the timing noise. Left out: naive (a
-// one-thread CPU baseline) and npp / npp-separable (vendor baselines, not this project's variants).
+// Auto chooses among the variants the table marks auto_candidate (common/domain/variants.h): every one of
+// the project's own single-pass and two-pass forms, so that "auto" is never slower than the best of
+// them by more than the timing noise; not naive (a one-thread CPU baseline) nor the vendor baselines.
 // The tile shape is not tuned here: `fast` picks its shape per radius at compile time
 // (common/geometry/fast_shape.h), and no backend exposes the shape as a run option, so auto tunes the variant.
-inline constexpr std::string_view kAutoCandidates[] = {"global",    "constant", "tiled", "texture",
-                                                       "separable", "fft",      "fast"};
 
 // Tuning runs are short: enough for a stable median of a few launches, not a benchmark.
 inline constexpr int kTuningRepetitions = 5;

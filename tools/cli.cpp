@@ -18,7 +18,7 @@ namespace {
 
 std::string help_footer() {
   std::string variants;
-  for (const VariantInfo& variant : all_variants())
+  for (const VariantTraits& variant : all_variants())
     variants += fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
   return fmt::format(
       "Variants:\n{}Filters: {}, file:PATH\n"

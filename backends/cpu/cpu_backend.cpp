@@ -100,6 +100,13 @@ void convolve_fast(const Image& input, const Filter& filter, const ConvArgs& a, 
   }
 }
 
+// The CPU's implementations of the table's variants, in table order.
+struct CpuVariant {
+  std::string_view name;
+  void (*convolve)(const Image& input, const Filter& filter, const ConvArgs& args, Image& output);
+};
+constexpr CpuVariant kCpuVariants[] = {{"naive", convolve_naive}, {"fast", convolve_fast}};
+
 class CpuBackend final : public Backend {
  public:
   CpuBackend() {
@@ -111,14 +118,19 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "cpu"; }
   const std::vector<DeviceInfo>& devices() override { return devices_; }
   std::string unavailable_reason() override { return ""; }
-  std::vector<std::string> variants() const override { return {"naive", "fast"}; }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names;
+    for (const CpuVariant& variant : kCpuVariants) names.emplace_back(variant.name);
+    return names;
+  }
 
   BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
                  const RunOptions& options) override {
-    if (variant != "naive" && variant != "fast") return skipped(fmt::format("cpu backend has no variant '{}'", variant));
+    const auto found = std::ranges::find(kCpuVariants, variant, &CpuVariant::name);
+    if (found == std::end(kCpuVariants)) return skipped(fmt::format("cpu backend has no variant '{}'", variant));
     if (device != 0) return skipped(fmt::format("cpu backend has no device {}", device));
     const ConvArgs args = problem.conv_args();
-    const auto convolve = variant == "naive" ? convolve_naive : convolve_fast;
+    const auto convolve = found->convolve;
 
     BackendRun result;
     result.output = Image(input.width, input.height, input.channels, input.eight_bit);

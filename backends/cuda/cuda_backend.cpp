@@ -1,12 +1,9 @@
-// cuda_backend.cpp: the CUDA backend: device discovery, each variant's skip rules, one timed run.
+// cuda_backend.cpp: the CUDA backend: device discovery and limits, NVRTC modules, and each run through the shared plan and protocol.
 #include "backends/cuda/cuda_backend.h"
 
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <chrono>
-#include <cmath>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,57 +11,21 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_launchers.h"
 #include "backends/cuda/cuda_peaks.h"
 #include "backends/cuda/cuda_resources.h"
-#include "backends/cuda/cuda_variant.h"
 #include "backends/cuda/runtime_module.h"
 #include "backends/embedded_sources.h"
+#include "backends/launch_plan.h"
+#include "backends/measure.h"
 #include "common/domain/error.h"
-#include "common/geometry/fast_shape.h"
-#include "common/domain/filter.h"
-#include "common/geometry/separable_shape.h"
 #include "kernels_cuda/launchers.h"
-#ifdef CONVCOMPARE_WITH_NPP
-#include "backends/npp/npp_baseline.h"
-#endif
 
 namespace cc {
 
 namespace {
-
-namespace kernels = cuda_kernels;
-using cuda::Plan;
-using cuda::Variant;
-
-struct VariantName {
-  std::string_view name;
-  Variant variant;
-};
-
-// In kVariants order, as variants() must list them.
-constexpr VariantName kVariantNames[] = {
-    {"global", Variant::Global},       {"constant", Variant::Constant},   {"tiled", Variant::Tiled},
-    {"texture", Variant::Texture},     {"separable", Variant::Separable}, {"fft", Variant::Fft},
-    {"fast", Variant::Fast},           {"npp", Variant::Npp},             {"npp-separable", Variant::NppSeparable},
-};
-
-std::optional<Variant> parse_variant(std::string_view name) {
-  for (const VariantName& entry : kVariantNames)
-    if (entry.name == name) return entry.variant;
-  return std::nullopt;
-}
-
-bool is_npp(Variant variant) { return variant == Variant::Npp || variant == Variant::NppSeparable; }
-bool is_separable(Variant variant) { return variant == Variant::Separable || variant == Variant::NppSeparable; }
-
-// What a block gets without cudaFuncSetAttribute; above it the tiled kernel must opt in.
-constexpr std::size_t kDefaultSharedBytesPerBlock = 48 * 1024;
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // CUDA encodes versions as 1000 * major + 10 * minor.
 std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
@@ -113,370 +74,42 @@ DeviceInfo describe(int ordinal, const cudaDeviceProp& properties, int driver, i
   return info;
 }
 
-// What the compiler knew: the radius is a kernel argument in both APIs (OpenCL builds with no -D).
-std::string compile_time_text(Variant variant) {
-  if (is_npp(variant)) return "radius: run-time; NPP, prebuilt by NVIDIA";
+// The limits the planning rule reads, in CUDA's words. Free memory is read again before each plan.
+DeviceLimits read_limits(const cudaDeviceProp& properties) {
+  DeviceLimits limits;
+  limits.max_allocation = properties.totalGlobalMem;
+  limits.on_chip_bytes = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
+  limits.on_chip_default = properties.sharedMemPerBlock;
+  // The constant-memory variants' own __constant__ bank (kernels_cuda/filter_in_constant.cuh), not the
+  // device's total: that is what a filter must fit.
+  limits.constant_bytes = cuda_kernels::kMaxConstantTaps * sizeof(float);
+  limits.max_group = properties.maxThreadsPerBlock;
+  limits.max_group_x = properties.maxThreadsDim[0];
+  limits.max_group_y = properties.maxThreadsDim[1];
+  limits.image_max_width = properties.maxTexture2D[0];
+  limits.image_max_height = properties.maxTexture2D[1];
+  limits.memory_name = "free";
+  limits.allocation_name = "global memory";
+  limits.on_chip_name = "shared memory";
+  limits.constant_name = "the 64 KB of constant memory";
+  limits.image_name = "the largest 2D texture";
+  limits.group_name = "threads per block";
+  return limits;
+}
+
+// What the compiler knew, for the report: NVRTC's options, NPP's prebuilt kernels, or nvcc's offline build.
+std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule* module) {
+  if (module) return "radius: compile-time; NVRTC " + module->options_text();
+  if (plan.variant->kind == VariantKind::Baseline) return "radius: run-time; NPP, prebuilt by NVIDIA";
   const std::string architectures = CONVCOMPARE_CUDA_ARCHITECTURES;
   const bool one_number = !architectures.empty() && std::ranges::all_of(architectures, [](char c) {
     return c >= '0' && c <= '9';
   });
-  return fmt::format("radius: run-time; nvcc {} --fmad=true (offline)",
-                     one_number ? "-arch=sm_" + architectures : "for CUDA architectures " + architectures);
-}
-
-// The largest block whose tile (output plus apron) fits in what a block may opt in to.
-std::optional<dim3> tiled_block(const ConvArgs& args, std::size_t shared_limit) {
-  for (const dim3 block : {dim3(16, 16), dim3(16, 8), dim3(8, 8), dim3(4, 4)})
-    if (kernels::tiled_shared_bytes(args, block) <= shared_limit) return block;
-  return std::nullopt;
-}
-
-// Fills `plan`; returns why the variant cannot run this problem on this device, or "" when it can.
-std::string plan_variant(Plan& plan, const Problem& problem, const cudaDeviceProp& properties) {
-  const Filter& filter = problem.correlation_filter;
-  plan.args = problem.conv_args();
-
-  if (plan.variant == Variant::Fft) {
-#ifndef CONVCOMPARE_WITH_CUFFT
-    return "cuFFT not found at build time";
-#endif
-  }
-  if (is_npp(plan.variant)) {
-#ifndef CONVCOMPARE_WITH_NPP
-    return "NPP not found at build time";
-#endif
-    if (problem.border != Border::Clamp)
-      return "NPP baseline supports the replicate border only: use --border clamp";
-  }
-  if (plan.variant == Variant::Constant || plan.variant == Variant::Tiled || plan.variant == Variant::Texture) {
-    if (filter.taps() > kernels::kMaxConstantTaps)
-      return fmt::format("filter of {} bytes exceeds the 64 KB of constant memory", filter.taps() * sizeof(float));
-  }
-  if (plan.variant == Variant::Tiled) {
-    const std::size_t limit = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
-    const std::optional<dim3> block = tiled_block(plan.args, limit);
-    if (!block)
-      return fmt::format("a 4x4 tile with its apron needs {} bytes of shared memory, the device allows {} per block",
-                         kernels::tiled_shared_bytes(plan.args, dim3(4, 4)), limit);
-    plan.block = *block;
-    plan.shared_bytes = kernels::tiled_shared_bytes(plan.args, *block);
-  }
-  if (plan.variant == Variant::Fast) {
-    // Within the radius limit the filter (at most 65x65 floats) always fits in constant memory.
-    if (std::string reason = fast_radius_limit_reason(plan.args.radius_x, plan.args.radius_y); !reason.empty())
-      return reason;
-    const std::size_t limit = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
-    plan.fast = fast_shape(plan.args.radius_x, plan.args.radius_y, limit);
-    plan.block = dim3(plan.fast.block_x, plan.fast.block_y);
-    plan.shared_bytes = fast_tile_bytes(plan.fast, plan.args.radius_x, plan.args.radius_y);
-    if (plan.shared_bytes > limit)
-      return fmt::format("the fast tile needs {} bytes of shared memory, the device allows {} per block",
-                         plan.shared_bytes, limit);
-  }
-  if (plan.variant == Variant::Texture &&
-      (problem.width > properties.maxTexture2D[0] || problem.height > properties.maxTexture2D[1]))
-    return fmt::format("image of {}x{} exceeds the largest 2D texture, {}x{}", problem.width, problem.height,
-                       properties.maxTexture2D[0], properties.maxTexture2D[1]);
-  if (is_separable(plan.variant)) {
-    plan.factors = separate(filter);
-    if (!plan.factors) return "filter is not separable";
-  }
-  if (plan.variant == Variant::Separable) {
-    // Within the radius limit both 1D filters (at most 257 floats each) fit in constant memory.
-    const std::size_t limit = std::max(properties.sharedMemPerBlock, properties.sharedMemPerBlockOptin);
-    const std::optional<SeparableShape> shape = separable_shape(plan.args.radius_x, plan.args.radius_y, limit);
-    if (!shape) return separable_limit_reason(plan.args.radius_x, plan.args.radius_y, limit, "shared memory");
-    plan.separable = *shape;
-    plan.block = dim3(shape->threads);
-    plan.shared_bytes = separable_on_chip_bytes(*shape, plan.args.radius_x);
-  }
-  return "";
-}
-
-}  // namespace
-
-// --- a prepared variant: setup once, then upload / launch / download one frame on any stream -------
-
-namespace cuda {
-
-PreparedVariant::PreparedVariant(const Plan& plan, const Problem& problem, int ordinal, cudaStream_t stream)
-    : plan_(plan),
-      problem_(problem),
-      ordinal_(ordinal),
-      setup_stream_(stream),
-      plane_(static_cast<std::size_t>(problem.width) * problem.height) {
-  const ConvArgs& args = plan.args;
-  const Filter& filter = problem.correlation_filter;
-  const auto upload_to = [&](DeviceBuffer& buffer, const std::vector<float>& values) {
-    buffer = DeviceBuffer(values.size());
-    CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, stream));
-  };
-  switch (plan.variant) {
-    case Variant::Global: upload_to(filter_buffer_, filter.weights); break;
-    case Variant::Constant:
-      CC_CUDA_CHECK(kernels::upload_constant_filter(filter.weights.data(), filter.taps(), stream));
-      break;
-    case Variant::Tiled:
-      CC_CUDA_CHECK(kernels::upload_tiled_filter(filter.weights.data(), filter.taps(), stream));
-      if (plan.shared_bytes > kDefaultSharedBytesPerBlock) CC_CUDA_CHECK(kernels::prepare_tiled(plan.shared_bytes));
-      break;
-    case Variant::Texture:
-      CC_CUDA_CHECK(kernels::upload_texture_filter(filter.weights.data(), filter.taps(), stream));
-      break;
-    case Variant::Separable: {
-      module_kernel_ = plan.module->kernel("convolve_separable");
-      const auto [columns, rows] = separable_groups(plan.separable, args.width, args.height);
-      module_grid_ = dim3(columns, rows);
-      for (const auto& [name, weights] : {std::pair{"c_row_filter", &plan.factors->row},
-                                          std::pair{"c_column_filter", &plan.factors->column}}) {
-        std::size_t symbol_bytes = 0;
-        void* symbol = plan.module->global(name, &symbol_bytes);
-        CC_CUDA_CHECK(cudaMemcpyAsync(symbol, weights->data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
-      }
-      if (plan.shared_bytes > kDefaultSharedBytesPerBlock)
-        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                      static_cast<int>(plan.shared_bytes), ordinal));
-      break;
-    }
-    case Variant::Fast: {
-      module_kernel_ = plan.module->kernel("convolve_fast");
-      const auto [columns, rows] = fast_work_items(plan.fast, args.width, args.height);
-      module_grid_ = dim3((columns + plan.fast.block_x - 1) / plan.fast.block_x, (rows + plan.fast.block_y - 1) / plan.fast.block_y);
-      std::size_t symbol_bytes = 0;
-      void* symbol = plan.module->global("c_filter", &symbol_bytes);
-      CC_CUDA_CHECK(cudaMemcpyAsync(symbol, filter.weights.data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
-      if (plan.shared_bytes > kDefaultSharedBytesPerBlock)
-        CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                      static_cast<int>(plan.shared_bytes), ordinal));
-      break;
-    }
-#ifdef CONVCOMPARE_WITH_NPP
-    case Variant::Npp:
-      npp_filter_ = npp::reversed(filter.weights);
-      upload_to(filter_buffer_, npp_filter_);
-      break;
-    case Variant::NppSeparable:
-      npp_filter_ = npp::reversed(plan.factors->row);
-      npp_column_filter_ = npp::reversed(plan.factors->column);
-      upload_to(filter_buffer_, npp_filter_);
-      upload_to(column_filter_buffer_, npp_column_filter_);
-      break;
-#endif
-    default: break;  // npp variants without NPP were skipped by plan_variant
-  }
-}
-
-std::size_t frame_bytes(const Plan& plan, const Problem& problem) {
-  const std::size_t planes = 2 * problem.channels + (plan.variant == Variant::NppSeparable ? 1 : 0);
-  // fft: its spectrum (padded) buffer, the filter's spectrum and the edge bands' coefficients; cuFFT's
-  // work area is known once planned.
-  const std::size_t fft = plan.variant == Variant::Fft ? fft_buffer_bytes(problem) : 0;
-  return planes * problem.width * problem.height * sizeof(float) + fft;
-}
-
-std::size_t filter_bytes(const Plan& plan, const Problem& problem) {
-  if (plan.variant == Variant::Fft) return 0;  // held as each frame's spectrum
-  return filter_device_bytes(problem.correlation_filter, plan.factors);
-}
-
-FrameBuffers PreparedVariant::make_frame() const {
-  FrameBuffers frame;
-  const std::size_t count = plane_ * problem_.channels;
-  if (plan_.variant == Variant::Texture) {
-    for (int c = 0; c < problem_.channels; ++c)
-      frame.textures.emplace_back(problem_.width, problem_.height, problem_.border);
-  } else {
-    frame.input = DeviceBuffer(count);
-  }
-  frame.output = DeviceBuffer(count);
-  if (plan_.variant == Variant::NppSeparable) frame.scratch = DeviceBuffer(plane_);
-#ifdef CONVCOMPARE_WITH_CUFFT
-  if (plan_.variant == Variant::Fft) frame.fft = std::make_unique<FftConvolver>(problem_, setup_stream_);
-#endif
-  return frame;
-}
-
-void PreparedVariant::upload(const FrameBuffers& frame, const float* host, cudaStream_t stream) const {
-  if (frame.textures.empty()) {
-    CC_CUDA_CHECK(cudaMemcpyAsync(frame.input.get(), host, frame.input.bytes(), cudaMemcpyHostToDevice, stream));
-    return;
-  }
-  const std::size_t row_bytes = static_cast<std::size_t>(problem_.width) * sizeof(float);
-  for (std::size_t c = 0; c < frame.textures.size(); ++c)
-    CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(frame.textures[c].array(), 0, 0, host + c * plane_, row_bytes, row_bytes,
-                                           static_cast<std::size_t>(problem_.height), cudaMemcpyHostToDevice, stream));
-}
-
-void PreparedVariant::download(const FrameBuffers& frame, float* host, cudaStream_t stream) const {
-  CC_CUDA_CHECK(cudaMemcpyAsync(host, frame.output.get(), frame.output.bytes(), cudaMemcpyDeviceToHost, stream));
-}
-
-#ifdef CONVCOMPARE_WITH_NPP
-const NppStreamContext& PreparedVariant::npp_context(cudaStream_t stream) const {
-  auto found = npp_contexts_.find(stream);
-  if (found == npp_contexts_.end()) found = npp_contexts_.emplace(stream, npp::make_stream_context(ordinal_, stream)).first;
-  return found->second;
-}
-#endif
-
-// One launch per plane (pitch = width), queued on the stream without waiting.
-void PreparedVariant::launch(const FrameBuffers& frame, cudaStream_t stream) const {
-  const ConvArgs& args = plan_.args;
-  for (int c = 0; c < problem_.channels; ++c) {
-    const float* in = frame.input.get() ? frame.input.get() + c * plane_ : nullptr;
-    float* out = frame.output.get() + c * plane_;
-    switch (plan_.variant) {
-      case Variant::Global:
-        CC_CUDA_CHECK(kernels::launch_global(in, out, filter_buffer_.get(), args, plan_.block, stream));
-        break;
-      case Variant::Constant: CC_CUDA_CHECK(kernels::launch_constant(in, out, args, plan_.block, stream)); break;
-      case Variant::Tiled: CC_CUDA_CHECK(kernels::launch_tiled(in, out, args, plan_.block, stream)); break;
-      case Variant::Texture:
-        CC_CUDA_CHECK(kernels::launch_texture(frame.textures[c].texture(), out, args, plan_.block, stream));
-        break;
-#ifdef CONVCOMPARE_WITH_CUFFT
-      case Variant::Fft: frame.fft->convolve_plane(in, out, stream); break;
-#endif
-      case Variant::Separable:
-      case Variant::Fast: {
-        ConvArgs plane_args = args;
-        void* parameters[] = {&in, &out, &plane_args};
-        CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(module_kernel_), module_grid_, plan_.block, parameters,
-                                       plan_.shared_bytes, stream));
-        break;
-      }
-#ifdef CONVCOMPARE_WITH_NPP
-      case Variant::Npp: npp::filter_2d(in, out, args, filter_buffer_.get(), npp_context(stream)); break;
-      case Variant::NppSeparable:
-        npp::filter_separable(in, frame.scratch.get(), out, args, filter_buffer_.get(), column_filter_buffer_.get(),
-                              npp_context(stream));
-        break;
-#endif
-      default: break;
-    }
-  }
-}
-
-}  // namespace cuda
-
-namespace {
-
-// One variant on one device, timed as DESIGN.md section 4 and the OpenCL backend do: setup on the host
-// clock; upload, every launch, the batch and the download in device events on one stream.
-BackendRun run_planned(const Plan& plan, const Problem& problem, const Image& input, int ordinal,
-                       const RunOptions& options) {
-  CC_CUDA_CHECK(cudaSetDevice(ordinal));
-  const std::size_t count = input.data.size();
-  const std::size_t image_bytes = count * sizeof(float);
-
-  // Untimed: the stream and the event pairs (one per timed launch is made after the warm-up).
-  const cuda::Stream stream_owner = cuda::make_stream();
-  const cudaStream_t stream = stream_owner.get();
-  const cuda::EventPair batch_events = cuda::make_event_pair();
-  const cuda::EventPair transfer_events = cuda::make_event_pair();
-
-  // Setup, on the host clock: allocations (page-locked host buffers too, as the OpenCL backend's
-  // mapped CL_MEM_ALLOC_HOST_PTR buffers are), filter upload, texture objects, the shared-memory opt-in.
-  BackendRun run;
-  run.device_bytes = cuda::filter_bytes(plan, problem) + cuda::frame_bytes(plan, problem);
-  if (const std::size_t free_bytes = cuda::free_device_memory(); run.device_bytes > free_bytes)
-    return skipped(fmt::format("needs {:.1f} MB, device has {:.1f} MB free", cuda::megabytes(run.device_bytes),
-                               cuda::megabytes(free_bytes)));
-  const Clock::time_point setup_start = Clock::now();
-  const cuda::PreparedVariant variant(plan, problem, ordinal, stream);
-  const cuda::FrameBuffers frame = variant.make_frame();
-  if (frame.fft) run.device_bytes = 2 * image_bytes + frame.fft->device_bytes();  // with cuFFT's work area
-  cuda::PinnedBuffer pinned_input, pinned_output;
-  if (options.pinned) {
-    pinned_input = cuda::PinnedBuffer(count);
-    pinned_output = cuda::PinnedBuffer(count);
-  }
-  CC_CUDA_CHECK(cudaStreamSynchronize(stream));
-  run.times.setup_ms = ms_since(setup_start);
-
-  // Pinned: the transfers use the page-locked buffers; filling and emptying them is the
-  // application's business, outside every timed bracket. Pageable: straight from and to the Images,
-  // which makes the driver stage the pixels itself, inside the bracket: the honest pageable figure.
-  Image output(input.width, input.height, input.channels, input.eight_bit);
-  const float* upload_source = options.pinned ? pinned_input.get() : input.data.data();
-  float* download_target = options.pinned ? pinned_output.get() : output.data.data();
-  const auto upload = [&] { variant.upload(frame, upload_source, stream); };
-  const auto launch = [&] { variant.launch(frame, stream); };
-  const auto download = [&] { variant.download(frame, download_target, stream); };
-  const auto synchronize = [&] { CC_CUDA_CHECK(cudaStreamSynchronize(stream)); };
-
-  if (options.pinned) std::copy(input.data.begin(), input.data.end(), pinned_input.get());
-  transfer_events.record_start(stream);
-  upload();
-  transfer_events.record_stop(stream);
-  synchronize();
-  run.times.h2d_ms = transfer_events.elapsed_ms();
-
-  // The warm-up also says how many launches fit the time budget.
-  const int timed = options.warm_up([&] {
-    launch();
-    synchronize();
-  });
-  // All-ones bytes are a NaN in every float: a pixel the timed launches never write fails validation.
-  CC_CUDA_CHECK(cudaMemsetAsync(frame.output.get(), 0xFF, image_bytes, stream));
-  synchronize();
-
-  // One bracket per launch, all queued back to back: nothing waits between launches.
-  std::vector<cuda::EventPair> launch_events;
-  for (int i = 0; i < timed; ++i) launch_events.push_back(cuda::make_event_pair());
-  for (const cuda::EventPair& events : launch_events) {
-    events.record_start(stream);
-    launch();
-    events.record_stop(stream);
-  }
-  synchronize();
-  std::vector<double> samples;
-  for (const cuda::EventPair& events : launch_events) samples.push_back(events.elapsed_ms());
-  run.times.kernel_ms = summarize(std::move(samples));
-
-  batch_events.record_start(stream);
-  for (int i = 0; i < timed; ++i) launch();
-  batch_events.record_stop(stream);
-  synchronize();
-  run.times.kernel_batch_ms = batch_events.elapsed_ms() / timed;
-
-  transfer_events.record_start(stream);
-  download();
-  transfer_events.record_stop(stream);
-  synchronize();
-  run.times.d2h_ms = transfer_events.elapsed_ms();
-  if (options.pinned) std::copy(pinned_output.get(), pinned_output.get() + count, output.data.begin());
-
-  // End to end on the host clock, what an application waits for: upload, one launch, download.
-  const Clock::time_point round_trip_start = Clock::now();
-  upload();
-  launch();
-  download();
-  synchronize();
-  run.times.host_to_host_ms = ms_since(round_trip_start);
-
-  // Seed 000's reuse case: a second filtering of the image already on the device, no upload.
-  const Clock::time_point reuse_start = Clock::now();
-  launch();
-  download();
-  synchronize();
-  run.times.reuse_ms = ms_since(reuse_start);
-
-  run.status = Status::Ok;
-  run.output = std::move(output);
-  run.memory = options.pinned ? "pinned" : "pageable";
-  run.compile_time = compile_time_text(plan.variant);
-  if (plan.module) {
-    run.compile_time = "radius: compile-time; NVRTC " + plan.module->options_text();
-    run.times.build_ms = plan.module->build_ms();
-  }
-  if (plan.factors) run.extra_tolerance = separable_error_bound(problem.correlation_filter, *plan.factors, input);
-  if (frame.fft) {
-    const FftShape& shape = frame.fft->shape();
-    run.compile_time += fmt::format("; cuFFT real-to-complex and back at {}", fft_shape_text(shape));
-    run.fft_tolerance = true;
-  }
-  return run;
+  std::string text = fmt::format("radius: run-time; nvcc {} --fmad=true (offline)",
+                                 one_number ? "-arch=sm_" + architectures : "for CUDA architectures " + architectures);
+  if (plan.variant->kind == VariantKind::Fft)
+    text += fmt::format("; cuFFT real-to-complex and back at {}", fft_shape_text(plan.fft));
+  return text;
 }
 
 class CudaBackend final : public Backend {
@@ -495,57 +128,93 @@ class CudaBackend final : public Backend {
 
   std::vector<std::string> variants() const override {
     std::vector<std::string> names;
-    for (const VariantName& entry : kVariantNames) names.emplace_back(entry.name);
+    for (const cuda::Launcher& launcher : cuda::launchers()) names.emplace_back(launcher.variant);
     return names;
   }
 
   BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
                  const RunOptions& options) override {
-    Plan plan;
-    if (std::string reason = make_plan(plan, problem, variant, device); !reason.empty()) return skipped(std::move(reason));
-    return run_planned(plan, problem, input, ordinals_[device], options);
+    Planned planned;
+    if (std::string reason = plan(planned, problem, variant, device, 1); !reason.empty())
+      return skipped(std::move(reason));
+    cuda::CudaSession session(ordinals_[device]);
+    BackendRun run = measure_run(session, prepare(planned, problem, device), input,
+                                 planned.plan.frame_bytes + planned.plan.filter_bytes, options);
+    run.compile_time = compile_time_text(planned.plan, planned.module);
+    if (planned.module) run.times.build_ms = planned.module->build_ms();
+    return run;
   }
 
   StreamRun stream(const Problem& problem, const Image& input, std::string_view variant, int device, int frames,
                    const RunOptions& options) override {
-    Plan plan;
-    if (std::string reason = make_plan(plan, problem, variant, device); !reason.empty()) {
+    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
+    Planned planned;
+    if (std::string reason = plan(planned, problem, variant, device, kStreamSlots); !reason.empty()) {
       StreamRun skip;
       skip.reason = std::move(reason);
       return skip;
     }
-    return cuda::stream_planned(plan, problem, input, ordinals_[device], frames, options);
+    cuda::CudaSession session(ordinals_[device]);
+    return measure_stream(session, prepare(planned, problem, device), input, frames, options);
   }
 
   DevicePeaks measure_peaks(int device) override {
-    discover();
-    if (device < 0 || device >= static_cast<int>(devices_.size()))
-      throw InputError(fmt::format("no CUDA device {} ({} found)", device, devices_.size()));
+    check_device(device);
     if (auto found = peaks_.find(device); found != peaks_.end()) return found->second;
     return peaks_[device] = cuda::measure_peaks(ordinals_[device]);
   }
 
  private:
-  // Fills `plan` for this variant on this device (compiling fast's or separable's module); returns why
-  // the variant cannot run here, or "" when it can. Bad requests throw InputError.
-  std::string make_plan(Plan& plan, const Problem& problem, std::string_view variant, int device) {
+  struct Planned {
+    LaunchPlan plan;
+    const cuda::Launcher* launcher = nullptr;
+    const cuda::RuntimeModule* module = nullptr;  // variants with a compile-time radius
+  };
+
+  void check_device(int device) {
     discover();
-    if (devices_.empty()) return reason_;
     if (device < 0 || device >= static_cast<int>(devices_.size()))
       throw InputError(fmt::format("no CUDA device {} ({} found)", device, devices_.size()));
-    const std::optional<Variant> parsed = parse_variant(variant);
-    if (!parsed) throw InputError(fmt::format("the cuda backend has no variant '{}' ({})", variant,
-                                              fmt::join(variants(), ", ")));
-    plan.variant = *parsed;
-    if (std::string reason = plan_variant(plan, problem, properties_[device]); !reason.empty()) return reason;
-    const ConvArgs& args = plan.args;
-    if (plan.variant == Variant::Fast)
-      plan.module =
-          &runtime_module(ordinals_[device], "fast.cu", fast_defines(plan.fast, args.radius_x, args.radius_y));
-    if (plan.variant == Variant::Separable)
-      plan.module = &runtime_module(ordinals_[device], "separable.cu",
-                                    separable_defines(plan.separable, args.radius_x, args.radius_y));
-    return "";
+  }
+
+  // The shared planning rule, with NVRTC as the build step; returns why the variant cannot run here,
+  // or "". Bad requests throw InputError.
+  std::string plan(Planned& planned, const Problem& problem, std::string_view variant, int device,
+                   int frames_in_flight) {
+    discover();
+    if (devices_.empty()) return reason_;
+    check_device(device);
+    const auto all = cuda::launchers();
+    const auto found = std::ranges::find(all, variant, &cuda::Launcher::variant);
+    if (found == all.end())
+      throw InputError(fmt::format("the cuda backend has no variant '{}' ({})", variant, fmt::join(variants(), ", ")));
+    if (!found->missing.empty()) return std::string(found->missing);
+    planned.launcher = &*found;
+    const int ordinal = ordinals_[device];
+    CC_CUDA_CHECK(cudaSetDevice(ordinal));
+    DeviceLimits limits = limits_[device];
+    limits.memory = cuda::free_device_memory();
+    const VariantTraits& traits = *find_variant(variant);
+    return plan_launch(planned.plan, traits, problem, limits, frames_in_flight, [&](const LaunchPlan& plan) {
+      KernelLimits kernel{.max_group = limits.max_group};
+      if (traits.compile_time_radius) {
+        planned.module = &runtime_module(ordinal, std::string(traits.name) + ".cu", plan.defines);
+        // A cudaKernel_t passes as a function pointer (the runtime API's note on cudaKernel_t).
+        const std::string kernel_name = "convolve_" + std::string(traits.name);
+        cudaFuncAttributes attributes{};
+        CC_CUDA_CHECK(cudaFuncGetAttributes(
+            &attributes, reinterpret_cast<const void*>(planned.module->kernel(kernel_name.c_str()))));
+        kernel.max_group = static_cast<std::size_t>(attributes.maxThreadsPerBlock);
+      }
+      return kernel;
+    });
+  }
+
+  PrepareVariant prepare(const Planned& planned, const Problem& problem, int device) {
+    return [&planned, &problem, this, device](DeviceQueue& queue) {
+      const cuda::LauncherSetup setup{planned.plan, problem, limits_[device], planned.module};
+      return planned.launcher->prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
+    };
   }
 
   // Once, on first use, and never throwing: a machine without CUDA is a reason, not an error.
@@ -574,7 +243,7 @@ class CudaBackend final : public Backend {
         continue;
       }
       devices_.push_back(describe(ordinal, properties, driver, runtime));
-      properties_.push_back(properties);
+      limits_.push_back(read_limits(properties));
       ordinals_.push_back(ordinal);
     }
   }
@@ -585,7 +254,6 @@ class CudaBackend final : public Backend {
                                             const std::vector<std::string>& defines) {
     auto& module = runtime_modules_[{file, ordinal, defines}];
     if (!module) {
-      CC_CUDA_CHECK(cudaSetDevice(ordinal));
       const auto& sources = embedded_cuda_sources();
       const cuda::RuntimeSource source{
           file, embedded_source(sources, file), {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")}}};
@@ -599,8 +267,8 @@ class CudaBackend final : public Backend {
   std::map<int, DevicePeaks> peaks_;  // measured once per device
   bool discovered_ = false;
   std::vector<DeviceInfo> devices_;
-  std::vector<cudaDeviceProp> properties_;  // parallel to devices_
-  std::vector<int> ordinals_;               // CUDA device number of each entry of devices_
+  std::vector<DeviceLimits> limits_;  // parallel to devices_
+  std::vector<int> ordinals_;         // CUDA device number of each entry of devices_
   std::string reason_;
 };
 

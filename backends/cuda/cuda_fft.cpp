@@ -145,12 +145,3 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
 }  // namespace cc::cuda
 
 #endif  // CONVCOMPARE_WITH_CUFFT
-
-namespace cc::cuda {
-
-std::size_t fft_buffer_bytes(const Problem& problem) {
-  const FftShape shape = fft_shape(problem);
-  return 2 * shape.buffer_bytes() + fft_band_bytes(shape, problem.correlation_filter);
-}
-
-}  // namespace cc::cuda

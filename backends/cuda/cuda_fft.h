@@ -42,11 +42,9 @@ class FftConvolver {
   // `in` is only read (cuFFT's out-of-place real-to-complex transform keeps its input).
   void convolve_plane(const float* in, float* out, cudaStream_t stream);
 
-  // Device memory held: the spectrum (padded) buffer, the filter's spectrum, cuFFT's work area and
-  // the edge bands' coefficients.
-  std::size_t device_bytes() const {
-    return spectrum_.bytes() + filter_spectrum_.bytes() + work_area_.bytes() + band_coefficients_.bytes();
-  }
+  // cuFFT's work area: the device memory it holds beyond what the plan counted (the spectrum and
+  // filter-spectrum buffers and the edge bands' coefficients, backends/launch_plan.cpp).
+  std::size_t work_area_bytes() const { return work_area_.bytes(); }
 
   const FftShape& shape() const { return shape_; }
 
@@ -57,9 +55,5 @@ class FftConvolver {
   DeviceBuffer spectrum_, filter_spectrum_, work_area_, band_coefficients_;
   int band_column_length_ = 0, band_blocks_ = 0;
 };
-
-// Device memory an FftConvolver for this problem allocates besides cuFFT's work area (known only
-// once planned): for the check before allocating.
-std::size_t fft_buffer_bytes(const Problem& problem);
 
 }  // namespace cc::cuda

@@ -1,7 +1,7 @@
 // cuda_peaks.h: a CUDA device's measured ceilings: copy bandwidth and FP32 FMA rate (kernels_cuda/peak.cu).
 #pragma once
 
-#include "common/report/record.h"
+#include "common/domain/measurement.h"
 
 namespace cc::cuda {
 

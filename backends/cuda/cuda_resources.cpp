@@ -31,14 +31,14 @@ DeviceBuffer::DeviceBuffer(std::size_t count) : count_(count) {
   data_.reset(static_cast<float*>(data));
 }
 
-PinnedBuffer::PinnedBuffer(std::size_t count) {
+PinnedBuffer::PinnedBuffer(std::size_t bytes) {
   void* data = nullptr;
-  const cudaError_t status = cudaMallocHost(&data, count * sizeof(float));
+  const cudaError_t status = cudaMallocHost(&data, bytes);
   if (status != cudaSuccess)
     throw_cuda_error(status, "cudaMallocHost", __FILE__, __LINE__,
                      fmt::format("{}: asked for {:.1f} MB of page-locked host memory", cudaGetErrorString(status),
-                                 megabytes(count * sizeof(float))));
-  data_.reset(static_cast<float*>(data));
+                                 megabytes(bytes)));
+  data_.reset(static_cast<std::byte*>(data));
 }
 
 Stream make_stream() {

@@ -33,19 +33,19 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-// Page-locked host memory for `count` floats (cudaMallocHost / cudaFreeHost): the DMA engines read
-// and write it directly, where pageable memory goes through a driver staging copy.
+// Page-locked host memory of `bytes` (cudaMallocHost / cudaFreeHost): the DMA engines read and write it
+// directly, where pageable memory goes through a driver staging copy.
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count);
-  float* get() const { return data_.get(); }
+  explicit PinnedBuffer(std::size_t bytes);
+  std::byte* get() const { return data_.get(); }
 
  private:
   struct Free {
-    void operator()(float* data) const noexcept { cudaFreeHost(data); }
+    void operator()(std::byte* data) const noexcept { cudaFreeHost(data); }
   };
-  std::unique_ptr<float, Free> data_;
+  std::unique_ptr<std::byte, Free> data_;
 };
 
 struct StreamDestroy {

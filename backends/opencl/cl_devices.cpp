@@ -2,6 +2,7 @@
 #include "backends/opencl/cl_devices.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,20 +33,39 @@ std::string device_type_name(cl_device_type type) {
   return "other";
 }
 
+// "OpenCL C 1.2 pocl" -> 120; 0 when the text does not say.
+int opencl_c_version(const std::string& text) {
+  int major = 0, minor = 0;
+  if (std::sscanf(text.c_str(), "OpenCL C %d.%d", &major, &minor) != 2) return 0;
+  return 100 * major + 10 * minor;
+}
+
 ClDevice describe(int platform_index, int device_index, const cl::Platform& platform, const cl::Device& device) {
   ClDevice found;
   found.device = device;
   DeviceLimits& limits = found.limits;
-  limits.global_memory = CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(err));
+  limits.memory = CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(err));
   limits.max_allocation = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(err));
-  limits.local_memory = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>(err));
-  limits.constant_buffer = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>(err));
-  limits.max_work_group = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(err));
-  limits.max_work_item_sizes = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>(err));
-  limits.max_work_item_sizes.resize(3, 1);  // 3 dimensions is the spec's minimum; be safe against less
-  limits.image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
-  limits.image2d_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
-  limits.image2d_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
+  limits.on_chip_bytes = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>(err));
+  limits.on_chip_default = limits.on_chip_bytes;
+  limits.constant_bytes = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>(err));
+  limits.max_group = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(err));
+  std::vector<std::size_t> item_sizes = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>(err));
+  item_sizes.resize(3, 1);  // 3 dimensions is the spec's minimum; be safe against less
+  limits.max_group_x = item_sizes[0];
+  limits.max_group_y = item_sizes[1];
+  const bool image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
+  if (!image_support) limits.no_images = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
+  limits.image_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
+  limits.image_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
+  limits.memory_name = "CL_DEVICE_GLOBAL_MEM_SIZE";
+  limits.allocation_name = "CL_DEVICE_MAX_MEM_ALLOC_SIZE";
+  limits.on_chip_name = "local memory (CL_DEVICE_LOCAL_MEM_SIZE)";
+  limits.constant_name = fmt::format("CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE ({} bytes)", limits.constant_bytes);
+  limits.image_name = "CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT";
+  limits.group_name = "CL_KERNEL_WORK_GROUP_SIZE";
+  const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
+  found.c_version = opencl_c_version(c_version);
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.
   const bool local_is_global = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>(err)) == CL_GLOBAL;
 
@@ -58,18 +78,18 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
       {"type", device_type_name(CC_CL_OUT(device.getInfo<CL_DEVICE_TYPE>(err)))},
       {"platform version", trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)))},
       {"device version", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_VERSION>(err)))},
-      {"OpenCL C version", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)))},
+      {"OpenCL C version", c_version},
       {"driver version", trimmed(CC_CL_OUT(device.getInfo<CL_DRIVER_VERSION>(err)))},
       {"compute units", std::to_string(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(err)))},
       {"max clock MHz", std::to_string(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>(err)))},
-      {"global memory", format_bytes(limits.global_memory)},
+      {"global memory", format_bytes(limits.memory)},
       {"max allocation", format_bytes(limits.max_allocation)},
-      {"local memory", format_bytes(limits.local_memory) + (local_is_global ? " (emulated in global memory)" : "")},
-      {"constant buffer", format_bytes(limits.constant_buffer)},
-      {"max work-group size", std::to_string(limits.max_work_group)},
-      {"max work-item sizes", fmt::format("{}", fmt::join(limits.max_work_item_sizes, "x"))},
-      {"image support", limits.image_support ? "yes" : "no"},
-      {"largest image2d", fmt::format("{}x{}", limits.image2d_max_width, limits.image2d_max_height)},
+      {"local memory", format_bytes(limits.on_chip_bytes) + (local_is_global ? " (emulated in global memory)" : "")},
+      {"constant buffer", format_bytes(limits.constant_bytes)},
+      {"max work-group size", std::to_string(limits.max_group)},
+      {"max work-item sizes", fmt::format("{}", fmt::join(item_sizes, "x"))},
+      {"image support", image_support ? "yes" : "no"},
+      {"largest image2d", fmt::format("{}x{}", limits.image_max_width, limits.image_max_height)},
   };
   return found;
 }

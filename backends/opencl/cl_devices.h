@@ -6,26 +6,16 @@
 
 #include <CL/opencl.hpp>
 
-#include "common/report/record.h"
+#include "backends/launch_plan.h"
+#include "common/domain/measurement.h"
 
 namespace cc::opencl {
 
-// The limits a variant is checked against before anything is allocated.
-struct DeviceLimits {
-  cl_ulong global_memory = 0;
-  cl_ulong max_allocation = 0;   // largest single buffer
-  cl_ulong local_memory = 0;     // per work-group
-  cl_ulong constant_buffer = 0;  // largest __constant argument
-  std::size_t max_work_group = 0;
-  std::vector<std::size_t> max_work_item_sizes;  // per dimension
-  bool image_support = false;
-  std::size_t image2d_max_width = 0, image2d_max_height = 0;
-};
-
 struct ClDevice {
   cl::Device device;
-  DeviceInfo info;  // backend "opencl", id "opencl:P:D", properties for --list
-  DeviceLimits limits;
+  DeviceInfo info;       // backend "opencl", id "opencl:P:D", properties for --list
+  DeviceLimits limits;   // for the planning rule (backends/launch_plan.h); images checked on first use
+  int c_version = 0;     // CL_DEVICE_OPENCL_C_VERSION as 100 * major + 10 * minor (120 for 1.2)
 };
 
 struct Discovery {

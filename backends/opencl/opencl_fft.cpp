@@ -12,7 +12,7 @@
 #define VKFFT_BACKEND 3  // OpenCL; VkFFT is header-only and compiled once, here
 #include <vkFFT.h>
 
-#include "backends/opencl/cl_check.h"
+#include "backends/opencl/cl_api.h"
 #include "common/domain/error.h"
 
 namespace cc::opencl {
@@ -155,31 +155,25 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
   CC_CL(queue.finish());  // `filter` and `coefficients` are freed on return
 }
 
-void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,
-                                  std::vector<cl::Event>* events) {
-  const auto event = [events]() -> cl::Event* {
-    if (!events) return nullptr;
-    events->emplace_back();
-    return &events->back();
-  };
+void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue) {
   const cl::NDRange group(group_x_, group_y_);
   const int count = static_cast<int>(shape_.complex_count());
   const auto multiply = [&] {
     CC_CL(multiply_.setArg(0, spectrum_));
     CC_CL(multiply_.setArg(1, filter_spectrum_));
     CC_CL(multiply_.setArg(2, count));
-    CC_CL(queue.enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
-                                     cl::NDRange(group_x_ * group_y_), nullptr, event()));
+    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
+                                              cl::NDRange(group_x_ * group_y_), nullptr, event));
   };
 
   if (shape_.circular) {
     // Markers stand where no kernel of ours does, so the events still bracket both transforms.
-    CC_CL(queue.enqueueMarkerWithWaitList(nullptr, event()));
-    plan_.forward(queue, in, spectrum_, temporary_);
+    CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
+    plan_.forward(queue.get(), in, spectrum_, temporary_);
     multiply();
-    plan_.inverse(queue, spectrum_, out, temporary_);
+    plan_.inverse(queue.get(), spectrum_, out, temporary_);
     if (!shape_.edge_bands) {
-      CC_CL(queue.enqueueMarkerWithWaitList(nullptr, event()));
+      CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
       return;
     }
     CC_CL(bands_.setArg(0, in));
@@ -187,8 +181,9 @@ void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, c
     CC_CL(bands_.setArg(2, band_coefficients_));
     CC_CL(bands_.setArg(3, args_));
     CC_CL(bands_.setArg(4, band_column_length_));
-    CC_CL(queue.enqueueNDRangeKernel(bands_, cl::NullRange, cl::NDRange(band_blocks_ * band_group_x_, band_group_y_),
-                                     cl::NDRange(band_group_x_, band_group_y_), nullptr, event()));
+    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(bands_, cl::NullRange,
+                                              cl::NDRange(band_blocks_ * band_group_x_, band_group_y_),
+                                              cl::NDRange(band_group_x_, band_group_y_), nullptr, event));
     return;
   }
 
@@ -198,30 +193,21 @@ void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, c
   CC_CL(pad_.setArg(2, args_));
   CC_CL(pad_.setArg(3, padded_height));
   CC_CL(pad_.setArg(4, padded_pitch));
-  CC_CL(queue.enqueueNDRangeKernel(pad_, cl::NullRange,
-                                   cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
-                                   group, nullptr, event()));
-  plan_.forward(queue, spectrum_, spectrum_, temporary_);
+  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(pad_, cl::NullRange,
+                                            cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
+                                            group, nullptr, event));
+  plan_.forward(queue.get(), spectrum_, spectrum_, temporary_);
   multiply();
-  plan_.inverse(queue, spectrum_, spectrum_, temporary_);
+  plan_.inverse(queue.get(), spectrum_, spectrum_, temporary_);
   CC_CL(crop_.setArg(0, spectrum_));
   CC_CL(crop_.setArg(1, out));
   CC_CL(crop_.setArg(2, args_));
   CC_CL(crop_.setArg(3, padded_pitch));
-  CC_CL(queue.enqueueNDRangeKernel(crop_, cl::NullRange,
-                                   cl::NDRange(round_up(args_.width, group_x_), round_up(args_.height, group_y_)),
-                                   group, nullptr, event()));
+  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(crop_, cl::NullRange,
+                                            cl::NDRange(round_up(args_.width, group_x_), round_up(args_.height, group_y_)),
+                                            group, nullptr, event));
 }
 
 }  // namespace cc::opencl
 
 #endif  // CONVCOMPARE_WITH_VKFFT
-
-namespace cc::opencl {
-
-std::size_t fft_buffer_bytes(const Problem& problem, bool needs_temporary) {
-  const FftShape shape = fft_shape(problem);
-  return (needs_temporary ? 3 : 2) * shape.buffer_bytes() + fft_band_bytes(shape, problem.correlation_filter);
-}
-
-}  // namespace cc::opencl

@@ -7,6 +7,7 @@
 
 #include <CL/opencl.hpp>
 
+#include "backends/opencl/cl_api.h"
 #include "common/geometry/fft_shape.h"
 #include "common/domain/problem.h"
 
@@ -77,11 +78,14 @@ class FftConvolver {
   FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,
                std::size_t group_x, std::size_t group_y, VkFftPlan& plan, const Problem& problem);
 
-  // One plane: `in` and `out` hold problem.width x problem.height floats. Queued, not waited for; the
-  // events of its kernels (and, on the unpadded path, of markers around the transforms) are appended
-  // to `events` (when given): from the first to the last they bracket the transforms too.
-  void convolve_plane(const cl::Buffer& in, const cl::Buffer& out, const cl::CommandQueue& queue,
-                      std::vector<cl::Event>* events);
+  // One plane: `in` and `out` hold problem.width x problem.height floats. Queued, not waited for; its
+  // kernels (and, on the unpadded path, markers around the transforms) come first and last, so a span
+  // around it brackets the transforms too.
+  void convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue);
+
+  // The transforms' temporary: the device memory held beyond what the plan counted (the spectrum and
+  // filter-spectrum buffers and the edge bands' coefficients, backends/launch_plan.cpp).
+  std::size_t temporary_bytes() const { return temporary_() ? shape_.buffer_bytes() : 0; }
 
   const FftShape& shape() const { return shape_; }
 
@@ -95,8 +99,5 @@ class FftConvolver {
   std::size_t band_group_x_ = 0, band_group_y_ = 0;
   int band_column_length_ = 0, band_blocks_ = 0;
 };
-
-// Device memory an FftConvolver for this problem holds, with or without the transforms' temporary.
-std::size_t fft_buffer_bytes(const Problem& problem, bool needs_temporary);
 
 }  // namespace cc::opencl

@@ -78,6 +78,20 @@ Tolerance fft_tolerance_for(const Problem& problem, const Image& input) {
   return {std::max(fft_bound, direct_bound(problem.filter, m.max_abs_pixel)), false};
 }
 
+Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& problem, const Image& input) {
+  if (variant.kind == VariantKind::Fft) return fft_tolerance_for(problem, input);
+  Tolerance tolerance = tolerance_for(problem, input);
+  if (!variant.rank_one) return tolerance;
+  // The two passes compute with column x row, which differs from the 2D filter by up to its residual.
+  const std::optional<SeparableFactors> factors = separate(problem.correlation_filter);
+  const double residual = factors ? separable_error_bound(problem.correlation_filter, *factors, input) : 0;
+  if (residual > 0) {
+    tolerance.value += residual;
+    tolerance.exact = false;
+  }
+  return tolerance;
+}
+
 Validation validate(const Image& result, const Image& reference, const Tolerance& tolerance) {
   Validation v;
   v.tolerance = tolerance.value;

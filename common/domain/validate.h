@@ -5,6 +5,7 @@
 
 #include "common/domain/image.h"
 #include "common/domain/problem.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -24,6 +25,10 @@ double separable_error_bound(const Filter& filter, const SeparableFactors& facto
 
 // Looser bound for FFT-based variants, whose error grows with log(size) rather than taps.
 Tolerance fft_tolerance_for(const Problem& problem, const Image& input);
+
+// The bound a variant's result is held to, by its traits: fft's looser bound, else the direct rule; a
+// rank-1 variant's adds the filter's rank-1 residual (separable_error_bound), which ends bit-exactness.
+Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& problem, const Image& input);
 
 struct Validation {
   bool passed = false;

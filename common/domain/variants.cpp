@@ -1,14 +1,20 @@
-// variants.cpp: looking a variant up by name in the one list of variants.
+// variants.cpp: looking a variant up by name in the one table, and the figures its traits imply.
 #include "common/domain/variants.h"
 
 #include <algorithm>
 
 namespace cc {
 
-const VariantInfo* find_variant(std::string_view name) {
+const VariantTraits* find_variant(std::string_view name) {
   const auto variants = all_variants();
-  const auto found = std::find_if(variants.begin(), variants.end(), [&](const VariantInfo& v) { return v.name == name; });
+  const auto found = std::ranges::find(variants, name, &VariantTraits::name);
   return found == variants.end() ? nullptr : &*found;
+}
+
+double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y) {
+  const double width = 2 * radius_x + 1, height = 2 * radius_y + 1;
+  if (variant.kind == VariantKind::Fft) return 0;
+  return variant.rank_one ? width + height : width * height;
 }
 
 }  // namespace cc

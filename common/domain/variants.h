@@ -1,31 +1,96 @@
-// variants.h: the one list of variants. Adding a variant: a kernel file per API plus one line here.
+// variants.h: the one table of variants and their traits, read by the CLI, --list, auto, planning, the report and the tests.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 
 namespace cc {
 
-struct VariantInfo {
+// What a variant computes, which decides how it is validated and what bounds it (docs/architecture.md).
+enum class VariantKind : std::uint8_t {
+  Reference,  // the CPU's one-thread loop, the baseline speed-ups are quoted against
+  Direct,     // the 2D sum, (2r+1)^2 taps per pixel
+  Separable,  // a row pass and a column pass: needs a rank-1 filter, 2 x (2r+1) taps per pixel
+  Fft,        // through the frequency domain: a looser bound, work independent of the taps
+  Baseline,   // a vendor library timed beside our kernels (NPP)
+  Choice,     // picks another variant per problem (auto): not a kernel of its own
+};
+
+// How a GPU variant lays its work out: the planning rule (backends/launch_plan.h) turns this, the
+// problem and the device's limits into a launch shape or a reasoned skip.
+enum class Geometry : std::uint8_t {
+  None,       // no launch of ours: the CPU, a vendor library, auto
+  PerPixel,   // one output per work-item, any group shape the device takes
+  Tile,       // one output per work-item, the group's tile and apron on chip
+  Fast,       // common/geometry/fast_shape.h
+  SeparableTile,  // common/geometry/separable_shape.h
+  Fft,        // common/geometry/fft_shape.h
+};
+
+// The backends that implement a variant, as bits.
+enum ApiBit : std::uint8_t { kCpu = 1, kCuda = 2, kOpenCl = 4 };
+
+// Pixel storage on the device, as bits.
+enum PixelBit : std::uint8_t { kF32 = 1 };
+
+// Border modes a variant accepts, as bits indexed by Border (common/domain/problem.h).
+inline constexpr std::uint8_t kAllBorders = 0xF;
+inline constexpr std::uint8_t kClampOnly = 1 << 1;
+
+struct VariantTraits {
   std::string_view name;
-  std::string_view memory_space;  // what the variant teaches, for --list and the report
+  std::string_view memory_space;  // what the variant teaches, for --help, --list and the report
+  VariantKind kind = VariantKind::Direct;
+  Geometry geometry = Geometry::None;
+  std::uint8_t apis = 0;          // ApiBit: which backends implement it
+  bool filter_in_constant = false;  // the filter must fit the device's constant memory
+  bool input_as_image = false;      // the input lives in a texture / image2d, not a buffer
+  bool rank_one = false;            // needs a separable filter; computes column x row in two 1D passes
+  bool compile_time_radius = false; // built per radius (NVRTC / clBuildProgram -D)
+  bool auto_candidate = false;      // measured by --variant auto
+  std::uint8_t borders = kAllBorders;
+  std::uint8_t pixels = kF32;       // PixelBit
+  int scratch_planes = 0;           // device planes besides input and output (npp-separable's row pass)
+
+  bool implemented_by(ApiBit api) const { return (apis & api) != 0; }
+  bool in_all() const { return kind != VariantKind::Choice; }  // "--variant all": every implementation
 };
 
-inline constexpr VariantInfo kVariants[] = {
-    {"naive", "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against"},
-    {"global", "image and filter in global memory"},
-    {"constant", "filter in constant memory (__constant__ / __constant)"},
-    {"tiled", "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory"},
-    {"texture", "image through the texture path (texture object / image2d_t + sampler)"},
-    {"separable", "row pass then column pass fused on chip, radius compiled in, for rank-1 filters"},
-    {"fft", "frequency domain (cuFFT / VkFFT), for large filters"},
-    {"fast", "the fastest this project can make for each API"},
-    {"auto", "picks fast, separable or fft per (size, radius, device) from measurements cached per device"},
-    {"npp", "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)"},
-    {"npp-separable", "vendor baseline: NPP row + column filters, for rank-1 filters"},
+// In report order. Adding a variant: one kernel file per API, one launcher per backend and one line
+// here (docs/architecture.md walks through an example).
+inline constexpr VariantTraits kVariants[] = {
+    {.name = "naive", .memory_space = "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against",
+     .kind = VariantKind::Reference, .apis = kCpu},
+    {.name = "global", .memory_space = "image and filter in global memory", .geometry = Geometry::PerPixel,
+     .apis = kCuda | kOpenCl, .auto_candidate = true},
+    {.name = "constant", .memory_space = "filter in constant memory (__constant__ / __constant)",
+     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true},
+    {.name = "tiled", .memory_space = "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory",
+     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true},
+    {.name = "texture", .memory_space = "image through the texture path (texture object / image2d_t + sampler)",
+     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .input_as_image = true,
+     .auto_candidate = true},
+    {.name = "separable", .memory_space = "row pass then column pass fused on chip, radius compiled in, for rank-1 filters",
+     .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = kCuda | kOpenCl,
+     .filter_in_constant = true, .rank_one = true, .compile_time_radius = true, .auto_candidate = true},
+    {.name = "fft", .memory_space = "frequency domain (cuFFT / VkFFT), for large filters", .kind = VariantKind::Fft,
+     .geometry = Geometry::Fft, .apis = kCuda | kOpenCl, .auto_candidate = true},
+    {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
+     .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true},
+    {.name = "auto", .memory_space = "measures every auto candidate once per (size, radius, device), caches the fastest, runs it",
+     .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl},
+    {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
+     .kind = VariantKind::Baseline, .apis = kCuda, .borders = kClampOnly},
+    {.name = "npp-separable", .memory_space = "vendor baseline: NPP row + column filters, for rank-1 filters",
+     .kind = VariantKind::Baseline, .apis = kCuda, .rank_one = true, .borders = kClampOnly, .scratch_planes = 1},
 };
 
-inline std::span<const VariantInfo> all_variants() { return kVariants; }
-const VariantInfo* find_variant(std::string_view name);  // nullptr when unknown
+inline std::span<const VariantTraits> all_variants() { return kVariants; }
+const VariantTraits* find_variant(std::string_view name);  // nullptr when unknown
+
+// Taps per output pixel the variant computes, which "% of bound" counts: 2D for direct ones, the two
+// 1D passes for rank-1 ones; 0 for fft, whose work does not grow with them (no bound is given).
+double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y);
 
 }  // namespace cc

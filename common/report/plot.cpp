@@ -169,7 +169,7 @@ Rgb variant_colour(const std::string& variant) {
                               {214, 39, 40},   {148, 103, 189}, {140, 86, 75},  {227, 119, 194},
                               {188, 189, 34},  {23, 190, 207},  {0, 90, 100}};
   const auto variants = all_variants();
-  const auto found = std::ranges::find(variants, variant, &VariantInfo::name);
+  const auto found = std::ranges::find(variants, variant, &VariantTraits::name);
   const auto index = static_cast<std::size_t>(found - variants.begin());
   return index < std::size(kPalette) ? kPalette[index] : Rgb{90, 90, 90};
 }

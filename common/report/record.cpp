@@ -1,18 +1,11 @@
-// record.cpp: status names and the rates derived from a run's median kernel time.
+// record.cpp: the rates derived from a run's median kernel time.
 #include "common/report/record.h"
 
 #include <algorithm>
 
-namespace cc {
+#include "common/domain/variants.h"
 
-std::string_view to_string(Status status) {
-  switch (status) {
-    case Status::Ok: return "ok";
-    case Status::Failed: return "failed";
-    case Status::Skipped: return "skipped";
-  }
-  return "unknown";
-}
+namespace cc {
 
 void derive_rates(RunRecord& record) {
   const double ms = record.times.kernel_ms.median;
@@ -31,11 +24,12 @@ void derive_bound(RunRecord& record, const DevicePeaks& peaks) {
   const double ms = record.times.kernel_ms.median;
   if (record.status == Status::Skipped || !(ms > 0) || !(peaks.copy_gb_per_s > 0) || !(peaks.fma_gflop_per_s > 0))
     return;
+  // A variant missing from the table (a report from another version) counts as a 2D direct sum.
+  const VariantTraits* variant = find_variant(record.variant);
+  const double taps = variant ? taps_per_pixel(*variant, record.radius_x, record.radius_y)
+                              : static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
+  if (taps == 0) return;  // fft: its work does not grow with the taps, so no ceiling applies
   const double pixels = static_cast<double>(record.width) * record.height * record.channels;
-  // A separable variant does a row and a column pass, 2r+1 taps each, not the (2r+1)^2 of the 2D sum.
-  const bool separable = record.variant == "separable" || record.variant == "npp-separable";
-  const double width = 2 * record.radius_x + 1, height = 2 * record.radius_y + 1;
-  const double taps = separable ? width + height : width * height;
   const double dram_ms = pixels * sizeof(float) * 2 / (peaks.copy_gb_per_s * 1e9) * 1e3;
   const double fp32_ms = 2 * taps * pixels / (peaks.fma_gflop_per_s * 1e9) * 1e3;
   record.bound = dram_ms >= fp32_ms ? "dram" : "fp32";

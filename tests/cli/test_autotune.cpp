@@ -15,6 +15,7 @@
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
 #include "common/domain/problem.h"
+#include "common/domain/variants.h"
 #include "tools/autotune.h"
 #include "tests/support/temp_dir.h"
 
@@ -83,7 +84,8 @@ cc::Backend* opencl_backend() {
 
 std::size_t auto_candidate_count(const cc::Backend& backend) {
   return std::ranges::count_if(backend.variants(), [](const std::string& variant) {
-    return std::ranges::find(cc::kAutoCandidates, variant) != std::end(cc::kAutoCandidates);
+    const cc::VariantTraits* traits = cc::find_variant(variant);
+    return traits && traits->auto_candidate;
   });
 }
 

@@ -156,7 +156,7 @@ TEST_CASE("--list names the devices, every variant and the filters, and runs not
   CHECK(result.status == 0);
   CHECK(result.err.empty());
   CHECK(result.out.find("cpu") != std::string::npos);
-  for (const cc::VariantInfo& variant : cc::all_variants()) {
+  for (const cc::VariantTraits& variant : cc::all_variants()) {
     INFO(variant.name);
     CHECK(result.out.find(std::string(variant.name)) != std::string::npos);
     CHECK(result.out.find(std::string(variant.memory_space)) != std::string::npos);

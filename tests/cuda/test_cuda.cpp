@@ -72,7 +72,7 @@ Checked run_and_validate(std::string_view variant, const cc::Image& input, const
   Checked checked{cuda().run(problem, input, variant, 0, options), {}};
   if (checked.run.status != cc::Status::Ok) return checked;
   checked.validation = cc::validate(checked.run.output, cc::reference_convolve(input, problem),
-                                    cc::tolerance_for_run(checked.run, problem, input));
+                                    cc::testing::tolerance_of(variant, problem, input));
   return checked;
 }
 
@@ -94,14 +94,14 @@ TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-
   for (const std::string_view variant : kMemorySpaceVariants) {
     INFO("variant: " << variant);
     CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant) > 0);
-    cc::testing::check_integer_exact(cuda(), 0, variant);
+    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) > 0);
   }
 }
 
 #ifdef CONVCOMPARE_WITH_CUFFT
 TEST_CASE("cuda: fft validates over the test matrix within its FFT bound") {
   CHECK(cc::testing::check_variant_matrix(cuda(), 0, "fft") > 0);
-  cc::testing::check_integer_exact(cuda(), 0, "fft");
+  CHECK(cc::testing::check_integer_exact(cuda(), 0, "fft") > 0);
 }
 
 TEST_CASE("cuda: fft orients the asymmetric 5x3 filter file as a correlation, and --flip as a convolution") {
@@ -113,8 +113,8 @@ TEST_CASE("cuda: fft orients the asymmetric 5x3 filter file as a correlation, an
       const cc::Problem problem = cc::make_problem(input, filter, border, flip);
       const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-      CHECK(run.fft_tolerance);
-      const cc::Tolerance tolerance = cc::tolerance_for_run(run, problem, input);
+      const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
+      CHECK(tolerance.value == cc::fft_tolerance_for(problem, input).value);
       const cc::Validation right = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
       CHECK_MESSAGE(right.passed, right.message());
       const cc::Problem mirrored = cc::make_problem(input, filter, border, !flip);
@@ -156,7 +156,7 @@ TEST_CASE("cuda: fft takes even smooth images unpadded, every border exact with 
       REQUIRE(shape.circular);
       const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-      const cc::Tolerance tolerance = cc::tolerance_for_run(run, problem, input);
+      const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
       const cc::Validation result = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
       CHECK_MESSAGE(result.passed, result.message());
       CHECK(run.compile_time.find("at " + cc::fft_shape_text(shape)) != std::string::npos);
@@ -324,7 +324,7 @@ TEST_CASE("cuda: the NPP baseline skips every border but clamp") {
     for (const std::string_view variant : {"npp", "npp-separable"}) {
       const Checked checked = run_and_validate(variant, input, random_separable_filter(3, 3, 12), border);
       CHECK(checked.run.status == cc::Status::Skipped);
-      CHECK(checked.run.reason == "NPP baseline supports the replicate border only: use --border clamp");
+      CHECK(checked.run.reason == std::string(variant) + " takes the clamp border only: use --border clamp");
     }
   }
 }

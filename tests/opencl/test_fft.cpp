@@ -11,25 +11,14 @@
 #include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
 
+#ifdef CONVCOMPARE_WITH_VKFFT  // without it the fft variant is skipped: test_opencl's matrix checks the reason
+
 namespace {
 
 cc::Backend& backend() {
   static const std::unique_ptr<cc::Backend> opencl = cc::testing::find_backend("opencl");
   REQUIRE(opencl);
   return *opencl;
-}
-
-bool ready() {
-  if (backend().devices().empty()) {
-    MESSAGE("no OpenCL device, test not run: " << backend().unavailable_reason());
-    return false;
-  }
-#ifndef CONVCOMPARE_WITH_VKFFT
-  MESSAGE("built without VkFFT: fft is skipped");
-  return false;
-#else
-  return true;
-#endif
 }
 
 cc::Image random_image(int width, int height, int channels) {
@@ -59,7 +48,6 @@ cc::RunOptions quick_options() {
 }  // namespace
 
 TEST_CASE("fft: the asymmetric 5x3 filter file comes out as a correlation, and --flip as a convolution") {
-  if (!ready()) return;
   const cc::Filter filter = cc::load_filter_file(CONVCOMPARE_TEST_DATA "/filter_5x3.txt");
   const cc::Image input = random_image(37, 23, 1);
   for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
@@ -69,7 +57,7 @@ TEST_CASE("fft: the asymmetric 5x3 filter file comes out as a correlation, and -
       const cc::Problem problem = cc::make_problem(input, filter, border, flip);
       const cc::BackendRun run = backend().run(problem, input, "fft", 0, quick_options());
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-      const cc::Tolerance tolerance = cc::tolerance_for_run(run, problem, input);
+      const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
       const cc::Validation right = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
       CHECK_MESSAGE(right.passed, right.message());
       // The other orientation (what a spectrum conjugated once too often or never gives) is far off:
@@ -83,14 +71,12 @@ TEST_CASE("fft: the asymmetric 5x3 filter file comes out as a correlation, and -
 }
 
 TEST_CASE("fft: the looser FFT tolerance, the transforms' build time and the device memory are reported") {
-  if (!ready()) return;
   const cc::Filter filter = cc::load_filter_file(CONVCOMPARE_TEST_DATA "/filter_5x3.txt");
   const cc::Image input = random_image(45, 31, 2);
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
   const cc::BackendRun run = backend().run(problem, input, "fft", 0, quick_options());
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-  CHECK(run.fft_tolerance);
-  CHECK(cc::tolerance_for_run(run, problem, input).value == cc::fft_tolerance_for(problem, input).value);
+  CHECK(cc::testing::tolerance_of("fft", problem, input).value == cc::fft_tolerance_for(problem, input).value);
   CHECK(run.times.build_ms > 0);  // fft.cl and VkFFT's generated kernels
   CHECK(run.times.setup_ms > 0);  // the filter's spectrum
   CHECK(run.times.kernel_ms.samples == 2);
@@ -106,7 +92,6 @@ TEST_CASE("fft: the looser FFT tolerance, the transforms' build time and the dev
 }
 
 TEST_CASE("fft: even smooth images take the unpadded path, exact in every border with edge bands redone") {
-  if (!ready()) return;
   struct Case {
     int width, height, channels, filter_width, filter_height;
   };
@@ -128,7 +113,7 @@ TEST_CASE("fft: even smooth images take the unpadded path, exact in every border
       REQUIRE(shape.circular);
       const cc::BackendRun run = backend().run(problem, input, "fft", 0, quick_options());
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-      const cc::Tolerance tolerance = cc::tolerance_for_run(run, problem, input);
+      const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
       const cc::Validation result = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
       CHECK_MESSAGE(result.passed, result.message());
       CHECK(run.compile_time.find(cc::fft_shape_text(shape)) != std::string::npos);
@@ -144,7 +129,6 @@ TEST_CASE("fft: even smooth images take the unpadded path, exact in every border
 }
 
 TEST_CASE("fft: without the edge bands the unpadded path would be wrong at the edges, so the test can fail") {
-  if (!ready()) return;
   // The wrap-border result (what the transform alone gives) misses the zero-border reference.
   const cc::Image input = random_image(40, 30, 1);
   const cc::Filter filter = random_filter(7, 5);
@@ -152,6 +136,8 @@ TEST_CASE("fft: without the edge bands the unpadded path would be wrong at the e
   const cc::Problem zero = cc::make_problem(input, filter, cc::Border::Zero, false);
   const cc::BackendRun run = backend().run(wrap, input, "fft", 0, quick_options());
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-  const cc::Tolerance tolerance = cc::tolerance_for_run(run, zero, input);
+  const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", zero, input);
   CHECK_FALSE(cc::validate(run.output, cc::reference_convolve(input, zero), tolerance).passed);
 }
+
+#endif  // CONVCOMPARE_WITH_VKFFT

@@ -103,7 +103,7 @@ void sweep(const std::vector<Target>& targets, Tally& tally) {
           ++tally.runs;
           CHECK(run.status == cc::Status::Ok);
           const cc::Validation validation =
-              cc::validate(run.output, reference, cc::tolerance_for_run(run, problem, input));
+              cc::validate(run.output, reference, cc::testing::tolerance_of(target.variant, problem, input));
           CHECK_MESSAGE(validation.passed, validation.message());
         }
       }

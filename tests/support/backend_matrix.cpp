@@ -23,7 +23,10 @@ constexpr unsigned kSeed = 20240611;
 constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
 
 // Variants that take only rank-1 filters get column x row filters; the others get arbitrary ones.
-bool needs_rank_one(std::string_view variant) { return variant.find("separable") != std::string_view::npos; }
+bool needs_rank_one(std::string_view variant) {
+  const VariantTraits* traits = find_variant(variant);
+  return traits && traits->rank_one;
+}
 
 // What a variant may decline in this matrix without failing: a device without images, a filter the
 // variant cannot take, or a library missing at build time. Every other skip (a limit the matrix never
@@ -91,7 +94,7 @@ bool run_case(Backend& backend, int device, std::string_view variant, const Case
   }
   CHECK(run.status == Status::Ok);
   CHECK(run.memory == (c.pinned ? "pinned" : "pageable"));
-  const Tolerance tolerance = tolerance_for_run(run, problem, input);
+  const Tolerance tolerance = tolerance_of(variant, problem, input);
   if (require_exact) CHECK(tolerance.exact);
   const Validation validation = validate(run.output, reference_convolve(input, problem), tolerance);
   CHECK_MESSAGE(validation.passed, validation.message());
@@ -152,7 +155,7 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   return ran;
 }
 
-void check_integer_exact(Backend& backend, int device, std::string_view variant) {
+int check_integer_exact(Backend& backend, int device, std::string_view variant) {
   std::mt19937 rng(kSeed);
   Case c{37, 23, 2, 2, 1};
   Image input(c.width, c.height, c.channels, true);
@@ -177,14 +180,22 @@ void check_integer_exact(Backend& backend, int device, std::string_view variant)
     for (int i = 0; i < filter.taps(); ++i) filter.weights.push_back(static_cast<float>(weight(rng)));
   }
 
+  int ran = 0;
   for (Border border : kBorders)
     for (bool flip : {false, true}) {
       c.border = border;
       c.flip = flip;
       c.pinned = !flip;
-      // An FFT is not exact even on integers (DESIGN.md 5): fft is held to its own bound instead.
-      run_case(backend, device, variant, c, input, filter, variant != "fft");
+      // An FFT is not exact even on integers (docs/correctness.md): fft is held to its own bound instead.
+      ran += run_case(backend, device, variant, c, input, filter, find_variant(variant)->kind != VariantKind::Fft);
     }
+  return ran;
+}
+
+Tolerance tolerance_of(std::string_view variant, const Problem& problem, const Image& input) {
+  const VariantTraits* traits = find_variant(variant);
+  REQUIRE_MESSAGE(traits, "no variant " << variant << " in the table");
+  return tolerance_for_variant(*traits, problem, input);
 }
 
 std::unique_ptr<Backend> find_backend(std::string_view name) {

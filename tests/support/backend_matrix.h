@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/domain/validate.h"
 
 namespace cc::testing {
 
@@ -24,12 +25,16 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
                          const MatrixOptions& options = {});
 
 // An integer image and integer filter whose sums are exact in float: the result must match the
-// reference bit for bit, every border mode (fft: within its FFT bound, as no FFT is exact).
-void check_integer_exact(Backend& backend, int device, std::string_view variant);
+// reference bit for bit, every border mode and flip (fft: within its FFT bound, as no FFT is exact).
+// Returns how many of its runs executed, as check_variant_matrix does.
+int check_integer_exact(Backend& backend, int device, std::string_view variant);
 
 // measure_peaks on every device of `backend`: finite positive rates, the same figures again from the
 // cache, and InputError for a device index past the end.
 void check_measured_peaks(Backend& backend);
+
+// The bound the driver validates a variant's result with (common/domain/validate.h's tolerance_for_variant).
+Tolerance tolerance_of(std::string_view variant, const Problem& problem, const Image& input);
 
 // The backend named `name` from make_backends(), or nullptr if not compiled in.
 std::unique_ptr<Backend> find_backend(std::string_view name);

@@ -1,0 +1,63 @@
+// cuda_api.cpp: the CUDA side of the device shim: spans are event pairs on the stream, pinned frames cudaMallocHost.
+#include "backends/cuda/cuda_api.h"
+
+#include "backends/cuda/cuda_check.h"
+#include "common/domain/error.h"
+
+namespace cc::cuda {
+
+namespace {
+
+class EventSpan final : public Span {
+ public:
+  EventPair events = make_event_pair();
+  double elapsed_ms() const override { return events.elapsed_ms(); }
+};
+
+class PinnedHostFrame final : public HostFrame {
+ public:
+  explicit PinnedHostFrame(const FrameLayout& layout) {
+    for (int unit = 0; unit < layout.units; ++unit) {
+      buffers_.emplace_back(layout.unit_bytes);
+      pointers_.push_back(buffers_.back().get());
+    }
+  }
+  std::span<std::byte* const> units() const override { return pointers_; }
+
+ private:
+  std::vector<PinnedBuffer> buffers_;
+  std::vector<std::byte*> pointers_;
+};
+
+}  // namespace
+
+CudaQueue::CudaQueue() : stream_(make_stream()) {
+  cudaEvent_t event = nullptr;
+  CC_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  last_.reset(event);
+}
+
+std::unique_ptr<Span> CudaQueue::make_span() { return std::make_unique<EventSpan>(); }
+void CudaQueue::begin(Span& span) { static_cast<EventSpan&>(span).events.record_start(stream()); }
+void CudaQueue::end(Span& span) { static_cast<EventSpan&>(span).events.record_stop(stream()); }
+void CudaQueue::finish() { CC_CUDA_CHECK(cudaStreamSynchronize(stream())); }
+
+void CudaQueue::wait_for_last() {
+  CC_CUDA_CHECK(cudaEventRecord(last_.get(), stream()));
+  CC_CUDA_CHECK(cudaEventSynchronize(last_.get()));
+}
+
+std::unique_ptr<DeviceQueue> CudaSession::make_queue() {
+  CC_CUDA_CHECK(cudaSetDevice(ordinal_));
+  return std::make_unique<CudaQueue>();
+}
+
+std::unique_ptr<HostFrame> CudaSession::make_pinned_frame(const FrameLayout& layout, DeviceQueue&) {
+  return std::make_unique<PinnedHostFrame>(layout);
+}
+
+bool CudaSession::out_of_memory(const ApiError& error) const {
+  return error.api() == "CUDA" && error.code() == cudaErrorMemoryAllocation;
+}
+
+}  // namespace cc::cuda

@@ -1,0 +1,326 @@
+// cuda_launchers.cpp: one launcher per CUDA variant (its filter upload and its launch per plane) over one frame type.
+#include "backends/cuda/cuda_launchers.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "backends/cuda/cuda_api.h"
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_fft.h"
+#include "backends/cuda/cuda_resources.h"
+#include "kernels_cuda/launchers.h"
+#ifdef CONVCOMPARE_WITH_NPP
+#include "backends/npp/npp_baseline.h"
+#endif
+
+namespace cc::cuda {
+
+namespace {
+
+namespace kernels = cuda_kernels;
+
+cudaStream_t stream_of(DeviceQueue& queue) { return static_cast<CudaQueue&>(queue).stream(); }
+
+// One frame's device memory: every plane of the input (a buffer, or one texture per plane), of the
+// output, the variant's scratch planes, and fft's buffers, plans and work area (a frame's own, so that
+// frames in flight on different streams share none of them).
+struct CudaFrame final : DeviceFrame {
+  DeviceBuffer input, output, scratch;
+  std::vector<TextureImage> textures;
+#ifdef CONVCOMPARE_WITH_CUFFT
+  std::unique_ptr<FftConvolver> fft;
+#endif
+};
+
+// What every CUDA variant shares: the frame, the transfers, the poison; a launcher adds its filter
+// setup (constructor) and its launch of one plane.
+class CudaVariant : public PreparedVariant {
+ public:
+  CudaVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : plan_(setup.plan), problem_(setup.problem), limits_(setup.limits), setup_stream_(stream),
+        plane_(static_cast<std::size_t>(setup.problem.width) * setup.problem.height) {}
+
+  std::unique_ptr<DeviceFrame> make_frame() const override {
+    auto frame = std::make_unique<CudaFrame>();
+    const std::size_t count = plane_ * problem_.channels;
+    if (plan_.variant->input_as_image) {
+      for (int c = 0; c < problem_.channels; ++c)
+        frame->textures.emplace_back(problem_.width, problem_.height, problem_.border);
+    } else {
+      frame->input = DeviceBuffer(count);
+    }
+    frame->output = DeviceBuffer(count);
+    if (plan_.variant->scratch_planes > 0) frame->scratch = DeviceBuffer(plan_.variant->scratch_planes * plane_);
+    add_to_frame(*frame);
+    return frame;
+  }
+
+  void upload(DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
+    auto& frame = static_cast<CudaFrame&>(device);
+    const std::size_t row_bytes = static_cast<std::size_t>(problem_.width) * sizeof(float);
+    for (int c = 0; c < problem_.channels; ++c) {
+      const std::byte* source = host.units()[c];
+      if (frame.textures.empty())
+        CC_CUDA_CHECK(cudaMemcpyAsync(frame.input.get() + c * plane_, source, plane_ * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream_of(queue)));
+      else
+        CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(frame.textures[c].array(), 0, 0, source, row_bytes, row_bytes,
+                                               static_cast<std::size_t>(problem_.height), cudaMemcpyHostToDevice,
+                                               stream_of(queue)));
+    }
+  }
+
+  void launch(DeviceFrame& device, DeviceQueue& queue) const override {
+    auto& frame = static_cast<CudaFrame&>(device);
+    for (int c = 0; c < problem_.channels; ++c) {
+      const float* in = frame.input.get() ? frame.input.get() + c * plane_ : nullptr;
+      launch_plane(frame, c, in, frame.output.get() + c * plane_, stream_of(queue));
+    }
+  }
+
+  void download(const DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
+    const auto& frame = static_cast<const CudaFrame&>(device);
+    for (int c = 0; c < problem_.channels; ++c)
+      CC_CUDA_CHECK(cudaMemcpyAsync(host.units()[c], frame.output.get() + c * plane_, plane_ * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream_of(queue)));
+  }
+
+  void poison(DeviceFrame& device, DeviceQueue& queue) const override {
+    auto& frame = static_cast<CudaFrame&>(device);
+    CC_CUDA_CHECK(cudaMemsetAsync(frame.output.get(), 0xFF, frame.output.bytes(), stream_of(queue)));
+  }
+
+  std::size_t device_bytes(const DeviceFrame& device) const override {
+    return plan_.filter_bytes + plan_.frame_bytes + library_bytes(static_cast<const CudaFrame&>(device));
+  }
+
+ protected:
+  // One plane: `in` is null when the input is a texture (frame.textures[c]).
+  virtual void launch_plane(CudaFrame& frame, int c, const float* in, float* out, cudaStream_t stream) const = 0;
+  virtual void add_to_frame(CudaFrame&) const {}
+  // Device memory a library holds beyond what the plan counted, known once the frame is made.
+  virtual std::size_t library_bytes(const CudaFrame&) const { return 0; }
+
+  dim3 block() const { return dim3(plan_.group.x, plan_.group.y); }
+  DeviceBuffer upload_buffer(const std::vector<float>& values) const {
+    DeviceBuffer buffer(values.size());
+    CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, setup_stream_));
+    return buffer;
+  }
+  const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
+
+  const LaunchPlan& plan_;
+  const Problem& problem_;
+  const DeviceLimits& limits_;
+  cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
+  std::size_t plane_;          // floats in one plane
+};
+
+template <typename Variant>
+std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, cudaStream_t stream) {
+  return std::make_unique<Variant>(setup, stream);
+}
+
+// --- global: image and filter in global memory ------------------------------------------------------
+class GlobalVariant final : public CudaVariant {
+ public:
+  GlobalVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : CudaVariant(setup, stream), filter_(upload_buffer(weights())) {}
+
+ private:
+  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_global(in, out, filter_.get(), plan_.args, block(), stream));
+  }
+  DeviceBuffer filter_;
+};
+
+// --- constant: the filter in the module's __constant__ bank -----------------------------------------
+class ConstantVariant final : public CudaVariant {
+ public:
+  ConstantVariant(const LauncherSetup& setup, cudaStream_t stream) : CudaVariant(setup, stream) {
+    CC_CUDA_CHECK(kernels::upload_constant_filter(weights().data(), problem_.correlation_filter.taps(), stream));
+  }
+
+ private:
+  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_constant(in, out, plan_.args, block(), stream));
+  }
+};
+
+// --- tiled: the tile and apron in shared memory, opting in beyond the default 48 KB ----------------
+class TiledVariant final : public CudaVariant {
+ public:
+  TiledVariant(const LauncherSetup& setup, cudaStream_t stream) : CudaVariant(setup, stream) {
+    CC_CUDA_CHECK(kernels::upload_tiled_filter(weights().data(), problem_.correlation_filter.taps(), stream));
+    if (plan_.on_chip_bytes > limits_.on_chip_default) CC_CUDA_CHECK(kernels::prepare_tiled(plan_.on_chip_bytes));
+  }
+
+ private:
+  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_tiled(in, out, plan_.args, block(), stream));
+  }
+};
+
+// --- texture: each plane a cudaArray read through a texture object ----------------------------------
+class TextureVariant final : public CudaVariant {
+ public:
+  TextureVariant(const LauncherSetup& setup, cudaStream_t stream) : CudaVariant(setup, stream) {
+    CC_CUDA_CHECK(kernels::upload_texture_filter(weights().data(), problem_.correlation_filter.taps(), stream));
+  }
+
+ private:
+  void launch_plane(CudaFrame& frame, int c, const float*, float* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_texture(frame.textures[c].texture(), out, plan_.args, block(), stream));
+  }
+};
+
+// --- fast and separable: NVRTC modules built for the radius, coefficients in module symbols ---------
+// The kernel is "convolve_<variant>"; `symbols` names each __constant__ array and the weights it gets.
+class ModuleVariant : public CudaVariant {
+ public:
+  ModuleVariant(const LauncherSetup& setup, cudaStream_t stream,
+                std::initializer_list<std::pair<const char*, const std::vector<float>*>> symbols)
+      : CudaVariant(setup, stream), module_(*setup.module) {
+    kernel_ = module_.kernel(("convolve_" + std::string(plan_.variant->name)).c_str());
+    for (const auto& [name, values] : symbols) {
+      std::size_t symbol_bytes = 0;
+      void* symbol = module_.global(name, &symbol_bytes);
+      CC_CUDA_CHECK(cudaMemcpyAsync(symbol, values->data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
+    }
+    if (plan_.on_chip_bytes > limits_.on_chip_default) {
+      int device = 0;
+      CC_CUDA_CHECK(cudaGetDevice(&device));
+      CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    static_cast<int>(plan_.on_chip_bytes), device));
+    }
+  }
+
+ private:
+  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
+    ConvArgs args = plan_.args;
+    void* parameters[] = {&in, &out, &args};
+    CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(plan_.groups.x, plan_.groups.y),
+                                   block(), parameters, plan_.on_chip_bytes, stream));
+  }
+  const RuntimeModule& module_;
+  cudaKernel_t kernel_ = nullptr;
+};
+
+class FastVariant final : public ModuleVariant {
+ public:
+  FastVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : ModuleVariant(setup, stream, {{"c_filter", &setup.problem.correlation_filter.weights}}) {}
+};
+
+class SeparableVariant final : public ModuleVariant {
+ public:
+  SeparableVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : ModuleVariant(setup, stream,
+                      {{"c_row_filter", &setup.plan.factors->row}, {"c_column_filter", &setup.plan.factors->column}}) {}
+};
+
+#ifdef CONVCOMPARE_WITH_CUFFT
+// --- fft: cuFFT transforms, each frame its own convolver (plans, buffers, the filter's spectrum) ------
+class FftVariant final : public CudaVariant {
+ public:
+  using CudaVariant::CudaVariant;
+
+ private:
+  void add_to_frame(CudaFrame& frame) const override {
+    frame.fft = std::make_unique<FftConvolver>(problem_, setup_stream_);
+  }
+  std::size_t library_bytes(const CudaFrame& frame) const override { return frame.fft->work_area_bytes(); }
+  void launch_plane(CudaFrame& frame, int, const float* in, float* out, cudaStream_t stream) const override {
+    frame.fft->convolve_plane(in, out, stream);
+  }
+};
+#endif
+
+#ifdef CONVCOMPARE_WITH_NPP
+// --- npp, npp-separable: the vendor's filters, coefficients reversed as NPP reads them --------------
+// NPP takes its stream in a context: one per stream launched on, made on first use.
+class NppVariant : public CudaVariant {
+ public:
+  using CudaVariant::CudaVariant;
+
+ protected:
+  const NppStreamContext& context(cudaStream_t stream) const {
+    auto found = contexts_.find(stream);
+    if (found == contexts_.end()) {
+      int device = 0;
+      CC_CUDA_CHECK(cudaGetDevice(&device));
+      found = contexts_.emplace(stream, npp::make_stream_context(device, stream)).first;
+    }
+    return found->second;
+  }
+
+ private:
+  mutable std::map<cudaStream_t, NppStreamContext> contexts_;
+};
+
+class Npp2dVariant final : public NppVariant {
+ public:
+  Npp2dVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : NppVariant(setup, stream), reversed_(npp::reversed(weights())), filter_(upload_buffer(reversed_)) {}
+
+ private:
+  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
+    npp::filter_2d(in, out, plan_.args, filter_.get(), context(stream));
+  }
+  std::vector<float> reversed_;  // the upload's source, alive until the setup stream has run it
+  DeviceBuffer filter_;
+};
+
+class NppSeparableVariant final : public NppVariant {
+ public:
+  NppSeparableVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : NppVariant(setup, stream),
+        reversed_row_(npp::reversed(plan_.factors->row)),
+        reversed_column_(npp::reversed(plan_.factors->column)),
+        row_(upload_buffer(reversed_row_)),
+        column_(upload_buffer(reversed_column_)) {}
+
+ private:
+  void launch_plane(CudaFrame& frame, int, const float* in, float* out, cudaStream_t stream) const override {
+    npp::filter_separable(in, frame.scratch.get(), out, plan_.args, row_.get(), column_.get(), context(stream));
+  }
+  std::vector<float> reversed_row_, reversed_column_;
+  DeviceBuffer row_, column_;
+};
+#endif
+
+#ifdef CONVCOMPARE_WITH_CUFFT
+constexpr auto kFft = &prepare<FftVariant>;
+constexpr std::string_view kNoFft = "";
+#else
+constexpr std::unique_ptr<PreparedVariant> (*kFft)(const LauncherSetup&, cudaStream_t) = nullptr;
+constexpr std::string_view kNoFft = "cuFFT not found at build time";
+#endif
+#ifdef CONVCOMPARE_WITH_NPP
+constexpr auto kNpp = &prepare<Npp2dVariant>;
+constexpr auto kNppSeparable = &prepare<NppSeparableVariant>;
+constexpr std::string_view kNoNpp = "";
+#else
+constexpr std::unique_ptr<PreparedVariant> (*kNpp)(const LauncherSetup&, cudaStream_t) = nullptr;
+constexpr auto kNppSeparable = kNpp;
+constexpr std::string_view kNoNpp = "NPP not found at build time";
+#endif
+
+constexpr Launcher kLaunchers[] = {
+    {"global", &prepare<GlobalVariant>, ""},
+    {"constant", &prepare<ConstantVariant>, ""},
+    {"tiled", &prepare<TiledVariant>, ""},
+    {"texture", &prepare<TextureVariant>, ""},
+    {"separable", &prepare<SeparableVariant>, ""},
+    {"fft", kFft, kNoFft},
+    {"fast", &prepare<FastVariant>, ""},
+    {"npp", kNpp, kNoNpp},
+    {"npp-separable", kNppSeparable, kNoNpp},
+};
+
+}  // namespace
+
+std::span<const Launcher> launchers() { return kLaunchers; }
+
+}  // namespace cc::cuda

@@ -1,0 +1,35 @@
+// cuda_launchers.h: the CUDA backend's launcher table: for each variant it implements, how to set it up on a device.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include <cuda_runtime_api.h>
+
+#include "backends/cuda/runtime_module.h"
+#include "backends/device_api.h"
+#include "backends/launch_plan.h"
+
+namespace cc::cuda {
+
+// What a launcher is set up from: the plan (backends/launch_plan.h), the problem, the device, and
+// the NVRTC module of a variant with a compile-time radius.
+struct LauncherSetup {
+  const LaunchPlan& plan;
+  const Problem& problem;
+  const DeviceLimits& limits;
+  const RuntimeModule* module = nullptr;
+};
+
+struct Launcher {
+  std::string_view variant;  // a name of the variant table (common/domain/variants.h)
+  // Sets the variant up with its filter uploads queued on `stream`; null where `missing` says why.
+  std::unique_ptr<PreparedVariant> (*prepare)(const LauncherSetup& setup, cudaStream_t stream);
+  std::string_view missing;  // why this build cannot run it ("cuFFT not found at build time"), or ""
+};
+
+// In the variant table's order.
+std::span<const Launcher> launchers();
+
+}  // namespace cc::cuda

@@ -1,0 +1,113 @@
+// device_api.h: the thin shim over CUDA and OpenCL that the one measurement protocol (measure.h) is written against.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "common/domain/image.h"
+
+namespace cc {
+
+class ApiError;
+
+// What crosses the host-device boundary for one frame: `units` transfers of `unit_bytes` each, and
+// how an Image is packed into them and read back. Float images are planar, one unit per channel
+// (docs/architecture.md, "Pixel types").
+struct FrameLayout {
+  int units = 0;
+  std::size_t unit_bytes = 0;
+
+  static FrameLayout float_planes(const Image& shape);
+  std::size_t bytes() const { return static_cast<std::size_t>(units) * unit_bytes; }
+  // Copies the pixels in or out, on every core for a large frame; outside every timed bracket.
+  void pack(const Image& image, std::span<std::byte* const> units) const;
+  void unpack(std::span<const std::byte* const> units, Image& image) const;
+};
+
+// Device time between two points of one queue: begun before the commands it brackets, ended after
+// them; elapsed_ms() once the queue has finished. Made before the bracket, so making it costs no
+// device time inside.
+class Span {
+ public:
+  virtual ~Span() = default;
+  virtual double elapsed_ms() const = 0;
+};
+
+// One in-order queue (a CUDA stream, an OpenCL command queue with profiling).
+class DeviceQueue {
+ public:
+  virtual ~DeviceQueue() = default;
+  virtual std::unique_ptr<Span> make_span() = 0;
+  virtual void begin(Span& span) = 0;
+  virtual void end(Span& span) = 0;
+  virtual void flush() = 0;   // submit what is queued, without waiting
+  virtual void finish() = 0;  // wait until everything queued has completed
+  // Waits until the last command queued so far has completed (a frame slot's previous frame).
+  virtual void wait_for_last() = 0;
+};
+
+// A frame's host side of the transfers: page-locked memory (cudaMallocHost, a mapped
+// CL_MEM_ALLOC_HOST_PTR buffer) or ordinary pageable memory, one block per FrameLayout unit.
+class HostFrame {
+ public:
+  virtual ~HostFrame() = default;
+  virtual std::span<std::byte* const> units() const = 0;
+  std::span<const std::byte* const> const_units() const {
+    const auto all = units();
+    return {const_cast<const std::byte* const*>(all.data()), all.size()};
+  }
+};
+
+// Ordinary memory, for the pageable figures: shared by every backend.
+class PageableHostFrame final : public HostFrame {
+ public:
+  explicit PageableHostFrame(const FrameLayout& layout);
+  std::span<std::byte* const> units() const override { return pointers_; }
+
+ private:
+  std::vector<std::byte> bytes_;
+  std::vector<std::byte*> pointers_;
+};
+
+// The device memory of one frame in flight (its input, output and any temporary); each backend's own
+// type. Frames in flight at the same time each need their own.
+class DeviceFrame {
+ public:
+  virtual ~DeviceFrame() = default;
+};
+
+// A variant set up on a device: the filter uploaded, samplers made, opt-ins done. upload, launch and
+// download queue one frame's work on any queue of that device without waiting.
+class PreparedVariant {
+ public:
+  virtual ~PreparedVariant() = default;
+  virtual std::unique_ptr<DeviceFrame> make_frame() const = 0;
+  virtual void upload(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const = 0;
+  virtual void launch(DeviceFrame& frame, DeviceQueue& queue) const = 0;  // every plane once
+  virtual void download(const DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const = 0;
+  // All-ones bytes in the output: a NaN in every float, so a pixel the launches never write fails validation.
+  virtual void poison(DeviceFrame& frame, DeviceQueue& queue) const = 0;
+  // Device memory held with `frame` made: the filter where it lives and the frame's buffers, with any
+  // library work area (known only once made).
+  virtual std::size_t device_bytes(const DeviceFrame& frame) const = 0;
+};
+
+// One device of one API, as the protocol sees it.
+class DeviceSession {
+ public:
+  virtual ~DeviceSession() = default;
+  virtual std::unique_ptr<DeviceQueue> make_queue() = 0;
+  virtual std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) = 0;
+  // Whether an API failure means the device ran out of memory (drivers allocate lazily, so an
+  // OpenCL device may say so at first use): such a run is skipped with the figures, not failed.
+  virtual bool out_of_memory(const ApiError& error) const = 0;
+
+  std::unique_ptr<HostFrame> make_host_frame(const FrameLayout& layout, bool pinned, DeviceQueue& queue) {
+    if (pinned) return make_pinned_frame(layout, queue);
+    return std::make_unique<PageableHostFrame>(layout);
+  }
+};
+
+}  // namespace cc

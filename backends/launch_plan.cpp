@@ -1,0 +1,165 @@
+// launch_plan.cpp: the planning rule both GPU backends share: traits, problem and limits to a launch shape or a skip reason.
+#include "backends/launch_plan.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/geometry/tile_shape.h"
+
+namespace cc {
+
+namespace {
+
+double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+bool group_allowed(GroupShape shape, std::size_t max_items, const DeviceLimits& limits) {
+  return shape.items() <= max_items && shape.x <= limits.max_group_x && shape.y <= limits.max_group_y;
+}
+
+// 16x16, halved (longer side first) until the kernel and the device accept it.
+GroupShape fit_per_pixel_group(std::size_t max_items, const DeviceLimits& limits) {
+  GroupShape shape{16, 16};
+  while (!group_allowed(shape, max_items, limits) && shape.items() > 1) {
+    if (shape.y >= shape.x) shape.y /= 2;
+    else shape.x /= 2;
+  }
+  return shape;
+}
+
+std::size_t divide_up(std::size_t value, std::size_t divisor) { return (value + divisor - 1) / divisor; }
+
+std::string border_reason(const VariantTraits& variant, Border border) {
+  if (variant.borders & (1u << static_cast<unsigned>(border))) return "";
+  std::vector<std::string_view> accepted;
+  for (const Border each : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
+    if (variant.borders & (1u << static_cast<unsigned>(each))) accepted.push_back(to_string(each));
+  return fmt::format("{} takes the {} border only: use --border {}", variant.name, fmt::join(accepted, ", "),
+                     accepted.front());
+}
+
+// Before building: the traits against the problem and the device, and the compile-time shape.
+std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                                 const DeviceLimits& limits, int frames_in_flight) {
+  plan.variant = &variant;
+  plan.args = problem.conv_args();
+  const ConvArgs& args = plan.args;
+  if (std::string reason = border_reason(variant, problem.border); !reason.empty()) return reason;
+  if (variant.rank_one) {
+    plan.factors = separate(problem.correlation_filter);
+    if (!plan.factors) return "filter is not separable";
+  }
+
+  switch (variant.geometry) {
+    case Geometry::Fast: {
+      if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
+      plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes);
+      plan.on_chip_bytes = fast_tile_bytes(plan.fast, args.radius_x, args.radius_y);
+      if (plan.on_chip_bytes > limits.on_chip_bytes)
+        return fmt::format("the fast tile needs {} bytes of {}, the device allows {} per group", plan.on_chip_bytes,
+                           limits.on_chip_name, limits.on_chip_bytes);
+      plan.group = {static_cast<std::size_t>(plan.fast.block_x), static_cast<std::size_t>(plan.fast.block_y)};
+      const auto [columns, rows] = fast_work_items(plan.fast, args.width, args.height);
+      plan.groups = {divide_up(columns, plan.group.x), divide_up(rows, plan.group.y)};
+      plan.defines = fast_defines(plan.fast, args.radius_x, args.radius_y);
+      break;
+    }
+    case Geometry::SeparableTile: {
+      const std::optional<SeparableShape> shape = separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes);
+      if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
+      plan.separable = *shape;
+      plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x);
+      plan.group = {static_cast<std::size_t>(shape->threads), 1};
+      const auto [columns, rows] = separable_groups(*shape, args.width, args.height);
+      plan.groups = {columns, rows};
+      plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
+      break;
+    }
+    case Geometry::Fft: plan.fft = fft_shape(problem); break;
+    default: break;
+  }
+
+  plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);
+  if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
+    return fmt::format("filter of {} bytes exceeds {}", plan.filter_bytes, limits.constant_name);
+  if (variant.input_as_image) {
+    if (!limits.no_images.empty()) return limits.no_images;
+    if (static_cast<std::size_t>(problem.width) > limits.image_max_width ||
+        static_cast<std::size_t>(problem.height) > limits.image_max_height)
+      return fmt::format("image of {}x{} exceeds {} ({}x{})", problem.width, problem.height, limits.image_name,
+                         limits.image_max_width, limits.image_max_height);
+  }
+
+  const std::size_t plane_bytes = static_cast<std::size_t>(problem.width) * problem.height * sizeof(float);
+  const bool fft = variant.geometry == Geometry::Fft;
+  const std::size_t fft_bytes = fft ? 2 * plan.fft.buffer_bytes() + fft_band_bytes(plan.fft, problem.correlation_filter) : 0;
+  plan.frame_bytes = (2 * problem.channels + variant.scratch_planes) * plane_bytes + fft_bytes;
+  const std::size_t largest = std::max({plane_bytes, plan.filter_bytes, fft ? plan.fft.buffer_bytes() : 0});
+  if (largest > limits.max_allocation)
+    return fmt::format("needs {:.1f} MB in one buffer, the device allows {:.1f} MB ({})", megabytes(largest),
+                       megabytes(limits.max_allocation), limits.allocation_name);
+  const std::uint64_t total = frames_in_flight * plan.frame_bytes + plan.filter_bytes;
+  if (total > limits.memory)
+    return fmt::format("needs {:.1f} MB, the device has {:.1f} MB ({})", megabytes(total), megabytes(limits.memory),
+                       limits.memory_name);
+  return "";
+}
+
+// Once built: the group shape against what the kernel takes.
+std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const KernelLimits& kernel) {
+  const std::size_t max_items = std::min(limits.max_group, kernel.max_group);
+  const ConvArgs& args = plan.args;
+  const std::string_view name = plan.variant->name;
+  switch (plan.variant->geometry) {
+    case Geometry::Tile: {
+      const std::size_t budget =
+          limits.on_chip_bytes > kernel.static_on_chip_bytes ? limits.on_chip_bytes - kernel.static_on_chip_bytes : 0;
+      for (const TileGroup candidate : kTileGroups) {
+        const GroupShape shape{static_cast<std::size_t>(candidate.x), static_cast<std::size_t>(candidate.y)};
+        if (tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y) <= budget &&
+            group_allowed(shape, max_items, limits)) {
+          plan.group = shape;
+          plan.on_chip_bytes = tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y);
+          plan.groups = {divide_up(args.width, shape.x), divide_up(args.height, shape.y)};
+          return "";
+        }
+      }
+      const TileGroup smallest = std::end(kTileGroups)[-1];
+      const std::size_t smallest_bytes = tile_bytes(args.radius_x, args.radius_y, smallest.x, smallest.y);
+      if (smallest_bytes > budget)
+        return fmt::format("a {}x{} tile with its apron (radius {}x{}) needs {} bytes of {}, the device allows {} per "
+                           "group", smallest.x, smallest.y, args.radius_x, args.radius_y, smallest_bytes,
+                           limits.on_chip_name, budget);
+      return fmt::format("the tiled kernel takes {} work-items per group ({}), fewer than a {}x{} tile", max_items,
+                         limits.group_name, smallest.x, smallest.y);
+    }
+    case Geometry::Fast:
+    case Geometry::SeparableTile:
+      if (!group_allowed(plan.group, max_items, limits))
+        return fmt::format("the {} kernel needs groups of {}x{}, the device allows {} work-items ({})", name,
+                           plan.group.x, plan.group.y, max_items, limits.group_name);
+      break;
+    default:
+      plan.group = fit_per_pixel_group(max_items, limits);
+      plan.groups = {divide_up(args.width, plan.group.x), divide_up(args.height, plan.group.y)};
+      break;
+  }
+  const std::size_t on_chip = kernel.static_on_chip_bytes + (kernel.on_chip_is_dynamic ? plan.on_chip_bytes : 0);
+  if (on_chip > limits.on_chip_bytes)
+    return fmt::format("the {} kernel needs {} bytes of {}, the device allows {} per group", name, on_chip,
+                       limits.on_chip_name, limits.on_chip_bytes);
+  return "";
+}
+
+}  // namespace
+
+std::string plan_launch(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                        const DeviceLimits& limits, int frames_in_flight, const BuildKernels& build) {
+  if (std::string reason = plan_before_building(plan, variant, problem, limits, frames_in_flight); !reason.empty())
+    return reason;
+  if (variant.geometry == Geometry::None) return "";  // a library: nothing of ours to build or shape
+  return fit_to_kernel(plan, limits, build(plan));
+}
+
+}  // namespace cc

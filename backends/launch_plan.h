@@ -1,0 +1,80 @@
+// launch_plan.h: one planning rule for both GPU APIs: a problem and the device's limits in, a launch shape or a reasoned skip out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/domain/filter.h"
+#include "common/domain/problem.h"
+#include "common/domain/variants.h"
+#include "common/geometry/conv_args.h"
+#include "common/geometry/fast_shape.h"
+#include "common/geometry/fft_shape.h"
+#include "common/geometry/separable_shape.h"
+
+namespace cc {
+
+// A device's limits, read once at discovery (docs/architecture.md, "Planning"), with the API's own
+// names for them so that a skip reason says which limit, in words its users look up.
+struct DeviceLimits {
+  std::uint64_t memory = 0;          // CUDA: free now; OpenCL: CL_DEVICE_GLOBAL_MEM_SIZE
+  std::uint64_t max_allocation = 0;  // one buffer
+  std::size_t on_chip_bytes = 0;     // shared / local memory a group may use (CUDA: with the opt-in)
+  std::size_t on_chip_default = 0;   // what a CUDA block gets without opting in (OpenCL: all of it)
+  std::size_t constant_bytes = 0;    // the filter in constant memory
+  std::size_t max_group = 0;         // work-items per group
+  std::size_t max_group_x = 0, max_group_y = 0;
+  std::string no_images;  // why images cannot be used here (no support, no single-float format), or ""
+  std::size_t image_max_width = 0, image_max_height = 0;
+
+  std::string memory_name;      // "free" / "CL_DEVICE_GLOBAL_MEM_SIZE"
+  std::string allocation_name;  // "" (CUDA: no limit of its own) / "CL_DEVICE_MAX_MEM_ALLOC_SIZE"
+  std::string on_chip_name;     // "shared memory" / "local memory (CL_DEVICE_LOCAL_MEM_SIZE)"
+  std::string constant_name;    // "the 64 KB of constant memory" / "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE (65536 bytes)"
+  std::string image_name;       // "the largest 2D texture" / "CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT"
+  std::string group_name;       // "threads per block" / "CL_KERNEL_WORK_GROUP_SIZE"
+};
+
+// What a built kernel reports about itself (cudaFuncGetAttributes / clGetKernelWorkGroupInfo).
+struct KernelLimits {
+  std::size_t max_group = 0;         // work-items per group this kernel can take
+  std::size_t static_on_chip_bytes = 0;  // on-chip memory it declares itself
+  bool on_chip_is_dynamic = true;    // the plan's on_chip_bytes is passed at launch (else: declared, counted above)
+};
+
+struct GroupShape {
+  std::size_t x = 1, y = 1;
+  std::size_t items() const { return x * y; }
+};
+
+struct LaunchPlan {
+  const VariantTraits* variant = nullptr;
+  ConvArgs args{};
+  GroupShape group;   // work-items per group
+  GroupShape groups;  // groups per axis (CUDA's grid; OpenCL's global range is groups x group)
+  std::size_t on_chip_bytes = 0;             // tiled, fast, separable: the tile per group
+  std::optional<SeparableFactors> factors;   // rank-1 variants
+  FastShape fast;
+  SeparableShape separable;
+  FftShape fft;
+  std::vector<std::string> defines;  // compile-time radius and shape: the same -D for NVRTC and clBuildProgram
+  std::size_t filter_bytes = 0;      // the filter where the kernels read it (fft: none, it is a spectrum)
+  std::size_t frame_bytes = 0;       // one frame in flight: its planes and buffers, without library work areas
+};
+
+// Builds the program or module for a plan (its defines), returning the built kernels' limits.
+using BuildKernels = std::function<KernelLimits(const LaunchPlan& plan)>;
+
+// The rule: checks the variant's traits against the problem and the limits (border, rank 1, radius
+// limits, constant memory, images, memory for `frames_in_flight` frames), chooses the compile-time
+// shape, builds, then fits the group to what the built kernel takes (a compile-time shape the kernel
+// cannot take is chosen again for its limit and built again). Fills `plan`; returns why the variant
+// cannot run here, or "" when it can. `build` is not called for a skip found before building.
+std::string plan_launch(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                        const DeviceLimits& limits, int frames_in_flight, const BuildKernels& build);
+
+}  // namespace cc

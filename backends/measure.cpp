@@ -1,0 +1,301 @@
+// measure.cpp: the one measurement protocol and the one stream protocol, written once over the device shim.
+#include "backends/measure.h"
+
+#include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/domain/error.h"
+
+namespace cc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double megabytes(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+// The shortest span any device command can take: launching a kernel or starting a copy costs
+// microseconds on every GPU and CPU runtime we know; a tenth of one is no measurement.
+constexpr double kShortestPlausibleMs = 1e-4;
+// The fastest host link there is (NVLink-C2C: 450 GB/s each way) with room to spare: a transfer
+// faster than this was not timed.
+constexpr double kFastestPlausibleTransferGbPerS = 1000;
+
+// A span that brackets `work` on `queue`, read once the queue has finished.
+template <typename Work>
+std::unique_ptr<Span> bracket(DeviceQueue& queue, const Work& work) {
+  std::unique_ptr<Span> span = queue.make_span();
+  queue.begin(*span);
+  work();
+  queue.end(*span);
+  return span;
+}
+
+// Device figures of a run, checked together: one implausible span voids them all.
+struct DeviceFigures {
+  std::vector<double> launches;
+  double batch_ms = kNotMeasured, h2d_ms = kNotMeasured, d2h_ms = kNotMeasured;
+};
+
+std::string implausible_figures(const DeviceFigures& figures, int batch_size, std::size_t frame_bytes) {
+  std::string reason = implausible_span_reason(figures.h2d_ms, frame_bytes);
+  if (reason.empty()) reason = implausible_span_reason(figures.d2h_ms, frame_bytes);
+  if (reason.empty()) reason = implausible_span_reason(figures.batch_ms * batch_size, 0);
+  for (const double ms : figures.launches)
+    if (reason.empty()) reason = implausible_span_reason(ms, 0);
+  return reason;
+}
+
+}  // namespace
+
+std::string implausible_span_reason(double ms, std::size_t bytes) {
+  if (!(ms >= kShortestPlausibleMs))
+    return fmt::format("the device reported a span of {:.3g} ms, under the {:.0g} ms any command takes: its "
+                       "profiling timestamps are not real", ms, kShortestPlausibleMs);
+  const double gb_per_s = static_cast<double>(bytes) / (ms * 1e6);
+  if (bytes > 0 && gb_per_s > kFastestPlausibleTransferGbPerS)
+    return fmt::format("the device reported a transfer at {:.3g} GB/s, faster than any host link: its profiling "
+                       "timestamps are not real", gb_per_s);
+  return "";
+}
+
+double best_span_ms(DeviceQueue& queue, const std::function<void()>& launch, int timed) {
+  launch();
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < timed; ++i) {
+    const std::unique_ptr<Span> span = bracket(queue, launch);
+    queue.finish();
+    best = std::min(best, span->elapsed_ms());
+  }
+  return best;
+}
+
+BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, const Image& input,
+                       std::size_t planned_bytes, const RunOptions& options) {
+  const FrameLayout layout = FrameLayout::float_planes(input);
+  BackendRun run;
+  run.memory = options.pinned ? "pinned" : "pageable";
+  run.device_bytes = planned_bytes;
+
+  // Untimed: the queue. Declared before everything its commands touch, so that it is destroyed last and
+  // (OpenCL) finishes its commands before the host memory they read or write is freed.
+  std::unique_ptr<DeviceQueue> queue = session.make_queue();
+  struct FinishOnExit {
+    DeviceQueue& queue;
+    ~FinishOnExit() {
+      try {
+        queue.finish();
+      } catch (...) {  // already failing: the first error is the one reported
+      }
+    }
+  };
+
+  std::unique_ptr<PreparedVariant> variant;
+  std::unique_ptr<DeviceFrame> frame;
+  std::unique_ptr<HostFrame> host_input, host_output;
+  FinishOnExit drain{*queue};
+  const auto upload = [&] { variant->upload(*frame, *host_input, *queue); };
+  const auto launch = [&] { variant->launch(*frame, *queue); };
+  const auto download = [&] { variant->download(*frame, *host_output, *queue); };
+
+  // --- 1. setup, host clock: the variant, the frame's device memory, the host buffers ---
+  DeviceFigures figures;
+  std::unique_ptr<Span> h2d;
+  try {
+    const Clock::time_point setup_start = Clock::now();
+    variant = prepare(*queue);
+    frame = variant->make_frame();
+    host_input = session.make_host_frame(layout, options.pinned, *queue);
+    host_output = session.make_host_frame(layout, options.pinned, *queue);
+    queue->finish();
+    run.times.setup_ms = ms_since(setup_start);
+    run.device_bytes = variant->device_bytes(*frame);
+
+    // --- 2. upload ---
+    layout.pack(input, host_input->units());
+    h2d = bracket(*queue, upload);
+    queue->finish();
+  } catch (const ApiError& error) {
+    if (!session.out_of_memory(error)) throw;
+    return skipped(fmt::format("the device could not allocate {:.1f} MB ({})", megabytes(planned_bytes),
+                               error.code_name()));
+  }
+  figures.h2d_ms = h2d->elapsed_ms();
+
+  // --- 3. warm-up, which also says how many launches fit the time budget ---
+  const int timed = options.warm_up([&] {
+    launch();
+    queue->finish();
+  });
+  // --- 4. poison ---
+  variant->poison(*frame, *queue);
+  queue->finish();
+
+  // --- 5. one span per launch, all queued back to back ---
+  std::vector<std::unique_ptr<Span>> launch_spans;
+  for (int i = 0; i < timed; ++i) launch_spans.push_back(queue->make_span());
+  for (const std::unique_ptr<Span>& span : launch_spans) {
+    queue->begin(*span);
+    launch();
+    queue->end(*span);
+  }
+  queue->finish();
+  for (const std::unique_ptr<Span>& span : launch_spans) figures.launches.push_back(span->elapsed_ms());
+
+  // --- 6. the batch ---
+  const std::unique_ptr<Span> batch = bracket(*queue, [&] {
+    for (int i = 0; i < timed; ++i) launch();
+  });
+  queue->finish();
+  figures.batch_ms = batch->elapsed_ms() / timed;
+
+  // --- 7. download: the run's output ---
+  const std::unique_ptr<Span> d2h = bracket(*queue, download);
+  queue->finish();
+  figures.d2h_ms = d2h->elapsed_ms();
+  run.output = Image(input.width, input.height, input.channels, input.eight_bit);
+  layout.unpack(host_output->const_units(), run.output);
+
+  // --- 8. host to host, then the reuse case, on the host clock ---
+  const Clock::time_point round_trip_start = Clock::now();
+  upload();
+  launch();
+  download();
+  queue->finish();
+  run.times.host_to_host_ms = ms_since(round_trip_start);
+  const Clock::time_point reuse_start = Clock::now();
+  launch();
+  download();
+  queue->finish();
+  run.times.reuse_ms = ms_since(reuse_start);
+
+  run.times.untimed = implausible_figures(figures, timed, layout.bytes());
+  if (run.times.untimed.empty()) {
+    run.times.h2d_ms = figures.h2d_ms;
+    run.times.d2h_ms = figures.d2h_ms;
+    run.times.kernel_batch_ms = figures.batch_ms;
+    run.times.kernel_ms = summarize(std::move(figures.launches));
+  }
+  run.status = Status::Ok;
+  return run;
+}
+
+namespace {
+
+// One frame in flight: its own queue, host and device buffers (the queue outlives them: members go in
+// reverse order).
+struct Slot {
+  std::unique_ptr<DeviceQueue> queue;
+  std::unique_ptr<HostFrame> input, output;
+  std::unique_ptr<DeviceFrame> frame;
+};
+
+}  // namespace
+
+StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Image& input, int frames,
+                         const RunOptions& options) {
+  if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
+  const FrameLayout layout = FrameLayout::float_planes(input);
+  StreamRun run;
+
+  std::unique_ptr<DeviceQueue> setup_queue = session.make_queue();
+  const std::unique_ptr<PreparedVariant> variant = prepare(*setup_queue);
+  std::vector<Slot> slots(kStreamSlots);
+  // Every queue finished before any slot's memory goes, on the way out whatever happens.
+  struct FinishAll {
+    std::vector<Slot>& slots;
+    ~FinishAll() {
+      for (Slot& slot : slots)
+        try {
+          if (slot.queue) slot.queue->finish();
+        } catch (...) {  // already failing: the first error is the one reported
+        }
+    }
+  } drain{slots};
+  for (Slot& slot : slots) {
+    slot.queue = session.make_queue();
+    slot.input = session.make_host_frame(layout, options.pinned, *slot.queue);
+    slot.output = session.make_host_frame(layout, options.pinned, *slot.queue);
+    slot.frame = variant->make_frame();
+  }
+  setup_queue->finish();  // the filter, and what make_frame() queued there
+  const auto issue_frame = [&](Slot& slot) {
+    variant->upload(*slot.frame, *slot.input, *slot.queue);
+    variant->launch(*slot.frame, *slot.queue);
+    variant->download(*slot.frame, *slot.output, *slot.queue);
+    slot.queue->flush();  // submitted now: a driver may hold an unflushed queue's commands back
+  };
+  const auto finish_all = [&] {
+    for (Slot& slot : slots) slot.queue->finish();
+  };
+
+  // Warm-up, one frame per slot: first touch of every buffer and queue stays out of the figures.
+  for (Slot& slot : slots) {
+    layout.pack(input, slot.input->units());
+    issue_frame(slot);
+  }
+  finish_all();
+
+  // One frame alone on slot 0, in spans: each transfer, then the whole frame without overlap.
+  Slot& first = slots.front();
+  const auto time_alone = [&](const auto& work) {
+    const std::unique_ptr<Span> span = bracket(*first.queue, work);
+    first.queue->finish();
+    return span->elapsed_ms();
+  };
+  const double h2d_ms = time_alone([&] { variant->upload(*first.frame, *first.input, *first.queue); });
+  const double d2h_ms = time_alone([&] { variant->download(*first.frame, *first.output, *first.queue); });
+  const double serial_ms = time_alone([&] {
+    variant->upload(*first.frame, *first.input, *first.queue);
+    variant->launch(*first.frame, *first.queue);
+    variant->download(*first.frame, *first.output, *first.queue);
+  });
+
+  // NaN everywhere a result could come from, so the last frame's output is its own.
+  Image poison(input.width, input.height, input.channels);
+  std::fill(poison.data.begin(), poison.data.end(), kNotMeasured);
+  for (Slot& slot : slots) {
+    layout.pack(poison, slot.output->units());
+    variant->poison(*slot.frame, *slot.queue);
+  }
+  finish_all();
+
+  // Frame i on slot i % kStreamSlots: wait for that slot's previous frame, queue the next. Each frame is
+  // taken to arrive in its slot's host buffer, as a decoder or capture API writing into it would deliver
+  // it (the warm-up filled them): a copy into the buffer would time the host's memcpy, not the pipeline.
+  // The clock starts as the first upload is queued.
+  const Clock::time_point start = Clock::now();
+  for (int i = 0; i < frames; ++i) {
+    Slot& slot = slots[i % kStreamSlots];
+    if (i >= kStreamSlots) slot.queue->wait_for_last();
+    issue_frame(slot);
+  }
+  finish_all();
+  run.total_ms = ms_since(start);
+
+  run.untimed = implausible_span_reason(h2d_ms, layout.bytes());
+  if (run.untimed.empty()) run.untimed = implausible_span_reason(d2h_ms, layout.bytes());
+  if (run.untimed.empty()) run.untimed = implausible_span_reason(serial_ms, 0);
+  if (run.untimed.empty()) {
+    run.h2d_ms_per_frame = h2d_ms;
+    run.d2h_ms_per_frame = d2h_ms;
+    run.serial_ms_per_frame = serial_ms;
+  }
+  run.last_output = Image(input.width, input.height, input.channels, input.eight_bit);
+  layout.unpack(slots[(frames - 1) % kStreamSlots].output->const_units(), run.last_output);
+  run.queues = kStreamSlots;
+  run.status = Status::Ok;
+  return run;
+}
+
+}  // namespace cc

@@ -1,0 +1,48 @@
+// measure.h: the one measurement protocol and the one stream protocol, the same for CUDA and OpenCL (docs/architecture.md).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/device_api.h"
+
+namespace cc {
+
+// Sets a variant up on `queue` (filter uploads queued there): part of the setup time.
+using PrepareVariant = std::function<std::unique_ptr<PreparedVariant>(DeviceQueue& queue)>;
+
+// One variant on one device, timed the same way in every API (docs/architecture.md, "Measurement"):
+//  1. setup on the host clock: the variant (filter upload, opt-ins), one frame's device memory and the
+//     host buffers; an out-of-memory failure here is a skip with `planned_bytes` in the reason;
+//  2. the upload in one span;
+//  3. warm-up launches (RunOptions::warm_up, which also sizes the timed part to the time budget);
+//  4. the output poisoned with NaN, so a pixel no timed launch writes fails validation;
+//  5. one span per launch, all queued back to back, nothing waiting between them: the samples;
+//  6. one span around that many launches back to back: the batch figure;
+//  7. the download in one span; the result is the run's output;
+//  8. upload, launch and download on the host clock (host to host), then launch and download again
+//     (seed 000's reuse of an image already on the device).
+// A span the device reports as zero or implausibly short marks the run untimed (PhaseTimes::untimed)
+// instead of giving figures. The caller fills compile_time, tolerance hints and build_ms.
+BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, const Image& input,
+                       std::size_t planned_bytes, const RunOptions& options);
+
+// `frames` copies of `input` through upload, launch and download on kStreamSlots queues, so that one
+// frame's upload, another's launch and a third's download overlap; the last frame's output is returned
+// for validation, and one frame alone is timed in spans for the serial and PCIe-floor figures.
+inline constexpr int kStreamSlots = 3;
+StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Image& input, int frames,
+                         const RunOptions& options);
+
+// The fastest of `timed` spans of `launch` after one untimed launch (first touch and clock ramp-up stay
+// out): a device's ceiling is what it can do, not what it does on average. For the peak kernels.
+double best_span_ms(DeviceQueue& queue, const std::function<void()>& launch, int timed);
+
+// Why a span of `ms` that moved `bytes` over the host link (0: a kernel) cannot be real, or "" when it
+// can: some runtimes' profiling counters are fake (Rusticl on llvmpipe reports 1e-06 ms kernels).
+std::string implausible_span_reason(double ms, std::size_t bytes);
+
+}  // namespace cc

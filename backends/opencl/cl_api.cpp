@@ -1,0 +1,103 @@
+// cl_api.cpp: the OpenCL side of the device shim: spans from the commands' profiling events, pinned frames mapped.
+#include "backends/opencl/cl_api.h"
+
+#include "common/domain/error.h"
+
+namespace cc::opencl {
+
+namespace {
+
+class EventSpan final : public Span {
+ public:
+  std::vector<cl::Event> events;
+  // Profiling counters are nanoseconds. An empty span (no command inside) has no time.
+  double elapsed_ms() const override {
+    if (events.empty()) return 0;
+    const cl_ulong start = CC_CL_OUT(events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>(err));
+    const cl_ulong end = CC_CL_OUT(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>(err));
+    return end >= start ? static_cast<double>(end - start) * 1e-6 : 0;
+  }
+};
+
+// A CL_MEM_ALLOC_HOST_PTR buffer kept mapped while it lives: the driver's page-locked memory, which
+// transfers from its mapped pointer can DMA directly (OpenCL's cudaMallocHost). One per unit, each
+// within CL_DEVICE_MAX_MEM_ALLOC_SIZE.
+class MappedBuffer {
+ public:
+  MappedBuffer(const cl::Context& context, const cl::CommandQueue& queue, std::size_t bytes)
+      : queue_(queue),
+        buffer_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, err))) {
+    data_ = static_cast<std::byte*>(CC_CL_OUT(
+        queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, err)));
+  }
+  ~MappedBuffer() {  // statuses ignored: a destructor must not throw, and the run is over
+    queue_.enqueueUnmapMemObject(buffer_, data_);
+    queue_.finish();
+  }
+  MappedBuffer(const MappedBuffer&) = delete;
+  MappedBuffer& operator=(const MappedBuffer&) = delete;
+  std::byte* data() const { return data_; }
+
+ private:
+  cl::CommandQueue queue_;
+  cl::Buffer buffer_;
+  std::byte* data_ = nullptr;
+};
+
+class PinnedHostFrame final : public HostFrame {
+ public:
+  PinnedHostFrame(const cl::Context& context, const cl::CommandQueue& queue, const FrameLayout& layout) {
+    for (int unit = 0; unit < layout.units; ++unit) {
+      buffers_.push_back(std::make_unique<MappedBuffer>(context, queue, layout.unit_bytes));
+      pointers_.push_back(buffers_.back()->data());
+    }
+  }
+  std::span<std::byte* const> units() const override { return pointers_; }
+
+ private:
+  std::vector<std::unique_ptr<MappedBuffer>> buffers_;
+  std::vector<std::byte*> pointers_;
+};
+
+}  // namespace
+
+ClQueue::ClQueue(const cl::Context& context, const cl::Device& device)
+    : queue_(CC_CL_OUT(cl::CommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, err))) {}
+
+void ClQueue::keep(const cl::Event& event) {
+  if (recording_) recording_->push_back(event);
+  last_ = event;
+}
+
+std::unique_ptr<Span> ClQueue::make_span() { return std::make_unique<EventSpan>(); }
+
+void ClQueue::begin(Span& span) {
+  recording_ = &static_cast<EventSpan&>(span).events;
+  recording_->clear();
+}
+
+void ClQueue::end(Span&) { recording_ = nullptr; }
+
+void ClQueue::flush() { CC_CL(queue_.flush()); }
+
+void ClQueue::finish() {
+  CC_CL(queue_.finish());
+  wait_for_last();
+}
+
+void ClQueue::wait_for_last() {
+  if (last_()) CC_CL(last_.wait());
+}
+
+std::unique_ptr<DeviceQueue> ClSession::make_queue() { return std::make_unique<ClQueue>(context_, device_); }
+
+std::unique_ptr<HostFrame> ClSession::make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) {
+  return std::make_unique<PinnedHostFrame>(context_, static_cast<ClQueue&>(queue).get(), layout);
+}
+
+bool ClSession::out_of_memory(const ApiError& error) const {
+  return error.api() == "OpenCL" && (error.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                     error.code() == CL_OUT_OF_HOST_MEMORY || error.code() == CL_OUT_OF_RESOURCES);
+}
+
+}  // namespace cc::opencl

@@ -1,0 +1,64 @@
+// cl_api.h: the device shim (backends/device_api.h) in OpenCL: a profiling queue whose commands' events make the spans.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <CL/opencl.hpp>
+
+#include "backends/device_api.h"
+#include "backends/opencl/cl_check.h"
+
+namespace cc::opencl {
+
+// An in-order queue with profiling. Every command is enqueued through CC_CL_ENQUEUE, which gives it an
+// event: the open span keeps it (a span runs from its first command's start to its last one's end),
+// and the queue keeps the last one to wait on.
+class ClQueue final : public DeviceQueue {
+ public:
+  ClQueue(const cl::Context& context, const cl::Device& device);
+  const cl::CommandQueue& get() const { return queue_; }
+  void keep(const cl::Event& event);
+
+  std::unique_ptr<Span> make_span() override;
+  void begin(Span& span) override;
+  void end(Span& span) override;
+  void flush() override;
+  // clFinish, then a wait on the last command's event: some runtimes' clFinish returns before the
+  // queued commands complete (Rusticl 22.3: a stream's last frame came back NaN), their events do not.
+  void finish() override;
+  void wait_for_last() override;
+
+ private:
+  cl::CommandQueue queue_;
+  std::vector<cl::Event>* recording_ = nullptr;
+  cl::Event last_;
+};
+
+class ClSession final : public DeviceSession {
+ public:
+  ClSession(cl::Context context, cl::Device device) : context_(std::move(context)), device_(std::move(device)) {}
+  std::unique_ptr<DeviceQueue> make_queue() override;
+  std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) override;
+  bool out_of_memory(const ApiError& error) const override;
+
+ private:
+  cl::Context context_;
+  cl::Device device_;
+};
+
+// Runs one opencl.hpp enqueue call whose last argument is `cl::Event* event` and checks its status.
+template <typename Enqueue>
+cl::Event enqueued(Enqueue&& enqueue, const char* text, const char* file, int line) {
+  cl::Event event;
+  check(enqueue(&event), text, file, line);
+  return event;
+}
+
+}  // namespace cc::opencl
+
+// CC_CL_ENQUEUE(queue, enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, data, nullptr, event)): a command on
+// a ClQueue, its status checked and its event kept (the call's last argument is spelled `event`).
+#define CC_CL_ENQUEUE(queue, ...)                                                                        \
+  (queue).keep(::cc::opencl::enqueued([&](cl::Event* event) { return (queue).get().__VA_ARGS__; }, #__VA_ARGS__, \
+                                      __FILE__, __LINE__))

@@ -1,0 +1,237 @@
+// opencl_launchers.cpp: one launcher per OpenCL variant (its filter upload and its kernel arguments per plane) over one frame type.
+#include "backends/opencl/opencl_launchers.h"
+
+#include <limits>
+#include <sstream>
+
+#include "backends/opencl/cl_api.h"
+#include "backends/opencl/cl_check.h"
+
+namespace cc::opencl {
+
+namespace {
+
+ClQueue& cl_queue(DeviceQueue& queue) { return static_cast<ClQueue&>(queue); }
+
+// One frame's device memory: per plane an input (a buffer, or an image for texture) and an output,
+// and fft's buffers (a frame's own, so that frames in flight on different queues share none of them).
+struct ClFrame final : DeviceFrame {
+  std::vector<cl::Buffer> inputs, outputs;
+  std::vector<cl::Image2D> images;
+  std::unique_ptr<FftConvolver> fft;
+};
+
+template <typename... Args>
+void set_args(const cl::Kernel& kernel, const Args&... args) {
+  cl_uint index = 0;
+  // setArg changes a kernel, but each enqueue captures the arguments it had: one kernel serves every
+  // plane and frame, so launching stays a const operation on the variant.
+  (CC_CL(const_cast<cl::Kernel&>(kernel).setArg(index++, args)), ...);
+}
+
+// What every OpenCL variant shares: the frame, the transfers, the poison; a launcher adds its filter
+// setup (constructor) and its kernel arguments for one plane.
+class ClVariant : public PreparedVariant {
+ public:
+  ClVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : plan_(setup.plan), problem_(setup.problem), context_(setup.context), setup_queue_(queue),
+        kernels_(setup.kernels), plane_bytes_(static_cast<std::size_t>(setup.problem.width) * setup.problem.height *
+                                              sizeof(float)) {}
+
+  std::unique_ptr<DeviceFrame> make_frame() const override {
+    auto frame = std::make_unique<ClFrame>();
+    for (int c = 0; c < problem_.channels; ++c) {
+      if (plan_.variant->input_as_image)
+        frame->images.push_back(CC_CL_OUT(cl::Image2D(context_, CL_MEM_READ_ONLY, cl::ImageFormat(CL_R, CL_FLOAT),
+                                                      problem_.width, problem_.height, 0, nullptr, err)));
+      else
+        frame->inputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, plane_bytes_, nullptr, err)));
+      frame->outputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, plane_bytes_, nullptr, err)));
+    }
+    add_to_frame(*frame);
+    return frame;
+  }
+
+  void upload(DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
+    auto& frame = static_cast<ClFrame&>(device);
+    ClQueue& q = cl_queue(queue);
+    const std::size_t width = problem_.width, height = problem_.height;
+    for (int c = 0; c < problem_.channels; ++c) {
+      const std::byte* source = host.units()[c];
+      if (frame.images.empty())
+        CC_CL_ENQUEUE(q, enqueueWriteBuffer(frame.inputs[c], CL_FALSE, 0, plane_bytes_, source, nullptr, event));
+      else
+        CC_CL_ENQUEUE(q, enqueueWriteImage(frame.images[c], CL_FALSE, {0, 0, 0}, {width, height, 1},
+                                           width * sizeof(float), 0, source, nullptr, event));
+    }
+  }
+
+  void launch(DeviceFrame& device, DeviceQueue& queue) const override {
+    auto& frame = static_cast<ClFrame&>(device);
+    for (int c = 0; c < problem_.channels; ++c) launch_plane(frame, c, cl_queue(queue));
+  }
+
+  void download(const DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
+    const auto& frame = static_cast<const ClFrame&>(device);
+    ClQueue& q = cl_queue(queue);
+    for (int c = 0; c < problem_.channels; ++c)
+      CC_CL_ENQUEUE(q, enqueueReadBuffer(frame.outputs[c], CL_FALSE, 0, plane_bytes_, host.units()[c], nullptr, event));
+  }
+
+  void poison(DeviceFrame& device, DeviceQueue& queue) const override {
+    auto& frame = static_cast<ClFrame&>(device);
+    ClQueue& q = cl_queue(queue);
+    for (const cl::Buffer& output : frame.outputs)
+      CC_CL_ENQUEUE(q, enqueueFillBuffer(output, std::numeric_limits<float>::quiet_NaN(), 0, plane_bytes_, nullptr,
+                                         event));
+  }
+
+  std::size_t device_bytes(const DeviceFrame& device) const override {
+    return plan_.filter_bytes + plan_.frame_bytes + library_bytes(static_cast<const ClFrame&>(device));
+  }
+
+ protected:
+  virtual void launch_plane(ClFrame& frame, int c, ClQueue& queue) const = 0;
+  virtual void add_to_frame(ClFrame&) const {}
+  // Device memory a library holds beyond what the plan counted, known once the frame is made.
+  virtual std::size_t library_bytes(const ClFrame&) const { return 0; }
+
+  // The variant's one kernel over the plan's groups.
+  void enqueue(ClQueue& queue) const {
+    const cl::NDRange global(plan_.groups.x * plan_.group.x, plan_.groups.y * plan_.group.y);
+    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(kernels_[0], cl::NullRange, global,
+                                              cl::NDRange(plan_.group.x, plan_.group.y), nullptr, event));
+  }
+  cl::Buffer upload_buffer(const std::vector<float>& values) const {
+    const std::size_t bytes = values.size() * sizeof(float);
+    cl::Buffer buffer = CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, bytes, nullptr, err));
+    CC_CL(setup_queue_.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, values.data()));
+    return buffer;
+  }
+  const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
+
+  const LaunchPlan& plan_;
+  const Problem& problem_;
+  cl::Context context_;
+  cl::CommandQueue setup_queue_;  // filter uploads; fft: each frame's filter spectrum
+  std::vector<cl::Kernel> kernels_;
+  std::size_t plane_bytes_;
+};
+
+template <typename Variant>
+std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, const cl::CommandQueue& queue) {
+  return std::make_unique<Variant>(setup, queue);
+}
+
+// --- global, constant, fast: (input, output, filter, args); the filter argument is __global or __constant
+// in the kernel, the host passes a buffer either way ----------------------------------------------------
+class FilterBufferVariant final : public ClVariant {
+ public:
+  FilterBufferVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : ClVariant(setup, queue), filter_(upload_buffer(weights())) {}
+
+ private:
+  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+    set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_, plan_.args);
+    enqueue(queue);
+  }
+  cl::Buffer filter_;
+};
+
+// --- tiled: the tile as a __local argument sized by the plan ------------------------------------------
+class TiledVariant final : public ClVariant {
+ public:
+  TiledVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : ClVariant(setup, queue), filter_(upload_buffer(weights())) {}
+
+ private:
+  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+    set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_, plan_.args, cl::Local(plan_.on_chip_bytes));
+    enqueue(queue);
+  }
+  cl::Buffer filter_;
+};
+
+// --- texture: each plane an image2d read through a sampler ---------------------------------------------
+class TextureVariant final : public ClVariant {
+ public:
+  TextureVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : ClVariant(setup, queue),
+        // Zero border from CLK_ADDRESS_CLAMP, clamp from CLAMP_TO_EDGE; texture.cl folds the rest.
+        sampler_(CC_CL_OUT(cl::Sampler(context_, CL_FALSE,
+                                       problem_.border == Border::Zero ? CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE,
+                                       CL_FILTER_NEAREST, err))),
+        filter_(upload_buffer(weights())) {}
+
+ private:
+  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+    set_args(kernels_[0], frame.images[c], sampler_, frame.outputs[c], filter_, plan_.args);
+    enqueue(queue);
+  }
+  cl::Sampler sampler_;
+  cl::Buffer filter_;
+};
+
+// --- separable: the row and the column factor -----------------------------------------------------------
+class SeparableVariant final : public ClVariant {
+ public:
+  SeparableVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : ClVariant(setup, queue), row_(upload_buffer(plan_.factors->row)), column_(upload_buffer(plan_.factors->column)) {}
+
+ private:
+  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+    set_args(kernels_[0], frame.inputs[c], frame.outputs[c], row_, column_, plan_.args);
+    enqueue(queue);
+  }
+  cl::Buffer row_, column_;
+};
+
+#ifdef CONVCOMPARE_WITH_VKFFT
+// --- fft: VkFFT's transforms and fft.cl's kernels, each frame its own convolver --------------------------
+class FftVariant final : public ClVariant {
+ public:
+  FftVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : ClVariant(setup, queue), program_(setup.program), fft_plan_(*setup.fft) {}
+
+ private:
+  void add_to_frame(ClFrame& frame) const override {
+    frame.fft = std::make_unique<FftConvolver>(context_, setup_queue_, program_, plan_.group.x, plan_.group.y,
+                                               fft_plan_, problem_);
+  }
+  std::size_t library_bytes(const ClFrame& frame) const override { return frame.fft->temporary_bytes(); }
+  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+    frame.fft->convolve_plane(frame.inputs[c], frame.outputs[c], queue);
+  }
+  cl::Program program_;
+  VkFftPlan& fft_plan_;
+};
+constexpr auto kFft = &prepare<FftVariant>;
+constexpr std::string_view kNoFft = "";
+#else
+constexpr std::unique_ptr<PreparedVariant> (*kFft)(const LauncherSetup&, const cl::CommandQueue&) = nullptr;
+constexpr std::string_view kNoFft = "VkFFT not found at build time";
+#endif
+
+constexpr Launcher kLaunchers[] = {
+    {"global", &prepare<FilterBufferVariant>, ""},
+    {"constant", &prepare<FilterBufferVariant>, ""},
+    {"tiled", &prepare<TiledVariant>, ""},
+    {"texture", &prepare<TextureVariant>, ""},
+    {"separable", &prepare<SeparableVariant>, ""},
+    {"fft", kFft, kNoFft, "fft_pad fft_multiply fft_crop fft_bands"},
+    {"fast", &prepare<FilterBufferVariant>, ""},
+};
+
+}  // namespace
+
+std::vector<std::string> Launcher::kernel_names() const {
+  if (kernels.empty()) return {"convolve_" + std::string(variant)};
+  std::vector<std::string> names;
+  std::istringstream words{std::string(kernels)};
+  for (std::string name; words >> name;) names.push_back(name);
+  return names;
+}
+
+std::span<const Launcher> launchers() { return kLaunchers; }
+
+}  // namespace cc::opencl

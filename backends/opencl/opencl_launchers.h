@@ -1,0 +1,41 @@
+// opencl_launchers.h: the OpenCL backend's launcher table: for each variant it implements, its kernels and how to set it up.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CL/opencl.hpp>
+
+#include "backends/device_api.h"
+#include "backends/launch_plan.h"
+#include "backends/opencl/opencl_fft.h"
+
+namespace cc::opencl {
+
+// What a launcher is set up from: the plan, the problem, the context and the variant's built kernels.
+struct LauncherSetup {
+  const LaunchPlan& plan;
+  const Problem& problem;
+  const cl::Context& context;
+  const cl::Program& program;
+  const std::vector<cl::Kernel>& kernels;  // as the launcher line names them
+  VkFftPlan* fft = nullptr;                // fft: VkFFT's transforms, kept by the backend
+};
+
+struct Launcher {
+  std::string_view variant;  // a name of the variant table (common/domain/variants.h); its file is <variant>.cl
+  // Sets the variant up with its filter uploads queued on `queue`; null where `missing` says why.
+  std::unique_ptr<PreparedVariant> (*prepare)(const LauncherSetup& setup, const cl::CommandQueue& queue);
+  std::string_view missing;  // why this build cannot run it ("VkFFT not found at build time"), or ""
+  std::string_view kernels = "";  // its kernels, space-separated; "" for the one "convolve_<variant>"
+
+  std::vector<std::string> kernel_names() const;
+};
+
+// In the variant table's order.
+std::span<const Launcher> launchers();
+
+}  // namespace cc::opencl

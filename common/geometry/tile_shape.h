@@ -1,0 +1,21 @@
+// tile_shape.h: the tiled variant's group shapes and on-chip tile, the same in both APIs (C++17: nvcc reads it too).
+#pragma once
+
+#include <cstddef>
+
+namespace cc {
+
+// The group shapes the tiled variant tries, largest first: fewer work-items share a smaller apron, so
+// a large radius still tiles, only less profitably.
+struct TileGroup {
+  int x, y;
+};
+inline constexpr TileGroup kTileGroups[] = {{16, 16}, {16, 8}, {8, 8}, {4, 4}};
+
+// A group's tile: its outputs plus the apron on every side, in bytes of float.
+inline std::size_t tile_bytes(int radius_x, int radius_y, std::size_t group_x, std::size_t group_y) {
+  return (group_x + 2 * static_cast<std::size_t>(radius_x)) * (group_y + 2 * static_cast<std::size_t>(radius_y)) *
+         sizeof(float);
+}
+
+}  // namespace cc

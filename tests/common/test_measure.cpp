@@ -1,0 +1,182 @@
+// test_measure.cpp: the one measurement protocol (backends/measure.h) over a host-memory fake of the device shim.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "backends/measure.h"
+#include "common/domain/error.h"
+
+namespace {
+
+// A queue whose spans report `span_ms` each; commands run at once, on the host.
+class FakeQueue final : public cc::DeviceQueue {
+ public:
+  explicit FakeQueue(double span_ms) : span_ms_(span_ms) {}
+  struct FakeSpan final : cc::Span {
+    double ms = 0;
+    double elapsed_ms() const override { return ms; }
+  };
+  std::unique_ptr<cc::Span> make_span() override { return std::make_unique<FakeSpan>(); }
+  void begin(cc::Span&) override {}
+  void end(cc::Span& span) override { static_cast<FakeSpan&>(span).ms = span_ms_; }
+  void flush() override {}
+  void finish() override {}
+  void wait_for_last() override {}
+
+ private:
+  double span_ms_;
+};
+
+struct FakeFrame final : cc::DeviceFrame {
+  std::vector<float> input, output;
+};
+
+// "Convolves" with the identity filter times `scale`; `writes` false leaves the output as poisoned.
+class FakeVariant final : public cc::PreparedVariant {
+ public:
+  FakeVariant(const cc::Image& shape, float scale, bool writes, int* launches)
+      : size_(shape.data.size()), plane_(shape.plane_size()), scale_(scale), writes_(writes), launches_(launches) {}
+  std::unique_ptr<cc::DeviceFrame> make_frame() const override {
+    auto frame = std::make_unique<FakeFrame>();
+    frame->input.resize(size_);
+    frame->output.resize(size_);
+    return frame;
+  }
+  void upload(cc::DeviceFrame& frame, const cc::HostFrame& host, cc::DeviceQueue&) const override {
+    auto& fake = static_cast<FakeFrame&>(frame);
+    for (std::size_t c = 0; c < host.units().size(); ++c)
+      std::memcpy(fake.input.data() + c * plane_, host.units()[c], plane_ * sizeof(float));
+  }
+  void launch(cc::DeviceFrame& frame, cc::DeviceQueue&) const override {
+    ++*launches_;
+    auto& fake = static_cast<FakeFrame&>(frame);
+    if (writes_)
+      for (std::size_t i = 0; i < size_; ++i) fake.output[i] = fake.input[i] * scale_;
+  }
+  void download(const cc::DeviceFrame& frame, const cc::HostFrame& host, cc::DeviceQueue&) const override {
+    const auto& fake = static_cast<const FakeFrame&>(frame);
+    for (std::size_t c = 0; c < host.units().size(); ++c)
+      std::memcpy(host.units()[c], fake.output.data() + c * plane_, plane_ * sizeof(float));
+  }
+  void poison(cc::DeviceFrame& frame, cc::DeviceQueue&) const override {
+    auto& fake = static_cast<FakeFrame&>(frame);
+    std::fill(fake.output.begin(), fake.output.end(), std::nanf(""));
+  }
+  std::size_t device_bytes(const cc::DeviceFrame&) const override { return 2 * size_ * sizeof(float) + 36; }
+
+ private:
+  std::size_t size_, plane_;
+  float scale_;
+  bool writes_;
+  int* launches_;
+};
+
+class FakeSession final : public cc::DeviceSession {
+ public:
+  explicit FakeSession(double span_ms) : span_ms_(span_ms) {}
+  std::unique_ptr<cc::DeviceQueue> make_queue() override { return std::make_unique<FakeQueue>(span_ms_); }
+  std::unique_ptr<cc::HostFrame> make_pinned_frame(const cc::FrameLayout& layout, cc::DeviceQueue&) override {
+    return std::make_unique<cc::PageableHostFrame>(layout);
+  }
+  bool out_of_memory(const cc::ApiError&) const override { return false; }
+
+ private:
+  double span_ms_;
+};
+
+cc::Image ramp(int width, int height, int channels) {
+  cc::Image image(width, height, channels);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>(i % 97);
+  return image;
+}
+
+cc::RunOptions options(int repetitions, int warmup) {
+  cc::RunOptions result;
+  result.repetitions = repetitions;
+  result.warmup = warmup;
+  result.time_budget_s = 1e6;
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("measure_run: every plane crosses both ways, the samples are the launches' spans, the setup is counted") {
+  const cc::Image input = ramp(7, 5, 2);
+  FakeSession session(0.25);
+  int launches = 0;
+  const cc::BackendRun run = cc::measure_run(
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 3.0f, true, &launches); }, input,
+      1000, options(4, 2));
+  REQUIRE(run.status == cc::Status::Ok);
+  CHECK(run.times.untimed.empty());
+  REQUIRE(run.output.data.size() == input.data.size());
+  for (std::size_t i = 0; i < input.data.size(); ++i) CHECK(run.output.data[i] == input.data[i] * 3.0f);
+  CHECK(run.times.kernel_ms.samples == 4);
+  CHECK(run.times.kernel_ms.median == 0.25);
+  CHECK(run.times.kernel_batch_ms == doctest::Approx(0.25 / 4));
+  CHECK(run.times.h2d_ms == 0.25);
+  CHECK(run.times.d2h_ms == 0.25);
+  CHECK(run.times.setup_ms >= 0);
+  CHECK(run.device_bytes == 2 * input.data.size() * sizeof(float) + 36);
+  CHECK(run.memory == "pinned");
+  // 2 warm-up, 4 samples, 4 in the batch, host to host, reuse.
+  CHECK(launches == 2 + 4 + 4 + 1 + 1);
+}
+
+TEST_CASE("measure_run: a pixel no launch writes stays NaN, so validation sees it") {
+  const cc::Image input = ramp(4, 3, 1);
+  FakeSession session(0.25);
+  int launches = 0;
+  const cc::BackendRun run = cc::measure_run(
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, false, &launches); }, input,
+      0, options(1, 1));
+  REQUIRE(run.status == cc::Status::Ok);
+  for (const float value : run.output.data) CHECK(std::isnan(value));
+}
+
+TEST_CASE("measure_run: spans a device cannot have taken make the run untimed, with the reason") {
+  const cc::Image input = ramp(64, 64, 1);
+  FakeSession session(1e-6);  // what Rusticl's fake timestamps report
+  int launches = 0;
+  const cc::BackendRun run = cc::measure_run(
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 2.0f, true, &launches); }, input,
+      0, options(3, 1));
+  REQUIRE(run.status == cc::Status::Ok);
+  CHECK(run.times.untimed.find("not real") != std::string::npos);
+  CHECK(run.times.kernel_ms.samples == 0);
+  CHECK(std::isnan(run.times.h2d_ms));
+  CHECK(std::isnan(run.times.kernel_batch_ms));
+  CHECK(run.output.data[5] == input.data[5] * 2.0f);  // the result is still returned for validation
+}
+
+TEST_CASE("implausible spans: zero, sub-0.1-microsecond and faster-than-any-link transfers") {
+  CHECK_FALSE(cc::implausible_span_reason(0, 0).empty());
+  CHECK_FALSE(cc::implausible_span_reason(std::nan(""), 0).empty());
+  CHECK_FALSE(cc::implausible_span_reason(1e-6, 0).empty());
+  CHECK(cc::implausible_span_reason(0.002, 0).empty());  // a small kernel on a real GPU
+  // 16 MB in 0.31 ms is PCIe 5 (54 GB/s); in 1e-3 ms it would be 16 TB/s.
+  CHECK(cc::implausible_span_reason(0.31, std::size_t{16} << 20).empty());
+  CHECK_FALSE(cc::implausible_span_reason(1e-3, std::size_t{16} << 20).empty());
+}
+
+TEST_CASE("measure_stream: the last frame is its own, and a frame alone is timed in spans") {
+  const cc::Image input = ramp(9, 4, 3);
+  FakeSession session(0.5);
+  int launches = 0;
+  const cc::StreamRun run = cc::measure_stream(
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 0.5f, true, &launches); }, input,
+      7, options(1, 1));
+  REQUIRE(run.status == cc::Status::Ok);
+  CHECK(run.queues == cc::kStreamSlots);
+  CHECK(run.h2d_ms_per_frame == 0.5);
+  CHECK(run.serial_ms_per_frame == 0.5);
+  CHECK(run.total_ms >= 0);
+  for (std::size_t i = 0; i < input.data.size(); ++i) CHECK(run.last_output.data[i] == input.data[i] * 0.5f);
+  CHECK(launches == cc::kStreamSlots + 1 + 7);  // warm-up per slot, the frame alone, the frames
+  CHECK_THROWS_AS(cc::measure_stream(
+                      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1, true, &launches); },
+                      input, 0, options(1, 1)),
+                  cc::InputError);
+}

@@ -1,0 +1,90 @@
+// environment.cpp: the report's environment block and device list, read from the host, the build and the backends.
+#include "tools/environment.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iterator>
+#include <tuple>
+
+#include "tools/targets.h"
+
+namespace cc {
+
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+std::string compiler_description() {
+#if defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "GCC " __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+std::string build_description() {
+#if defined(CONVCOMPARE_BUILD_TYPE)
+  return CONVCOMPARE_BUILD_TYPE;
+#else
+  std::string description;
+#if defined(__OPTIMIZE__)
+  description = "optimized";
+#else
+  description = "not optimized";
+#endif
+#if !defined(NDEBUG)
+  description += ", assertions on";
+#endif
+  return description;
+#endif
+}
+
+}  // namespace
+
+Report report_header(const Job& job, const Image& image, const std::vector<std::unique_ptr<Backend>>& backends) {
+  Report report;
+  report.tool_version = CONVCOMPARE_VERSION;
+  const std::string source = job.image_path.empty() ? "generated default image" : job.image_path;
+  report.environment = {
+      {"host", host_name()},
+      {"compiler", compiler_description()},
+      {"build", build_description()},
+      {"math flags",
+       "no fast-math on either side; FMA contraction at each compiler's default "
+       "(nvcc --fmad=true, OpenCL without -cl-mad-enable)"},
+      {"input", fmt::format("{}: {}x{}, {} channel{}, {}", source, image.width, image.height, image.channels,
+                            image.channels == 1 ? "" : "s", image.eight_bit ? "8-bit" : "float")},
+      {"repetitions", std::to_string(job.options.repetitions)},
+      {"warmup", std::to_string(job.options.warmup)},
+      {"host memory", fmt::format("{}", fmt::join(job.memory_names, ", "))},
+  };
+  for (const std::string& name : job.backends)
+    if (Backend* backend = find_backend(backends, name))
+      std::ranges::copy(backend->devices(), std::back_inserter(report.devices));
+
+  // The API versions belong in the environment block; the devices carry them.
+  const auto distinct_property = [&](std::string_view backend, std::string_view property) {
+    std::vector<std::string> values;
+    for (const DeviceInfo& device : report.devices)
+      for (const auto& [name, value] : device.properties)
+        if (device.backend == backend && name == property && std::ranges::find(values, value) == values.end())
+          values.push_back(value);
+    return fmt::format("{}", fmt::join(values, "; "));
+  };
+  for (const auto& [label, backend, property] :
+       {std::tuple{"CUDA driver", "cuda", "driver version"}, std::tuple{"CUDA runtime", "cuda", "runtime version"},
+        std::tuple{"OpenCL platforms", "opencl", "platform version"}})
+    if (std::string values = distinct_property(backend, property); !values.empty())
+      report.environment.emplace_back(label, std::move(values));
+  return report;
+}
+
+}  // namespace cc

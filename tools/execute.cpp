@@ -1,0 +1,156 @@
+// execute.cpp: one target on one problem: auto's choice, the backend's run, validation, and the stream twin.
+#include "tools/execute.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <tuple>
+
+#include "common/domain/error.h"
+#include "common/domain/validate.h"
+
+namespace cc {
+
+namespace {
+
+RunRecord describe_run(const Target& target, const Problem& problem) {
+  RunRecord record;
+  record.backend = target.backend_name;
+  record.device = target.device_id;
+  record.variant = target.variant ? std::string(target.variant->name) : "-";
+  record.filter = problem.filter.spec;
+  record.width = problem.width;
+  record.height = problem.height;
+  record.channels = problem.channels;
+  record.radius_x = problem.radius_x();
+  record.radius_y = problem.radius_y();
+  record.border = to_string(problem.border);
+  record.flip = problem.flip;
+  return record;
+}
+
+}  // namespace
+
+AutoChoice AutoTuner::choose(const Target& target, const Problem& problem, const Image& input,
+                             const RunOptions& options) {
+  auto found = caches_.find(target.device_id);
+  if (found == caches_.end())
+    found = caches_
+                .emplace(target.device_id,
+                         TuningCache(TuningCache::default_directory(), target.backend->devices()[target.device]))
+                .first;
+  return choose_variant(*target.backend, target.device, problem, input, options, found->second, retune_);
+}
+
+Outcome run_target(const Target& target, const Problem& problem, const Image& input, const Image& reference,
+                   const RunOptions& options, AutoTuner& tuner) {
+  Outcome outcome;
+  RunRecord& record = outcome.record;
+  record = describe_run(target, problem);
+  if (!target.runs()) {
+    record.status = Status::Skipped;
+    record.reason = target.skip_reason;
+    return outcome;
+  }
+
+  BackendRun run;
+  const VariantTraits* ran = target.variant;
+  std::string choice;  // auto: what it chose and why
+  try {
+    if (target.variant->kind == VariantKind::Choice) {
+      const AutoChoice chosen = tuner.choose(target, problem, input, options);
+      ran = chosen.variant.empty() ? nullptr : find_variant(chosen.variant);
+      choice = "auto: " + chosen.summary() + "; ";
+      run = ran ? target.backend->run(problem, input, ran->name, target.device, options)
+                : skipped("no candidate variant can run this problem here: " + chosen.reason);
+    } else {
+      run = target.backend->run(problem, input, ran->name, target.device, options);
+    }
+  } catch (const ApiError& error) {
+    record.status = Status::Failed;
+    record.reason = error.what();
+    if (!error.build_log().empty())
+      std::cerr << fmt::format("convcompare: build log of {} {}:\n{}\n", target.backend_name, record.variant,
+                               error.build_log());
+    return outcome;
+  }
+  record.times = run.times;
+  record.memory = run.memory;
+  record.compile_time = choice + run.compile_time;
+  if (run.device_bytes > 0) record.device_mb = static_cast<double>(run.device_bytes) / (1 << 20);
+  if (run.status != Status::Ok) {
+    record.status = run.status;
+    record.reason = run.reason;
+    return outcome;
+  }
+
+  const Validation validation = validate(run.output, reference, tolerance_for_variant(*ran, problem, input));
+  record.status = validation.passed ? Status::Ok : Status::Failed;
+  record.reason = validation.message();
+  record.max_abs_error = validation.max_abs_error;
+  record.rel_l2_error = validation.rel_l2_error;
+  record.tolerance = validation.tolerance;
+  record.exact = validation.exact;
+  derive_rates(record);
+  outcome.output = std::move(run.output);
+  return outcome;
+}
+
+StreamRecord stream_target(const Target& target, const RunRecord& run, const Problem& problem, const Image& input,
+                           const Image& reference, int frames, const RunOptions& options) {
+  StreamRecord record;  // the run's identity, so a stream row names exactly the run it repeats
+  std::tie(record.backend, record.device, record.variant, record.filter) =
+      std::tie(run.backend, run.device, run.variant, run.filter);
+  std::tie(record.width, record.height, record.channels) = std::tie(run.width, run.height, run.channels);
+  record.frames = frames;
+  record.memory = options.pinned ? "pinned" : "pageable";
+  if (run.status != Status::Ok) {
+    record.reason = "the single run did not validate";
+    return record;
+  }
+  StreamRun stream;
+  try {
+    stream = target.backend->stream(problem, input, target.variant->name, target.device, frames, options);
+  } catch (const ApiError& error) {
+    record.status = Status::Failed;
+    record.reason = error.what();
+    return record;
+  }
+  record.status = stream.status;
+  record.reason = stream.reason;
+  if (stream.status != Status::Ok) return record;
+  record.queues = stream.queues;
+  record.total_ms = stream.total_ms;
+  record.frames_per_s = frames / (stream.total_ms / 1e3);
+  record.untimed = stream.untimed;
+  record.serial_ms_per_frame = stream.serial_ms_per_frame;
+  // Upload and download use separate copy engines, so the slower direction is the floor per frame.
+  record.pcie_floor_ms_per_frame = std::max(stream.h2d_ms_per_frame, stream.d2h_ms_per_frame);
+  record.floor_fraction = record.pcie_floor_ms_per_frame / (stream.total_ms / frames);
+  const Validation validation = validate(stream.last_output, reference, Tolerance{run.tolerance, run.exact});
+  record.max_abs_error = validation.max_abs_error;
+  if (!validation.passed) {
+    record.status = Status::Failed;
+    record.reason = "last frame: " + validation.message();
+  }
+  return record;
+}
+
+void measure_device_peaks(const std::vector<Target>& targets, Report& report) {
+  for (const Target& target : targets) {
+    if (!target.runs() || !target.has_device_memory()) continue;
+    const auto device = std::ranges::find(report.devices, target.device_id, &DeviceInfo::id);
+    if (device == report.devices.end() || !std::isnan(device->peaks.copy_gb_per_s)) continue;
+    try {
+      device->peaks = target.backend->measure_peaks(target.device);
+    } catch (const ApiError& error) {
+      std::cerr << fmt::format("convcompare: could not measure the peaks of {}: {}\n", target.device_id,
+                               error.what());
+      device->peaks.copy_gb_per_s = device->peaks.fma_gflop_per_s = 0;  // tried; "% of bound" stays empty
+    }
+  }
+}
+
+}  // namespace cc

@@ -1,0 +1,46 @@
+// execute.h: running one target on one problem (auto's choice included), validating it, and its --stream twin.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "common/domain/image.h"
+#include "common/domain/problem.h"
+#include "common/report/report.h"
+#include "tools/autotune.h"
+#include "tools/targets.h"
+
+namespace cc {
+
+// The tuning caches of --variant auto, one per device, opened on first use.
+class AutoTuner {
+ public:
+  explicit AutoTuner(bool retune) : retune_(retune) {}
+  AutoChoice choose(const Target& target, const Problem& problem, const Image& input, const RunOptions& options);
+
+ private:
+  bool retune_;
+  std::map<std::string, TuningCache> caches_;
+};
+
+struct Outcome {
+  RunRecord record;
+  Image output;  // empty unless the backend produced a result
+};
+
+// Runs the target (auto: the variant it chooses) and validates the result against `reference` with the
+// tolerance of the variant that ran. One API failure costs this run only: it is recorded as failed
+// (a build log goes to stderr) and the job goes on.
+Outcome run_target(const Target& target, const Problem& problem, const Image& input, const Image& reference,
+                   const RunOptions& options, AutoTuner& tuner);
+
+// The same target with `frames` frames overlapped, its last frame validated by the run's own bound.
+StreamRecord stream_target(const Target& target, const RunRecord& run, const Problem& problem, const Image& input,
+                           const Image& reference, int frames, const RunOptions& options);
+
+// Measured once per device that will run something, before the runs, so "% of bound" has a ceiling.
+void measure_device_peaks(const std::vector<Target>& targets, Report& report);
+
+}  // namespace cc

@@ -1,0 +1,98 @@
+// job.h: the command line checked and resolved into one Job: everything a run reads, validated before any slow work.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.h"
+#include "common/domain/filter.h"
+#include "common/domain/problem.h"
+#include "common/domain/variants.h"
+#include "common/report/printer.h"
+#include "common/report/report.h"
+#include "tools/cli.h"
+
+namespace cc {
+
+// The backends the command line knows, in report order: how their device ids read and how a build
+// gets them.
+struct BackendName {
+  std::string_view name;
+  std::size_t id_numbers;         // cpu: "cpu", cuda: "cuda:N", opencl: "opencl:P:D"
+  std::string_view build_option;  // how to get it when this binary lacks it
+  bool has_device_memory;         // transfers, --stream, measured peaks; the contact sheet shows its results
+};
+inline constexpr BackendName kBackendNames[] = {{"cpu", 0, "", false},
+                                                {"cuda", 1, "-DCONVCOMPARE_CUDA=ON", true},
+                                                {"opencl", 2, "-DCONVCOMPARE_OPENCL=ON", true}};
+const BackendName* find_backend_name(std::string_view name);  // nullptr when unknown
+
+// A device id split at its colons: "opencl:1:0" -> {"opencl", {1, 0}}.
+struct DeviceId {
+  std::string backend;
+  std::vector<int> numbers;
+};
+
+// One --device. Fewer numbers select more: "opencl:1" is every device of OpenCL platform 1.
+struct DeviceSelector {
+  std::string text;
+  DeviceId id;
+  bool matches(const DeviceInfo& device) const;
+};
+
+// A report file to write, and in which format.
+struct ReportOutput {
+  std::string path;
+  ReportFormat format;
+};
+
+struct Job {
+  bool list = false;  // --list: describe, run nothing
+
+  // What runs: backends in report order, devices, variants in table order, problems.
+  std::vector<std::string> backends;
+  bool backends_named = false;  // --backend listed them (not "all"): a missing one is reported
+  std::vector<DeviceSelector> devices;
+  std::vector<const VariantTraits*> variants;
+  std::vector<Filter> filters;  // with --sweep radius, every filter at every radius
+  std::vector<Border> borders;
+  bool flip = false;
+
+  // The input: an image file, or the generated test chart at each size (several with --sweep size).
+  std::string image_path;  // empty: generated
+  std::vector<std::pair<int, int>> sizes;
+  bool size_sweep = false;
+  int channels = 1;  // of the generated image
+
+  // How it is measured.
+  RunOptions options;
+  std::vector<bool> pinned;  // per --memory mode, in order
+  int stream_frames = 0;
+  bool retune = false;
+  bool measure_peaks = true;
+
+  // What is written.
+  bool quiet = false;
+  std::vector<ReportOutput> reports;
+  std::string plot_path;
+  std::string output_dir;     // the reference, every result and the contact sheet
+  std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
+  std::optional<Report> baseline;  // --compare, read before any work
+
+  // As the user gave them, for the report's environment block.
+  std::vector<std::string> memory_names;
+
+  bool runs_variant(std::string_view name) const;
+};
+
+// Checks and resolves the configuration; throws InputError (one line) on anything wrong, before any
+// slow work: names, sizes, paths that cannot be written, a baseline that cannot be read.
+Job make_job(const Config& config);
+
+// png for 8-bit input, pfm for float, unless --output-format says otherwise; throws InputError when
+// the chosen format cannot hold the image's channels.
+std::string output_format(const Job& job, const Image& image);
+
+}  // namespace cc

@@ -1,0 +1,138 @@
+// targets.cpp: expanding the Job into backend/device/variant targets, the checks that need the backends, and --list.
+#include "tools/targets.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "common/domain/error.h"
+
+namespace cc {
+
+namespace {
+
+template <typename Range, typename Value>
+bool contains(const Range& range, const Value& value) {
+  return std::ranges::find(range, value) != std::ranges::end(range);
+}
+
+std::string not_built_reason(std::string_view backend) {
+  return fmt::format("not built into this convcompare (configure with {})", find_backend_name(backend)->build_option);
+}
+
+// The job's variants this backend runs, in table order: those it implements, and every Choice (auto
+// chooses among the backend's own).
+std::vector<const VariantTraits*> variants_on(const Job& job, const Backend& backend) {
+  const std::vector<std::string> implemented = backend.variants();
+  std::vector<const VariantTraits*> variants;
+  for (const VariantTraits* variant : job.variants)
+    if (variant->kind == VariantKind::Choice || contains(implemented, variant->name)) variants.push_back(variant);
+  return variants;
+}
+
+}  // namespace
+
+Backend* find_backend(const std::vector<std::unique_ptr<Backend>>& backends, std::string_view name) {
+  const auto found = std::ranges::find_if(backends, [&](const auto& backend) { return backend->name() == name; });
+  return found == backends.end() ? nullptr : found->get();
+}
+
+void check_variants(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::string> offered;
+  std::vector<std::string_view> requested;
+  for (const VariantTraits* variant : job.variants) requested.push_back(variant->name);
+  for (const std::string& name : job.backends) {
+    const Backend* backend = find_backend(backends, name);
+    if (!backend) continue;
+    if (!variants_on(job, *backend).empty()) return;
+    offered.push_back(fmt::format("{} has {}", name, fmt::join(backend->variants(), ", ")));
+  }
+  if (!offered.empty())
+    throw InputError(fmt::format("no selected backend implements variant {} ({})", fmt::join(requested, ", "),
+                                 fmt::join(offered, "; ")));
+}
+
+void check_devices(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  for (const DeviceSelector& selector : job.devices) {
+    Backend* backend = find_backend(backends, selector.id.backend);
+    if (!backend)
+      throw InputError(fmt::format("unknown device '{}' (this convcompare was built without {})", selector.text,
+                                   selector.id.backend));
+    const std::vector<DeviceInfo>& devices = backend->devices();
+    if (std::ranges::any_of(devices, [&](const DeviceInfo& device) { return selector.matches(device); })) continue;
+    if (devices.empty())
+      throw InputError(fmt::format("unknown device '{}' ({} has no device: {})", selector.text, selector.id.backend,
+                                   backend->unavailable_reason()));
+    std::vector<std::string_view> ids;
+    for (const DeviceInfo& device : devices) ids.push_back(device.id);
+    throw InputError(fmt::format("unknown device '{}' ({} has {} device{}: {})", selector.text, selector.id.backend,
+                                 devices.size(), devices.size() == 1 ? "" : "s", fmt::join(ids, ", ")));
+  }
+}
+
+std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  const auto skip_notice = [](std::string_view backend, std::string_view reason) {
+    std::cerr << fmt::format("convcompare: skipping {}: {}\n", backend, reason);
+  };
+  std::vector<Target> targets;
+  for (const std::string& name : job.backends) {
+    Backend* backend = find_backend(backends, name);
+    if (!backend) {
+      if (!job.backends_named) continue;  // "all" means the backends this binary has
+      skip_notice(name, not_built_reason(name));
+      targets.push_back({name, "-", nullptr, -1, nullptr, not_built_reason(name)});
+      continue;
+    }
+    const std::vector<const VariantTraits*> variants = variants_on(job, *backend);
+    const std::vector<DeviceInfo>& devices = backend->devices();
+    if (devices.empty()) {
+      const std::string reason = backend->unavailable_reason();
+      skip_notice(name, reason);
+      for (const VariantTraits* variant : variants) targets.push_back({name, "-", backend, -1, variant, reason});
+      continue;
+    }
+    for (int index = 0; index < static_cast<int>(devices.size()); ++index) {
+      const auto selects = [&](const DeviceSelector& selector) { return selector.matches(devices[index]); };
+      if (!job.devices.empty() && std::ranges::none_of(job.devices, selects)) continue;
+      for (const VariantTraits* variant : variants)
+        targets.push_back({name, devices[index].id, backend, index, variant, ""});
+    }
+  }
+  return targets;
+}
+
+void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out) {
+  out << "Backends and devices:\n";
+  for (const std::string& name : job.backends) {
+    Backend* backend = find_backend(backends, name);
+    if (!backend) {
+      out << fmt::format("  {}: {}\n", name, not_built_reason(name));
+      continue;
+    }
+    const std::vector<DeviceInfo>& devices = backend->devices();
+    if (devices.empty()) out << fmt::format("  {}: no device: {}\n", name, backend->unavailable_reason());
+    for (const DeviceInfo& device : devices) {
+      out << fmt::format("  {}  {}\n", device.id, device.name);
+      for (const auto& [property, value] : device.properties) out << fmt::format("      {}: {}\n", property, value);
+    }
+  }
+  out << "\nVariants (memory space) [backends that implement it]:\n";
+  for (const VariantTraits& variant : all_variants()) {
+    std::vector<std::string_view> implementers;
+    for (const auto& backend : backends)
+      if (contains(backend->variants(), variant.name)) implementers.push_back(backend->name());
+    const std::string where = variant.kind == VariantKind::Choice ? "the driver, for every backend"
+                              : implementers.empty()              ? "none in this build"
+                                                                  : fmt::format("{}", fmt::join(implementers, ", "));
+    out << fmt::format("  {:<14} {} [{}]\n", variant.name, variant.memory_space, where);
+  }
+  std::vector<std::string_view> borders;
+  for (const Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
+    borders.push_back(to_string(border));
+  out << fmt::format("\nFilters: {}, file:PATH\nBorders: {}\n", fmt::join(builtin_filter_names(), ", "),
+                     fmt::join(borders, ", "));
+}
+
+}  // namespace cc
