@@ -1,4 +1,4 @@
-// report.h: the whole report of one invocation and its printers: console table, markdown, CSV, JSON.
+// report.h: the whole report of one invocation and its writers: console table, markdown, CSV, JSON (printer.h puts them behind one interface).
 #pragma once
 
 #include <ostream>

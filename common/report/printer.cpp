@@ -1,0 +1,28 @@
+// printer.cpp: the four report printers, each one of report.h's writers behind the Printer interface.
+#include "common/report/printer.h"
+
+#include <stdexcept>
+
+namespace cc {
+
+namespace {
+
+template <void (*write)(const Report&, std::ostream&)>
+class WriterPrinter final : public Printer {
+ public:
+  void print(const Report& report, std::ostream& out) const override { write(report, out); }
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> make_printer(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::Console: return std::make_unique<WriterPrinter<print_console>>();
+    case ReportFormat::Markdown: return std::make_unique<WriterPrinter<write_markdown>>();
+    case ReportFormat::Csv: return std::make_unique<WriterPrinter<write_csv>>();
+    case ReportFormat::Json: return std::make_unique<WriterPrinter<write_json>>();
+  }
+  throw std::invalid_argument("make_printer: not a ReportFormat");
+}
+
+}  // namespace cc

@@ -1,0 +1,22 @@
+// printer.h: one interface for writing a whole report in any of its formats (console, markdown, CSV, JSON), as nvbench's printers.
+#pragma once
+
+#include <memory>
+#include <ostream>
+
+#include "common/report/report.h"
+
+namespace cc {
+
+enum class ReportFormat { Console, Markdown, Csv, Json };
+
+// So that a driver keeps a list of (printer, destination) and writes every format the same way.
+class Printer {
+ public:
+  virtual ~Printer() = default;
+  virtual void print(const Report& report, std::ostream& out) const = 0;
+};
+
+std::unique_ptr<Printer> make_printer(ReportFormat format);
+
+}  // namespace cc
