@@ -43,9 +43,10 @@ struct Field {
   // The JSON object this field is nested in ("kernel_ms"), which flattens to a CSV column prefix
   // ("kernel_ms_median"); empty for a top-level field.
   std::string_view group;
-  // The reader refuses a record without it; a field that is not required may be missing (reports of
-  // older versions lack the newer fields) and keeps the record's default. A group is required when
-  // any of its fields is.
+  // The reader refuses a record without it. A field that is not required may be missing (reports of
+  // older versions lack the newer fields) and reads as null would (empty text, kNotMeasured), or
+  // keeps the record's default where null is no value (an integer, a flag, pairs). A group is
+  // required when any of its fields is.
   bool required = false;
   // When this says no, the value is a placeholder: written as nothing and read back as the default.
   bool (*meaningful)(const Record&) = nullptr;
@@ -59,8 +60,11 @@ struct Field {
 struct FieldOptions {
   std::string_view group;
   bool required = false;
+  // The default means "none" (no reason given): written as null, not as the default.
+  bool null_when_default = false;
 };
-inline constexpr FieldOptions kRequired{.group = {}, .required = true};
+inline constexpr FieldOptions kRequired{.group = {}, .required = true, .null_when_default = false};
+inline constexpr FieldOptions kNullWhenDefault{.group = {}, .required = false, .null_when_default = true};
 
 namespace field_detail {
 
@@ -77,11 +81,18 @@ constexpr auto& reach(Object& object) {
   return (object .* ... .* path);
 }
 
+template <typename Record, auto... path>
+bool differs_from_default(const Record& record) {
+  static const Record none{};
+  return reach<path...>(record) != reach<path...>(none);
+}
+
 }  // namespace field_detail
 
 // A field stored at the end of a chain of members, its kind from the member's type:
 //   field<&RunRecord::backend>("backend", kRequired)
 //   field<&RunRecord::times, &PhaseTimes::h2d_ms>("h2d_ms")
+//   field<&RunRecord::times, &PhaseTimes::untimed>("untimed", kNullWhenDefault)
 template <auto first, auto... rest>
 auto field(std::string_view name, FieldOptions options = {}) {
   using Record = typename field_detail::ClassOf<decltype(first)>::type;
@@ -93,6 +104,7 @@ auto field(std::string_view name, FieldOptions options = {}) {
       .set = [](Record& record, FieldValue value) { field_detail::reach<first, rest...>(record) = std::get<Value>(std::move(value)); },
       .group = options.group,
       .required = options.required,
+      .meaningful = options.null_when_default ? &field_detail::differs_from_default<Record, first, rest...> : nullptr,
   };
 }
 

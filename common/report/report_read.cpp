@@ -22,9 +22,9 @@ using nlohmann::ordered_json;  // ordered, so environment and properties keep th
 
 // One JSON object and where it sits ("run 3: kernel_ms"), so that every type or presence check
 // can name the file, the place and the key in its one line.
-class Fields {
+class JsonObject {
  public:
-  Fields(const ordered_json& object, std::string_view source, std::string where)
+  JsonObject(const ordered_json& object, std::string_view source, std::string where)
       : object_(object), source_(source), where_(std::move(where)) {
     if (!object_.is_object()) fail(fmt::format("not an object but {}", object_.type_name()));
   }
@@ -45,10 +45,10 @@ class Fields {
   // that is absent (and not required) reads as null, or as nullopt for the kinds that cannot be
   // null (an integer, a flag, pairs), which keep the record's default.
   std::optional<FieldValue> value(std::string_view key, FieldKind kind, bool required) const {
-    static const ordered_json absent;
+    static const ordered_json missing_as_null;
     const ordered_json* value = find(key, required);
     if (!value && kind != FieldKind::Text && kind != FieldKind::Number) return std::nullopt;
-    if (!value) value = &absent;
+    if (!value) value = &missing_as_null;
     switch (kind) {
       case FieldKind::Text: return text(key, *value);
       case FieldKind::Number:
@@ -71,16 +71,16 @@ class Fields {
           if (name == to_string(status)) return status;
         fail(fmt::format("\"{}\" is \"{}\", not ok, failed or skipped", key, name));
       }
-      case FieldKind::Pairs: return Fields(*value, source_, place_of(key)).string_pairs();
+      case FieldKind::Pairs: return JsonObject(*value, source_, place_of(key)).string_pairs();
     }
     throw std::logic_error("a report field of no known kind");
   }
 
   // The object under `key`, or nullopt when it is absent and not required.
-  std::optional<Fields> object(std::string_view key, bool required = false) const {
+  std::optional<JsonObject> object(std::string_view key, bool required = false) const {
     const ordered_json* value = find(key, required);
     if (!value) return std::nullopt;
-    return Fields(*value, source_, place_of(key));
+    return JsonObject(*value, source_, place_of(key));
   }
 
   // Each member's value as a string, in order (environment, device properties).
@@ -110,9 +110,9 @@ class Fields {
   std::string where_;
 };
 
-// The array under `key` as one Fields per element, named "run 1", "run 2"... (1-based, as people count).
-std::vector<Fields> elements(const ordered_json& array, std::string_view source, std::string_view singular) {
-  std::vector<Fields> result;
+// The array under `key` as one JsonObject per element, named "run 1", "run 2"... (1-based, as people count).
+std::vector<JsonObject> elements(const ordered_json& array, std::string_view source, std::string_view singular) {
+  std::vector<JsonObject> result;
   for (std::size_t i = 0; i < array.size(); ++i)
     result.emplace_back(array[i], source, fmt::format("{} {}", singular, i + 1));
   return result;
@@ -121,13 +121,13 @@ std::vector<Fields> elements(const ordered_json& array, std::string_view source,
 // One record from its object by its table: every field the object has, checked against its kind;
 // a missing required field (or group) is an error, a missing optional one keeps the default.
 template <typename Record>
-Record read_record(const Fields& object, const std::vector<Field<Record>>& fields) {
+Record read_record(const JsonObject& object, const std::vector<Field<Record>>& fields) {
   auto group_required = [&](std::string_view group) {
     return std::ranges::any_of(fields, [&](const Field<Record>& f) { return f.group == group && f.required; });
   };
   Record record;
   for (const Field<Record>& field : fields) {
-    const std::optional<Fields> holder =
+    const std::optional<JsonObject> holder =
         field.group.empty() ? std::optional(object) : object.object(field.group, group_required(field.group));
     if (!holder) continue;  // an optional group, absent
     if (auto value = holder->value(field.name, field.kind, field.required)) field.set(record, std::move(*value));
@@ -182,17 +182,17 @@ Report parse_json_report(std::string_view text, std::string_view source_name) {
   if (!root.is_object() || !root.contains("runs") || !root["runs"].is_array())
     throw InputError(fmt::format("{}: not a convcompare report (no \"runs\" array)", source_name));
 
-  const Fields top(root, source_name, "");
+  const JsonObject top(root, source_name, "");
   Report report = read_record(top, report_fields());
   for (const char* key : {"devices", "streams"})
     if (const ordered_json* array = top.find(key); array && !array->is_array())
       top.fail(fmt::format("\"{}\" must be an array, not {}", key, array->type_name()));
   if (root.contains("devices"))
-    for (const Fields& device : elements(root["devices"], source_name, "device"))
+    for (const JsonObject& device : elements(root["devices"], source_name, "device"))
       report.devices.push_back(read_record(device, device_fields()));
-  for (const Fields& run : elements(root["runs"], source_name, "run")) report.runs.push_back(read_record(run, run_fields()));
+  for (const JsonObject& run : elements(root["runs"], source_name, "run")) report.runs.push_back(read_record(run, run_fields()));
   if (root.contains("streams"))
-    for (const Fields& stream : elements(root["streams"], source_name, "stream"))
+    for (const JsonObject& stream : elements(root["streams"], source_name, "stream"))
       report.streams.push_back(read_record(stream, stream_fields()));
   return report;
 }

@@ -252,6 +252,17 @@ TEST_CASE("report fields: every field of every table reads back from JSON; every
   }
 }
 
+TEST_CASE("report fields: a field whose default means none is written as nothing until it holds a value") {
+  struct Probe {
+    std::string untimed;
+  };
+  const cc::Field<Probe> field = cc::field<&Probe::untimed>("untimed", cc::kNullWhenDefault);
+  CHECK(field.kind == cc::FieldKind::Text);
+  CHECK(std::holds_alternative<std::monostate>(field.written(Probe{})));
+  CHECK(field.written(Probe{"no device events"}) == cc::FieldValue(std::string("no device events")));
+  CHECK(cc::field<&Probe::untimed>("untimed").written(Probe{}) == cc::FieldValue(std::string()));
+}
+
 TEST_CASE("printer: make_printer gives each format's writer behind the one interface") {
   cc::Report report = sample_report();
   report.streams = stream_report().streams;
