@@ -1,14 +1,16 @@
-// printer.cpp: the printers, each over its writer in report.cpp.
+// printer.cpp: the four report printers, each one of report.h's writers behind the Printer interface.
 #include "common/report/printer.h"
+
+#include <stdexcept>
 
 namespace cc {
 
 namespace {
 
-template <void (*Write)(const Report&, std::ostream&)>
+template <void (*write)(const Report&, std::ostream&)>
 class WriterPrinter final : public Printer {
  public:
-  void print(const Report& report, std::ostream& out) const override { Write(report, out); }
+  void print(const Report& report, std::ostream& out) const override { write(report, out); }
 };
 
 }  // namespace
@@ -20,7 +22,7 @@ std::unique_ptr<Printer> make_printer(ReportFormat format) {
     case ReportFormat::Csv: return std::make_unique<WriterPrinter<write_csv>>();
     case ReportFormat::Json: return std::make_unique<WriterPrinter<write_json>>();
   }
-  return nullptr;
+  throw std::invalid_argument("make_printer: not a ReportFormat");
 }
 
 }  // namespace cc

@@ -1,4 +1,4 @@
-// printer.h: one interface for every way a report is written out (console, markdown, CSV, JSON), as nvbench's printers.
+// printer.h: one interface for writing a whole report in any of its formats (console, markdown, CSV, JSON), as nvbench's printers.
 #pragma once
 
 #include <memory>
@@ -10,6 +10,7 @@ namespace cc {
 
 enum class ReportFormat { Console, Markdown, Csv, Json };
 
+// So that a driver keeps a list of (printer, destination) and writes every format the same way.
 class Printer {
  public:
   virtual ~Printer() = default;

@@ -1,4 +1,4 @@
-// report.cpp: the report printers: console tables, markdown, CSV and JSON, all from the same run fields.
+// report.cpp: the report printers: console tables, markdown, and CSV and JSON from the field tables (fields.h).
 #include "common/report/report.h"
 
 #include <algorithm>
@@ -10,90 +10,11 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "common/report/fields.h"
+
 namespace cc {
 
 namespace {
-
-// ---- one run as named fields: the single source of the CSV columns and the JSON run object -------
-
-using FieldValue = std::variant<std::string, double, long long, bool>;
-struct Field {
-  std::string name;
-  FieldValue value;
-};
-
-constexpr std::string_view kKernelPrefix = "kernel_ms_";  // flat in CSV, the kernel_ms object in JSON
-
-std::vector<Field> run_fields(const RunRecord& r) {
-  const Stats& k = r.times.kernel_ms;
-  // Without samples the statistics are placeholders, not zero milliseconds.
-  auto timed = [&](double v) { return k.samples > 0 ? v : kNotMeasured; };
-  return {
-      {"backend", r.backend},
-      {"device", r.device},
-      {"variant", r.variant},
-      {"filter", r.filter},
-      {"width", static_cast<long long>(r.width)},
-      {"height", static_cast<long long>(r.height)},
-      {"channels", static_cast<long long>(r.channels)},
-      {"radius_x", static_cast<long long>(r.radius_x)},
-      {"radius_y", static_cast<long long>(r.radius_y)},
-      {"border", r.border},
-      {"flip", r.flip},
-      {"status", std::string(to_string(r.status))},
-      {"reason", r.reason},
-      {"max_abs_error", r.max_abs_error},
-      {"rel_l2_error", r.rel_l2_error},
-      {"tolerance", r.tolerance},
-      {"exact", r.exact},
-      {"kernel_ms_median", timed(k.median)},
-      {"kernel_ms_min", timed(k.min)},
-      {"kernel_ms_max", timed(k.max)},
-      {"kernel_ms_mean", timed(k.mean)},
-      {"kernel_ms_stddev", timed(k.stddev)},
-      {"kernel_ms_samples", static_cast<long long>(k.samples)},
-      {"kernel_batch_ms", r.times.kernel_batch_ms},
-      {"h2d_ms", r.times.h2d_ms},
-      {"d2h_ms", r.times.d2h_ms},
-      {"setup_ms", r.times.setup_ms},
-      {"build_ms", r.times.build_ms},
-      {"host_to_host_ms", r.times.host_to_host_ms},
-      {"reuse_ms", r.times.reuse_ms},
-      {"mpix_per_s", r.mpix_per_s},
-      {"gb_per_s", r.gb_per_s},
-      {"gflop_per_s", r.gflop_per_s},
-      {"device_mb", r.device_mb},
-      {"bound", r.bound},
-      {"bound_percent", r.bound_percent},
-      {"memory", r.memory},
-      {"compile_time", r.compile_time},
-      {"output", r.output},
-  };
-}
-
-// One --stream run as named fields: the JSON object of the "streams" array.
-std::vector<Field> stream_fields(const StreamRecord& s) {
-  return {
-      {"backend", s.backend},
-      {"device", s.device},
-      {"variant", s.variant},
-      {"filter", s.filter},
-      {"width", static_cast<long long>(s.width)},
-      {"height", static_cast<long long>(s.height)},
-      {"channels", static_cast<long long>(s.channels)},
-      {"frames", static_cast<long long>(s.frames)},
-      {"memory", s.memory},
-      {"status", std::string(to_string(s.status))},
-      {"reason", s.reason},
-      {"queues", static_cast<long long>(s.queues)},
-      {"total_ms", s.total_ms},
-      {"frames_per_s", s.frames_per_s},
-      {"serial_ms_per_frame", s.serial_ms_per_frame},
-      {"pcie_floor_ms_per_frame", s.pcie_floor_ms_per_frame},
-      {"floor_fraction", s.floor_fraction},
-      {"max_abs_error", s.max_abs_error},
-  };
-}
 
 // ---- console and markdown: the device block, then the tables of each problem --------------------
 
@@ -393,6 +314,7 @@ void print_table_markdown(const Table& t, std::ostream& out) {
 
 std::string csv_field(const FieldValue& value) {
   struct Render {
+    std::string operator()(std::monostate) const { return {}; }
     std::string operator()(const std::string& s) const {
       if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
       std::string quoted = "\"";
@@ -400,21 +322,52 @@ std::string csv_field(const FieldValue& value) {
       return quoted + '"';
     }
     std::string operator()(double v) const { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
-    std::string operator()(long long v) const { return fmt::format("{}", v); }
+    std::string operator()(int v) const { return fmt::format("{}", v); }
     std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(Status status) const { return std::string(to_string(status)); }
+    std::string operator()(const TextPairs& pairs) const {
+      std::vector<std::string> items;
+      for (const auto& [key, value] : pairs) items.push_back(fmt::format("{}: {}", key, value));
+      return (*this)(fmt::format("{}", fmt::join(items, "; ")));
+    }
   };
   return std::visit(Render{}, value);
 }
 
 nlohmann::ordered_json json_value(const FieldValue& value) {
   struct Convert {
+    nlohmann::ordered_json operator()(std::monostate) const { return nullptr; }
     nlohmann::ordered_json operator()(const std::string& s) const { return s; }
     // JSON has no NaN or Inf: a measurement that does not exist is null.
     nlohmann::ordered_json operator()(double v) const { return std::isfinite(v) ? nlohmann::ordered_json(v) : nullptr; }
-    nlohmann::ordered_json operator()(long long v) const { return v; }
+    nlohmann::ordered_json operator()(int v) const { return v; }
     nlohmann::ordered_json operator()(bool v) const { return v; }
+    nlohmann::ordered_json operator()(Status status) const { return to_string(status); }
+    nlohmann::ordered_json operator()(const TextPairs& pairs) const {
+      nlohmann::ordered_json object = nlohmann::ordered_json::object();
+      for (const auto& [key, value] : pairs) object[key] = value;
+      return object;
+    }
   };
   return std::visit(Convert{}, value);
+}
+
+// One record as a JSON object: its fields in table order, a group's fields nested under the group's name.
+template <typename Record>
+nlohmann::ordered_json json_object(const Record& record, const std::vector<Field<Record>>& fields) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (const Field<Record>& field : fields) {
+    nlohmann::ordered_json& parent = field.group.empty() ? object : object[std::string(field.group)];
+    parent[std::string(field.name)] = json_value(field.written(record));
+  }
+  return object;
+}
+
+template <typename Record>
+nlohmann::ordered_json json_array(const std::vector<Record>& records, const std::vector<Field<Record>>& fields) {
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (const Record& record : records) array.push_back(json_object(record, fields));
+  return array;
 }
 
 }  // namespace
@@ -423,7 +376,7 @@ std::string format_table_number(double value) { return short_number(value); }
 
 std::vector<std::string> csv_columns() {
   std::vector<std::string> names;
-  for (const Field& field : run_fields(RunRecord{})) names.push_back(field.name);
+  for (const Field<RunRecord>& field : run_fields()) names.push_back(field.column());
   return names;
 }
 
@@ -487,45 +440,19 @@ void write_markdown(const Report& report, std::ostream& out) {
 }
 
 void write_csv(const Report& report, std::ostream& out) {
-  const std::vector<std::string> columns = csv_columns();
-  out << fmt::format("{}\n", fmt::join(columns, ","));
+  out << fmt::format("{}\n", fmt::join(csv_columns(), ","));
   for (const RunRecord& r : report.runs) {
     std::vector<std::string> cells;
-    for (const Field& field : run_fields(r)) cells.push_back(csv_field(field.value));
+    for (const Field<RunRecord>& field : run_fields()) cells.push_back(csv_field(field.written(r)));
     out << fmt::format("{}\n", fmt::join(cells, ","));
   }
 }
 
 void write_json(const Report& report, std::ostream& out) {
-  using nlohmann::ordered_json;
-  ordered_json root;
-  root["tool"] = {{"name", report.tool_name}, {"version", report.tool_version}};
-  root["environment"] = ordered_json::object();
-  for (const auto& [key, value] : report.environment) root["environment"][key] = value;
-  root["devices"] = ordered_json::array();
-  for (const DeviceInfo& d : report.devices) {
-    ordered_json properties = ordered_json::object();
-    for (const auto& [key, value] : d.properties) properties[key] = value;
-    const ordered_json peaks = {{"copy_gb_per_s", json_value(d.peaks.copy_gb_per_s)},
-                                {"fma_gflop_per_s", json_value(d.peaks.fma_gflop_per_s)}};
-    root["devices"].push_back(
-        {{"backend", d.backend}, {"id", d.id}, {"name", d.name}, {"properties", properties}, {"peaks", peaks}});
-  }
-  root["runs"] = ordered_json::array();
-  for (const RunRecord& r : report.runs) {
-    ordered_json run = ordered_json::object();
-    for (const Field& field : run_fields(r)) {
-      if (field.name.starts_with(kKernelPrefix)) run["kernel_ms"][field.name.substr(kKernelPrefix.size())] = json_value(field.value);
-      else run[field.name] = json_value(field.value);
-    }
-    root["runs"].push_back(std::move(run));
-  }
-  root["streams"] = ordered_json::array();
-  for (const StreamRecord& s : report.streams) {
-    ordered_json stream = ordered_json::object();
-    for (const Field& field : stream_fields(s)) stream[field.name] = json_value(field.value);
-    root["streams"].push_back(std::move(stream));
-  }
+  nlohmann::ordered_json root = json_object(report, report_fields());
+  root["devices"] = json_array(report.devices, device_fields());
+  root["runs"] = json_array(report.runs, run_fields());
+  root["streams"] = json_array(report.streams, stream_fields());
   // Paths and device names are not guaranteed UTF-8; replace bad bytes rather than throw mid-report.
   out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }

@@ -1,4 +1,4 @@
-// report.h: the whole report of one invocation and its printers: console table, markdown, CSV, JSON.
+// report.h: the whole report of one invocation and its writers: console table, markdown, CSV, JSON (printer.h puts them behind one interface).
 #pragma once
 
 #include <ostream>
@@ -28,7 +28,8 @@ void write_json(const Report& report, std::ostream& out);  // DESIGN.md section 
 // A table cell: about four significant digits, "-" for not measured (the console and markdown tables').
 std::string format_table_number(double value);
 
-// The CSV columns, in order (the JSON run object has the same names, kernel_ms nested).
+// The CSV columns, in order: run_fields()'s (fields.h), the kernel_ms group flat as kernel_ms_*
+// (nested in the JSON run object).
 std::vector<std::string> csv_columns();
 
 }  // namespace cc

@@ -1,15 +1,20 @@
-// test_report.cpp: derived rates and the four printers (console, markdown, CSV, JSON) on a small report.
+// test_report.cpp: derived rates, the field tables, and the four printers (console, markdown, CSV, JSON) on a small report.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/report/report.h"
 #include "common/domain/variants.h"
+#include "common/report/fields.h"
+#include "common/report/printer.h"
+#include "common/report/report.h"
+#include "common/report/report_read.h"
 
 namespace {
 
@@ -104,6 +109,62 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+// The n-th field's value of `kind`: none is a default, and no two fields of a kind share one, so a
+// field the reader skips, or reads into another's place, differs after a round trip.
+cc::FieldValue distinct_value(cc::FieldKind kind, int n) {
+  switch (kind) {
+    case cc::FieldKind::Text: return fmt::format("text {}", n);
+    case cc::FieldKind::Number: return 1000.25 + n;
+    case cc::FieldKind::Integer: return 100 + n;
+    case cc::FieldKind::Flag: return true;  // the only value that is not the default
+    case cc::FieldKind::Status: return cc::Status::Failed;
+    case cc::FieldKind::Pairs: return cc::TextPairs{{fmt::format("name {}", n), fmt::format("value {}", n)}};
+  }
+  return {};
+}
+
+template <typename Record>
+Record filled(const std::vector<cc::Field<Record>>& fields) {
+  Record record;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const cc::FieldValue value = distinct_value(fields[i].kind, static_cast<int>(i));
+    CAPTURE(fields[i].column());
+    REQUIRE(value != fields[i].get(Record{}));
+    fields[i].set(record, value);
+  }
+  return record;
+}
+
+template <typename Record>
+void check_same_fields(const Record& written, const Record& read, const std::vector<cc::Field<Record>>& fields) {
+  for (const cc::Field<Record>& field : fields) {
+    CAPTURE(field.column());
+    CHECK(field.get(read) == field.get(written));
+  }
+}
+
+// A value as a CSV cell, for values that need no quoting.
+std::string csv_cell(const cc::FieldValue& value) {
+  struct Render {
+    std::string operator()(std::monostate) const { return ""; }
+    std::string operator()(const std::string& text) const { return text; }
+    std::string operator()(double number) const { return fmt::format("{}", number); }
+    std::string operator()(int integer) const { return std::to_string(integer); }
+    std::string operator()(bool flag) const { return flag ? "true" : "false"; }
+    std::string operator()(cc::Status status) const { return std::string(cc::to_string(status)); }
+    std::string operator()(const cc::TextPairs&) const { return "(pairs are not CSV cells)"; }
+  };
+  return std::visit(Render{}, value);
+}
+
+std::vector<std::string> split(const std::string& line, char separator) {
+  std::vector<std::string> parts;
+  std::istringstream in(line);
+  for (std::string part; std::getline(in, part, separator);) parts.push_back(part);
+  if (!line.empty() && line.back() == separator) parts.push_back("");
+  return parts;
+}
+
 }  // namespace
 
 TEST_CASE("record: status names and derived rates") {
@@ -159,6 +220,66 @@ TEST_CASE("variants: find_variant") {
   CHECK(cc::find_variant("tiled")->memory_space.find("__shared__") != std::string_view::npos);
   CHECK(cc::find_variant("naive") == &cc::all_variants()[0]);
   CHECK(cc::find_variant("warp-speed") == nullptr);
+}
+
+TEST_CASE("report fields: every field of every table reads back from JSON; every run field is a CSV cell") {
+  cc::Report report = filled(cc::report_fields());
+  report.devices = {filled(cc::device_fields())};
+  report.runs = {filled(cc::run_fields())};
+  report.streams = {filled(cc::stream_fields())};
+  std::ostringstream json;
+  cc::write_json(report, json);
+  const cc::Report back = cc::parse_json_report(json.str(), "fields.json");
+  check_same_fields(report, back, cc::report_fields());
+  REQUIRE(back.devices.size() == 1);
+  check_same_fields(report.devices[0], back.devices[0], cc::device_fields());
+  REQUIRE(back.runs.size() == 1);
+  check_same_fields(report.runs[0], back.runs[0], cc::run_fields());
+  REQUIRE(back.streams.size() == 1);
+  check_same_fields(report.streams[0], back.streams[0], cc::stream_fields());
+
+  std::ostringstream csv;
+  cc::write_csv(report, csv);
+  const auto lines = lines_of(csv.str());
+  REQUIRE(lines.size() == 2);
+  const std::vector<std::string> columns = split(lines[0], ','), cells = split(lines[1], ',');
+  REQUIRE(cells.size() == columns.size());
+  for (const cc::Field<cc::RunRecord>& field : cc::run_fields()) {
+    CAPTURE(field.column());
+    const auto column = std::find(columns.begin(), columns.end(), field.column());
+    REQUIRE(column != columns.end());
+    CHECK(cells[column - columns.begin()] == csv_cell(field.get(report.runs[0])));
+  }
+}
+
+TEST_CASE("report fields: a field whose default means none is written as nothing until it holds a value") {
+  struct Probe {
+    std::string untimed;
+  };
+  const cc::Field<Probe> field = cc::field<&Probe::untimed>("untimed", cc::kNullWhenDefault);
+  CHECK(field.kind == cc::FieldKind::Text);
+  CHECK(std::holds_alternative<std::monostate>(field.written(Probe{})));
+  CHECK(field.written(Probe{"no device events"}) == cc::FieldValue(std::string("no device events")));
+  CHECK(cc::field<&Probe::untimed>("untimed").written(Probe{}) == cc::FieldValue(std::string()));
+}
+
+TEST_CASE("printer: make_printer gives each format's writer behind the one interface") {
+  cc::Report report = sample_report();
+  report.streams = stream_report().streams;
+  using Writer = void (*)(const cc::Report&, std::ostream&);
+  const std::vector<std::pair<cc::ReportFormat, Writer>> formats = {{cc::ReportFormat::Console, cc::print_console},
+                                                                    {cc::ReportFormat::Markdown, cc::write_markdown},
+                                                                    {cc::ReportFormat::Csv, cc::write_csv},
+                                                                    {cc::ReportFormat::Json, cc::write_json}};
+  for (const auto& [format, writer] : formats) {
+    CAPTURE(static_cast<int>(format));
+    std::ostringstream expected, printed;
+    writer(report, expected);
+    const std::unique_ptr<cc::Printer> printer = cc::make_printer(format);
+    REQUIRE(printer != nullptr);
+    printer->print(report, printed);
+    CHECK(printed.str() == expected.str());
+  }
 }
 
 TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {

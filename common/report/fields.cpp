@@ -1,0 +1,112 @@
+// fields.cpp: the report's field tables (DESIGN.md section 3): a field added here is written to JSON and CSV and read back.
+#include "common/report/fields.h"
+
+namespace cc {
+
+namespace {
+
+constexpr std::string_view kKernelMs = "kernel_ms";
+
+// A statistic of the per-launch kernel times. Without samples the statistics are summarize({})'s
+// placeholder zeros, not zero milliseconds.
+template <auto statistic>
+Field<RunRecord> kernel_statistic(std::string_view name, FieldOptions options = {}) {
+  options.group = kKernelMs;
+  Field<RunRecord> statistic_field = field<&RunRecord::times, &PhaseTimes::kernel_ms, statistic>(name, options);
+  statistic_field.meaningful = [](const RunRecord& run) { return run.times.kernel_ms.samples > 0; };
+  return statistic_field;
+}
+
+}  // namespace
+
+const std::vector<Field<RunRecord>>& run_fields() {
+  static const std::vector<Field<RunRecord>> fields = {
+      field<&RunRecord::backend>("backend", kRequired),
+      field<&RunRecord::device>("device", kRequired),
+      field<&RunRecord::variant>("variant", kRequired),
+      field<&RunRecord::filter>("filter", kRequired),
+      field<&RunRecord::width>("width", kRequired),
+      field<&RunRecord::height>("height", kRequired),
+      field<&RunRecord::channels>("channels", kRequired),
+      field<&RunRecord::radius_x>("radius_x"),
+      field<&RunRecord::radius_y>("radius_y"),
+      field<&RunRecord::border>("border", kRequired),
+      field<&RunRecord::flip>("flip"),
+      field<&RunRecord::status>("status", kRequired),
+      field<&RunRecord::reason>("reason"),
+      field<&RunRecord::max_abs_error>("max_abs_error"),
+      field<&RunRecord::rel_l2_error>("rel_l2_error"),
+      field<&RunRecord::tolerance>("tolerance"),
+      field<&RunRecord::exact>("exact"),
+      kernel_statistic<&Stats::median>("median", kRequired),
+      kernel_statistic<&Stats::min>("min"),
+      kernel_statistic<&Stats::max>("max"),
+      kernel_statistic<&Stats::mean>("mean"),
+      kernel_statistic<&Stats::stddev>("stddev"),
+      field<&RunRecord::times, &PhaseTimes::kernel_ms, &Stats::samples>("samples", {.group = kKernelMs, .required = true}),
+      field<&RunRecord::times, &PhaseTimes::kernel_batch_ms>("kernel_batch_ms"),
+      field<&RunRecord::times, &PhaseTimes::h2d_ms>("h2d_ms"),
+      field<&RunRecord::times, &PhaseTimes::d2h_ms>("d2h_ms"),
+      field<&RunRecord::times, &PhaseTimes::setup_ms>("setup_ms"),
+      field<&RunRecord::times, &PhaseTimes::build_ms>("build_ms"),
+      field<&RunRecord::times, &PhaseTimes::host_to_host_ms>("host_to_host_ms"),
+      field<&RunRecord::times, &PhaseTimes::reuse_ms>("reuse_ms"),
+      field<&RunRecord::mpix_per_s>("mpix_per_s"),
+      field<&RunRecord::gb_per_s>("gb_per_s"),
+      field<&RunRecord::gflop_per_s>("gflop_per_s"),
+      field<&RunRecord::device_mb>("device_mb"),
+      field<&RunRecord::bound>("bound"),
+      field<&RunRecord::bound_percent>("bound_percent"),
+      field<&RunRecord::memory>("memory"),
+      field<&RunRecord::compile_time>("compile_time"),
+      field<&RunRecord::output>("output"),
+  };
+  return fields;
+}
+
+const std::vector<Field<StreamRecord>>& stream_fields() {
+  static const std::vector<Field<StreamRecord>> fields = {
+      field<&StreamRecord::backend>("backend", kRequired),
+      field<&StreamRecord::device>("device", kRequired),
+      field<&StreamRecord::variant>("variant", kRequired),
+      field<&StreamRecord::filter>("filter", kRequired),
+      field<&StreamRecord::width>("width", kRequired),
+      field<&StreamRecord::height>("height", kRequired),
+      field<&StreamRecord::channels>("channels", kRequired),
+      field<&StreamRecord::frames>("frames"),
+      field<&StreamRecord::memory>("memory"),
+      field<&StreamRecord::status>("status", kRequired),
+      field<&StreamRecord::reason>("reason"),
+      field<&StreamRecord::queues>("queues"),
+      field<&StreamRecord::total_ms>("total_ms"),
+      field<&StreamRecord::frames_per_s>("frames_per_s"),
+      field<&StreamRecord::serial_ms_per_frame>("serial_ms_per_frame"),
+      field<&StreamRecord::pcie_floor_ms_per_frame>("pcie_floor_ms_per_frame"),
+      field<&StreamRecord::floor_fraction>("floor_fraction"),
+      field<&StreamRecord::max_abs_error>("max_abs_error"),
+  };
+  return fields;
+}
+
+const std::vector<Field<DeviceInfo>>& device_fields() {
+  static const std::vector<Field<DeviceInfo>> fields = {
+      field<&DeviceInfo::backend>("backend"),
+      field<&DeviceInfo::id>("id"),
+      field<&DeviceInfo::name>("name"),
+      field<&DeviceInfo::properties>("properties"),
+      field<&DeviceInfo::peaks, &DevicePeaks::copy_gb_per_s>("copy_gb_per_s", {.group = "peaks"}),
+      field<&DeviceInfo::peaks, &DevicePeaks::fma_gflop_per_s>("fma_gflop_per_s", {.group = "peaks"}),
+  };
+  return fields;
+}
+
+const std::vector<Field<Report>>& report_fields() {
+  static const std::vector<Field<Report>> fields = {
+      field<&Report::tool_name>("name", {.group = "tool"}),
+      field<&Report::tool_version>("version", {.group = "tool"}),
+      field<&Report::environment>("environment"),
+  };
+  return fields;
+}
+
+}  // namespace cc
