@@ -2,21 +2,56 @@
 #include "backends/device_api.h"
 
 #include "backends/host_copy.h"
+#include "common/domain/parallel.h"
 
 namespace cc {
 
-FrameLayout FrameLayout::float_planes(const Image& shape) {
-  return {shape.channels, shape.plane_size() * sizeof(float)};
+FrameLayout FrameLayout::for_problem(const Problem& problem) {
+  FrameLayout layout;
+  layout.pixel = problem.pixel;
+  layout.channels = problem.channels;
+  layout.device_channels = problem.device_channels();
+  const std::size_t pixels = static_cast<std::size_t>(problem.width) * problem.height;
+  if (problem.pixel == PixelType::F32) {
+    layout.units = problem.channels;
+    layout.unit_bytes = pixels * sizeof(float);
+  } else {
+    layout.units = 1;
+    layout.unit_bytes = pixels * layout.device_channels;
+  }
+  return layout;
 }
 
 void FrameLayout::pack(const Image& image, std::span<std::byte* const> targets) const {
-  for (int c = 0; c < units; ++c)
-    copy_rows(image.plane(c), reinterpret_cast<float*>(targets[c]), image.height, image.width);
+  if (pixel == PixelType::F32) {
+    for (int c = 0; c < units; ++c)
+      copy_rows(image.plane(c), reinterpret_cast<float*>(targets[c]), image.height, image.width);
+    return;
+  }
+  auto* bytes = reinterpret_cast<unsigned char*>(targets[0]);
+  const std::size_t row = static_cast<std::size_t>(image.width);
+  parallel_for_rows(image.height, [&](int begin, int end) {
+    for (int y = begin; y < end; ++y)
+      for (std::size_t x = 0; x < row; ++x)
+        for (int c = 0; c < device_channels; ++c)
+          bytes[(y * row + x) * device_channels + c] = c < channels ? to_8bit(image.at(c, y, static_cast<int>(x))) : 0;
+  });
 }
 
 void FrameLayout::unpack(std::span<const std::byte* const> sources, Image& image) const {
-  for (int c = 0; c < units; ++c)
-    copy_rows(reinterpret_cast<const float*>(sources[c]), image.plane(c), image.height, image.width);
+  if (pixel == PixelType::F32) {
+    for (int c = 0; c < units; ++c)
+      copy_rows(reinterpret_cast<const float*>(sources[c]), image.plane(c), image.height, image.width);
+    return;
+  }
+  const auto* bytes = reinterpret_cast<const unsigned char*>(sources[0]);
+  const std::size_t row = static_cast<std::size_t>(image.width);
+  parallel_for_rows(image.height, [&](int begin, int end) {
+    for (int y = begin; y < end; ++y)
+      for (std::size_t x = 0; x < row; ++x)
+        for (int c = 0; c < channels; ++c)
+          image.at(c, y, static_cast<int>(x)) = bytes[(y * row + x) * device_channels + c];
+  });
 }
 
 PageableHostFrame::PageableHostFrame(const FrameLayout& layout) : bytes_(layout.bytes()) {

@@ -7,19 +7,24 @@
 #include <vector>
 
 #include "common/domain/image.h"
+#include "common/domain/problem.h"
 
 namespace cc {
 
 class ApiError;
 
 // What crosses the host-device boundary for one frame: `units` transfers of `unit_bytes` each, and
-// how an Image is packed into them and read back. Float images are planar, one unit per channel
-// (docs/architecture.md, "Pixel types").
+// how an Image is packed into them and read back (docs/architecture.md, "Pixel types"): f32 is planar,
+// one unit per channel; u8 one interleaved unit of 1 byte per pixel, or 4 (RGBA8: 2 and 3 channels
+// padded with zeros, the padding not read back).
 struct FrameLayout {
   int units = 0;
   std::size_t unit_bytes = 0;
+  PixelType pixel = PixelType::F32;
+  int channels = 0;         // the image's
+  int device_channels = 0;  // interleaved per pixel on the device (u8: 1 or 4)
 
-  static FrameLayout float_planes(const Image& shape);
+  static FrameLayout for_problem(const Problem& problem);
   std::size_t bytes() const { return static_cast<std::size_t>(units) * unit_bytes; }
   // Copies the pixels in or out, on every core for a large frame; outside every timed bracket.
   void pack(const Image& image, std::span<std::byte* const> units) const;
@@ -87,8 +92,9 @@ class PreparedVariant {
   virtual void upload(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const = 0;
   virtual void launch(DeviceFrame& frame, DeviceQueue& queue) const = 0;  // every plane once
   virtual void download(const DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const = 0;
-  // All-ones bytes in the output: a NaN in every float, so a pixel the launches never write fails validation.
-  virtual void poison(DeviceFrame& frame, DeviceQueue& queue) const = 0;
+  // Every output byte set to `byte`: all-ones is a NaN in every float, so a pixel the launches never
+  // write fails validation (8-bit has no NaN: measure_run poisons twice, backends/measure.h).
+  virtual void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const = 0;
   // Device memory held with `frame` made: the filter where it lives and the frame's buffers, with any
   // library work area (known only once made).
   virtual std::size_t device_bytes(const DeviceFrame& frame) const = 0;

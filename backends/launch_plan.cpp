@@ -46,6 +46,9 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   plan.args = problem.conv_args();
   const ConvArgs& args = plan.args;
   if (std::string reason = border_reason(variant, problem.border); !reason.empty()) return reason;
+  if (!(variant.pixels & pixel_bit(problem.pixel)))
+    return fmt::format("{} has no {} kernels (pixel types: {})", variant.name, to_string(problem.pixel),
+                       pixel_names(variant.pixels));
   if (variant.rank_one) {
     plan.factors = separate(problem.correlation_filter);
     if (!plan.factors) return "filter is not separable";
@@ -91,10 +94,13 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
                          limits.image_max_width, limits.image_max_height);
   }
 
-  const std::size_t plane_bytes = static_cast<std::size_t>(problem.width) * problem.height * sizeof(float);
+  // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
+  const int units = problem.pixel == PixelType::F32 ? problem.channels : 1;
+  const std::size_t plane_bytes =
+      static_cast<std::size_t>(problem.width) * problem.height * problem.device_bytes_per_pixel() / units;
   const bool fft = variant.geometry == Geometry::Fft;
   const std::size_t fft_bytes = fft ? 2 * plan.fft.buffer_bytes() + fft_band_bytes(plan.fft, problem.correlation_filter) : 0;
-  plan.frame_bytes = (2 * problem.channels + variant.scratch_planes) * plane_bytes + fft_bytes;
+  plan.frame_bytes = (2 * units + variant.scratch_planes) * plane_bytes + fft_bytes;
   const std::size_t largest = std::max({plane_bytes, plan.filter_bytes, fft ? plan.fft.buffer_bytes() : 0});
   if (largest > limits.max_allocation)
     return fmt::format("needs {:.1f} MB in one buffer, the device allows {:.1f} MB ({})", megabytes(largest),

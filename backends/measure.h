@@ -26,16 +26,18 @@ using PrepareVariant = std::function<std::unique_ptr<PreparedVariant>(DeviceQueu
 //  8. upload, launch and download on the host clock (host to host), then launch and download again
 //     (seed 000's reuse of an image already on the device).
 // A span the device reports as zero or implausibly short marks the run untimed (PhaseTimes::untimed)
-// instead of giving figures. The caller fills compile_time, tolerance hints and build_ms.
-BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, const Image& input,
-                       std::size_t planned_bytes, const RunOptions& options);
+// instead of giving figures. 8-bit pixels have no NaN: the output is poisoned again with zeros and
+// launched once more after step 8, and a pixel that differs between the two was never written (NaN
+// in the output). The caller fills compile_time and build_ms.
+BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,
+                       const Image& input, std::size_t planned_bytes, const RunOptions& options);
 
 // `frames` copies of `input` through upload, launch and download on kStreamSlots queues, so that one
 // frame's upload, another's launch and a third's download overlap; the last frame's output is returned
 // for validation, and one frame alone is timed in spans for the serial and PCIe-floor figures.
 inline constexpr int kStreamSlots = 3;
-StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Image& input, int frames,
-                         const RunOptions& options);
+StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,
+                         const Image& input, int frames, const RunOptions& options);
 
 // The fastest of `timed` spans of `launch` after one untimed launch (first touch and clock ramp-up stay
 // out): a device's ceiling is what it can do, not what it does on average. For the peak kernels.

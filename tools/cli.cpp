@@ -129,6 +129,14 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
           ->allow_extra_args(false)
           ->check(CLI::IsMember({"pinned", "pageable", "both"}))
           ->default_str("pinned");
+  app.add_option("--pixel", config.pixels,
+                 "Pixel storage on the device: f32 (float planes) or u8 (8-bit, 1 or 4 interleaved channels, "
+                 "float arithmetic, results rounded and saturated); a comma list runs each")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::IsMember({"f32", "u8"}))
+      ->default_str("f32");
   app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
   app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
   app.add_option("--json", config.json_path, "Write the report as JSON")->type_name("FILE");

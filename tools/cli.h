@@ -27,6 +27,7 @@ struct Config {
   int warmup = 2;
   double time_budget_s = 2.0;
   std::vector<std::string> memories{"pinned"};  // host memory for the transfers: pinned, pageable or both
+  std::vector<std::string> pixels{"f32"};       // pixel storage on the device: f32, u8 (each runs)
   std::string json_path, csv_path, markdown_path;
   std::string kernel_dir;
   bool quiet = false;
@@ -35,7 +36,7 @@ struct Config {
   std::string compare_path;         // baseline JSON report
   int stream_frames = 0;            // --stream N: also push N frames through with overlap
   bool retune = false;
-  bool measure_peaks = true;        // the device block's copy and FMA rates (off for simulators)              // --variant auto: measure again instead of using the cache
+  bool measure_peaks = true;        // the device block's copy and FMA rates (off for simulators)
   std::vector<std::string> merge_reports;  // `convcompare merge a.json b.json ...`
 };
 

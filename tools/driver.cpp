@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -71,7 +72,8 @@ int run_job(const Config& config) {
            target.variant->kind != VariantKind::Choice;
   };
   const std::size_t runs_per_problem = targets.size() + std::ranges::count_if(targets, streams);
-  Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pinned.size() * runs_per_problem,
+  Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
+                        job.pinned.size() * runs_per_problem,
                     std::cerr, isatty(STDERR_FILENO) != 0);
   RunOptions options = job.options;
 
@@ -79,29 +81,40 @@ int run_job(const Config& config) {
     if (job.size_sweep && (image.width != width || image.height != height))
       image = make_default_image(width, height, job.channels);
     outputs.begin_image(image);
+    // A u8 run's input is the image as 8-bit pixels hold it; its reference is computed from that.
+    const bool u8 = std::ranges::find(job.pixels, PixelType::U8) != job.pixels.end();
+    const Image quantized = u8 ? quantized_8bit(image) : Image();
+    const bool same_input = u8 && quantized.data == image.data;
     for (const Filter& filter : job.filters) {
       for (const Border border : job.borders) {
-        const Problem problem = make_problem(image, filter, border, job.flip);
-        const Image reference = reference_convolve(image, problem);
-        outputs.begin_problem(problem, reference);
-        for (const bool pinned : job.pinned) {
-          options.pinned = pinned;
-          for (const Target& target : targets) {
-            const std::string_view variant = target.variant ? target.variant->name : "-";
-            progress.step(fmt::format("{} {} {} {}", target.device_id, variant, filter.spec, to_string(border)));
-            Outcome outcome = run_target(target, problem, image, reference, options, tuner);
-            outcome.record.output =
-                outputs.write_result(target, pinned, std::move(outcome.output), outcome.record.status == Status::Ok);
-            if (streams(target)) {
-              progress.step(fmt::format("{} {} {} --stream {}", target.device_id, variant, filter.spec,
-                                        job.stream_frames));
-              report.streams.push_back(
-                  stream_target(target, outcome.record, problem, image, reference, job.stream_frames, options));
+        std::optional<Image> references[2];  // of the image, and of its 8-bit pixels where they differ
+        for (const PixelType pixel : job.pixels) {
+          const Image& input = pixel == PixelType::U8 ? quantized : image;
+          const Problem problem = make_problem(input, filter, border, job.flip, pixel);
+          std::optional<Image>& computed = references[pixel == PixelType::U8 && !same_input];
+          if (!computed) computed = reference_convolve(input, problem);
+          const Image& reference = *computed;
+          outputs.begin_problem(problem, reference);
+          for (const bool pinned : job.pinned) {
+            options.pinned = pinned;
+            for (const Target& target : targets) {
+              const std::string what = fmt::format("{} {} {} {} {}", target.device_id,
+                                                   target.variant ? target.variant->name : "-", filter.spec,
+                                                   to_string(border), to_string(pixel));
+              progress.step(what);
+              Outcome outcome = run_target(target, problem, input, reference, options, tuner);
+              outcome.record.output = outputs.write_result(target, pinned, std::move(outcome.output),
+                                                           outcome.record.status == Status::Ok);
+              if (streams(target)) {
+                progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
+                report.streams.push_back(
+                    stream_target(target, outcome.record, problem, input, reference, job.stream_frames, options));
+              }
+              report.runs.push_back(std::move(outcome.record));
             }
-            report.runs.push_back(std::move(outcome.record));
           }
+          outputs.end_problem();
         }
-        outputs.end_problem();
       }
     }
   }

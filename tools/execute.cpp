@@ -28,6 +28,7 @@ RunRecord describe_run(const Target& target, const Problem& problem) {
   record.radius_y = problem.radius_y();
   record.border = to_string(problem.border);
   record.flip = problem.flip;
+  record.pixel = to_string(problem.pixel);
   return record;
 }
 
@@ -103,7 +104,8 @@ StreamRecord stream_target(const Target& target, const RunRecord& run, const Pro
   StreamRecord record;  // the run's identity, so a stream row names exactly the run it repeats
   std::tie(record.backend, record.device, record.variant, record.filter) =
       std::tie(run.backend, run.device, run.variant, run.filter);
-  std::tie(record.width, record.height, record.channels) = std::tie(run.width, run.height, run.channels);
+  std::tie(record.width, record.height, record.channels, record.pixel) =
+      std::tie(run.width, run.height, run.channels, run.pixel);
   record.frames = frames;
   record.memory = options.pinned ? "pinned" : "pageable";
   if (run.status != Status::Ok) {

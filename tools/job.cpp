@@ -164,6 +164,8 @@ Job make_job(const Config& config) {
   for (const std::string& memory : config.memories)
     if (!contains(job.pinned, memory == "pinned")) job.pinned.push_back(memory == "pinned");
   job.memory_names = config.memories;
+  for (const std::string& name : config.pixels)
+    if (const PixelType pixel = parse_pixel(name); !contains(job.pixels, pixel)) job.pixels.push_back(pixel);
   job.stream_frames = config.stream_frames;
   job.retune = config.retune;
   job.measure_peaks = config.measure_peaks;

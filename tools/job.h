@@ -69,6 +69,7 @@ struct Job {
   // How it is measured.
   RunOptions options;
   std::vector<bool> pinned;  // per --memory mode, in order
+  std::vector<PixelType> pixels;  // per --pixel type, in order
   int stream_frames = 0;
   bool retune = false;
   bool measure_peaks = true;

@@ -30,7 +30,8 @@ OutputWriter::OutputWriter(const Job& job, const Image& input)
     : dir_(job.output_dir),
       format_(output_format(job, input)),
       several_sizes_(job.sizes.size() > 1),
-      several_memories_(job.pinned.size() > 1) {}
+      several_memories_(job.pinned.size() > 1),
+      several_pixels_(job.pixels.size() > 1) {}
 
 void OutputWriter::save(const Image& image, const std::filesystem::path& path) const {
   if (format_ == "png")
@@ -49,7 +50,9 @@ void OutputWriter::begin_problem(const Problem& problem, const Image& reference)
   if (!enabled()) return;
   stem_ = fmt::format("{}_{}{}", slug(problem.filter.spec), to_string(problem.border), problem.flip ? "_flip" : "");
   if (several_sizes_) stem_ += fmt::format("_{}x{}", problem.width, problem.height);
-  problem_label_ = fmt::format("{} {}", problem.filter.spec, to_string(problem.border));
+  if (several_pixels_) stem_ += fmt::format("_{}", to_string(problem.pixel));
+  problem_label_ = fmt::format("{} {}{}", problem.filter.spec, to_string(problem.border),
+                               several_pixels_ ? fmt::format(" {}", to_string(problem.pixel)) : "");
   save(reference, dir_ / (stem_ + "_reference." + format_));
   reference_ = &reference;
   tile_.reset();

@@ -41,7 +41,7 @@ class OutputWriter {
 
   std::filesystem::path dir_;
   std::string format_;
-  bool several_sizes_, several_memories_;
+  bool several_sizes_, several_memories_, several_pixels_;
   std::string stem_, problem_label_;
   const Image* reference_ = nullptr;
   std::optional<Tile> tile_;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/domain/parallel.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -129,6 +130,10 @@ class CpuBackend final : public Backend {
     const auto found = std::ranges::find(kCpuVariants, variant, &CpuVariant::name);
     if (found == std::end(kCpuVariants)) return skipped(fmt::format("cpu backend has no variant '{}'", variant));
     if (device != 0) return skipped(fmt::format("cpu backend has no device {}", device));
+    const VariantTraits& traits = *find_variant(variant);
+    if (!(traits.pixels & pixel_bit(problem.pixel)))
+      return skipped(fmt::format("{} has no {} kernels (pixel types: {})", variant, to_string(problem.pixel),
+                                 pixel_names(traits.pixels)));
     const ConvArgs args = problem.conv_args();
     const auto convolve = found->convolve;
 
@@ -137,7 +142,12 @@ class CpuBackend final : public Backend {
     // NaN before every launch, outside the timing, so a pixel a launch forgets fails validation.
     auto poison = [&] { std::fill(result.output.data.begin(), result.output.data.end(), std::numeric_limits<float>::quiet_NaN()); };
 
-    const auto launch = [&] { convolve(input, problem.correlation_filter, args, result.output); };
+    // 8-bit storage: the float sums rounded to nearest and saturated, as a device kernel stores them.
+    const auto launch = [&] {
+      convolve(input, problem.correlation_filter, args, result.output);
+      if (problem.pixel == PixelType::U8)
+        for (float& value : result.output.data) value = to_8bit(value);
+    };
     const int timed = options.warm_up(launch);
     std::vector<double> samples_ms;
     for (int i = 0; i < timed; ++i) {

@@ -138,7 +138,7 @@ class CudaBackend final : public Backend {
     if (std::string reason = plan(planned, problem, variant, device, 1); !reason.empty())
       return skipped(std::move(reason));
     cuda::CudaSession session(ordinals_[device]);
-    BackendRun run = measure_run(session, prepare(planned, problem, device), input,
+    BackendRun run = measure_run(session, prepare(planned, problem, device), problem, input,
                                  planned.plan.frame_bytes + planned.plan.filter_bytes, options);
     run.compile_time = compile_time_text(planned.plan, planned.module);
     if (planned.module) run.times.build_ms = planned.module->build_ms();
@@ -155,7 +155,7 @@ class CudaBackend final : public Backend {
       return skip;
     }
     cuda::CudaSession session(ordinals_[device]);
-    return measure_stream(session, prepare(planned, problem, device), input, frames, options);
+    return measure_stream(session, prepare(planned, problem, device), problem, input, frames, options);
   }
 
   DevicePeaks measure_peaks(int device) override {

@@ -22,9 +22,14 @@ namespace kernels = cuda_kernels;
 
 cudaStream_t stream_of(DeviceQueue& queue) { return static_cast<CudaQueue&>(queue).stream(); }
 
-// One frame's device memory: every plane of the input (a buffer, or one texture per plane), of the
-// output, the variant's scratch planes, and fft's buffers, plans and work area (a frame's own, so that
-// frames in flight on different streams share none of them).
+// A frame unit as the float kernels take it.
+const float* as_floats(const void* unit) { return static_cast<const float*>(unit); }
+float* as_floats(void* unit) { return static_cast<float*>(unit); }
+
+// One frame's device memory: every unit of the input (FrameLayout: a plane of floats, or the 8-bit
+// interleaved image; a buffer, or one texture per unit), of the output, the variant's scratch planes,
+// and fft's buffers, plans and work area (a frame's own, so that frames in flight on different streams
+// share none of them).
 struct CudaFrame final : DeviceFrame {
   DeviceBuffer input, output, scratch;
   std::vector<TextureImage> textures;
@@ -39,33 +44,33 @@ class CudaVariant : public PreparedVariant {
  public:
   CudaVariant(const LauncherSetup& setup, cudaStream_t stream)
       : plan_(setup.plan), problem_(setup.problem), limits_(setup.limits), setup_stream_(stream),
-        plane_(static_cast<std::size_t>(setup.problem.width) * setup.problem.height) {}
+        layout_(FrameLayout::for_problem(setup.problem)) {}
 
   std::unique_ptr<DeviceFrame> make_frame() const override {
     auto frame = std::make_unique<CudaFrame>();
-    const std::size_t count = plane_ * problem_.channels;
     if (plan_.variant->input_as_image) {
-      for (int c = 0; c < problem_.channels; ++c)
+      for (int unit = 0; unit < layout_.units; ++unit)
         frame->textures.emplace_back(problem_.width, problem_.height, problem_.border);
     } else {
-      frame->input = DeviceBuffer(count);
+      frame->input = DeviceBuffer(floats_for(layout_.bytes()));
     }
-    frame->output = DeviceBuffer(count);
-    if (plan_.variant->scratch_planes > 0) frame->scratch = DeviceBuffer(plan_.variant->scratch_planes * plane_);
+    frame->output = DeviceBuffer(floats_for(layout_.bytes()));
+    if (plan_.variant->scratch_planes > 0)
+      frame->scratch = DeviceBuffer(floats_for(plan_.variant->scratch_planes * layout_.unit_bytes));
     add_to_frame(*frame);
     return frame;
   }
 
   void upload(DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
     auto& frame = static_cast<CudaFrame&>(device);
-    const std::size_t row_bytes = static_cast<std::size_t>(problem_.width) * sizeof(float);
-    for (int c = 0; c < problem_.channels; ++c) {
-      const std::byte* source = host.units()[c];
+    const std::size_t row_bytes = layout_.unit_bytes / problem_.height;
+    for (int unit = 0; unit < layout_.units; ++unit) {
+      const std::byte* source = host.units()[unit];
       if (frame.textures.empty())
-        CC_CUDA_CHECK(cudaMemcpyAsync(frame.input.get() + c * plane_, source, plane_ * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream_of(queue)));
+        CC_CUDA_CHECK(cudaMemcpyAsync(unit_of(frame.input, unit), source, layout_.unit_bytes, cudaMemcpyHostToDevice,
+                                      stream_of(queue)));
       else
-        CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(frame.textures[c].array(), 0, 0, source, row_bytes, row_bytes,
+        CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(frame.textures[unit].array(), 0, 0, source, row_bytes, row_bytes,
                                                static_cast<std::size_t>(problem_.height), cudaMemcpyHostToDevice,
                                                stream_of(queue)));
     }
@@ -73,22 +78,22 @@ class CudaVariant : public PreparedVariant {
 
   void launch(DeviceFrame& device, DeviceQueue& queue) const override {
     auto& frame = static_cast<CudaFrame&>(device);
-    for (int c = 0; c < problem_.channels; ++c) {
-      const float* in = frame.input.get() ? frame.input.get() + c * plane_ : nullptr;
-      launch_plane(frame, c, in, frame.output.get() + c * plane_, stream_of(queue));
+    for (int unit = 0; unit < layout_.units; ++unit) {
+      const void* in = frame.input.get() ? unit_of(frame.input, unit) : nullptr;
+      launch_unit(frame, unit, in, unit_of(frame.output, unit), stream_of(queue));
     }
   }
 
   void download(const DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
     const auto& frame = static_cast<const CudaFrame&>(device);
-    for (int c = 0; c < problem_.channels; ++c)
-      CC_CUDA_CHECK(cudaMemcpyAsync(host.units()[c], frame.output.get() + c * plane_, plane_ * sizeof(float),
+    for (int unit = 0; unit < layout_.units; ++unit)
+      CC_CUDA_CHECK(cudaMemcpyAsync(host.units()[unit], unit_of(frame.output, unit), layout_.unit_bytes,
                                     cudaMemcpyDeviceToHost, stream_of(queue)));
   }
 
-  void poison(DeviceFrame& device, DeviceQueue& queue) const override {
+  void poison(DeviceFrame& device, DeviceQueue& queue, unsigned char byte) const override {
     auto& frame = static_cast<CudaFrame&>(device);
-    CC_CUDA_CHECK(cudaMemsetAsync(frame.output.get(), 0xFF, frame.output.bytes(), stream_of(queue)));
+    CC_CUDA_CHECK(cudaMemsetAsync(frame.output.get(), byte, layout_.bytes(), stream_of(queue)));
   }
 
   std::size_t device_bytes(const DeviceFrame& device) const override {
@@ -96,8 +101,9 @@ class CudaVariant : public PreparedVariant {
   }
 
  protected:
-  // One plane: `in` is null when the input is a texture (frame.textures[c]).
-  virtual void launch_plane(CudaFrame& frame, int c, const float* in, float* out, cudaStream_t stream) const = 0;
+  // One unit of the frame (a float plane, or the 8-bit image): `in` is null when the input is a
+  // texture (frame.textures[unit]).
+  virtual void launch_unit(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
   virtual void add_to_frame(CudaFrame&) const {}
   // Device memory a library holds beyond what the plan counted, known once the frame is made.
   virtual std::size_t library_bytes(const CudaFrame&) const { return 0; }
@@ -110,11 +116,16 @@ class CudaVariant : public PreparedVariant {
   }
   const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
 
+  static std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+  std::byte* unit_of(const DeviceBuffer& buffer, int unit) const {
+    return reinterpret_cast<std::byte*>(buffer.get()) + unit * layout_.unit_bytes;
+  }
+
   const LaunchPlan& plan_;
   const Problem& problem_;
   const DeviceLimits& limits_;
   cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
-  std::size_t plane_;          // floats in one plane
+  FrameLayout layout_;
 };
 
 template <typename Variant>
@@ -129,8 +140,8 @@ class GlobalVariant final : public CudaVariant {
       : CudaVariant(setup, stream), filter_(upload_buffer(weights())) {}
 
  private:
-  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_global(in, out, filter_.get(), plan_.args, block(), stream));
+  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_global(as_floats(in), as_floats(out), filter_.get(), plan_.args, block(), stream));
   }
   DeviceBuffer filter_;
 };
@@ -143,8 +154,8 @@ class ConstantVariant final : public CudaVariant {
   }
 
  private:
-  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_constant(in, out, plan_.args, block(), stream));
+  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_constant(as_floats(in), as_floats(out), plan_.args, block(), stream));
   }
 };
 
@@ -157,8 +168,8 @@ class TiledVariant final : public CudaVariant {
   }
 
  private:
-  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_tiled(in, out, plan_.args, block(), stream));
+  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_tiled(as_floats(in), as_floats(out), plan_.args, block(), stream));
   }
 };
 
@@ -170,8 +181,8 @@ class TextureVariant final : public CudaVariant {
   }
 
  private:
-  void launch_plane(CudaFrame& frame, int c, const float*, float* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_texture(frame.textures[c].texture(), out, plan_.args, block(), stream));
+  void launch_unit(CudaFrame& frame, int unit, const void*, void* out, cudaStream_t stream) const override {
+    CC_CUDA_CHECK(kernels::launch_texture(frame.textures[unit].texture(), as_floats(out), plan_.args, block(), stream));
   }
 };
 
@@ -197,7 +208,7 @@ class ModuleVariant : public CudaVariant {
   }
 
  private:
-  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
+  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
     ConvArgs args = plan_.args;
     void* parameters[] = {&in, &out, &args};
     CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(plan_.groups.x, plan_.groups.y),
@@ -231,8 +242,8 @@ class FftVariant final : public CudaVariant {
     frame.fft = std::make_unique<FftConvolver>(problem_, setup_stream_);
   }
   std::size_t library_bytes(const CudaFrame& frame) const override { return frame.fft->work_area_bytes(); }
-  void launch_plane(CudaFrame& frame, int, const float* in, float* out, cudaStream_t stream) const override {
-    frame.fft->convolve_plane(in, out, stream);
+  void launch_unit(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
+    frame.fft->convolve_plane(as_floats(in), as_floats(out), stream);
   }
 };
 #endif
@@ -265,8 +276,8 @@ class Npp2dVariant final : public NppVariant {
       : NppVariant(setup, stream), reversed_(npp::reversed(weights())), filter_(upload_buffer(reversed_)) {}
 
  private:
-  void launch_plane(CudaFrame&, int, const float* in, float* out, cudaStream_t stream) const override {
-    npp::filter_2d(in, out, plan_.args, filter_.get(), context(stream));
+  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+    npp::filter_2d(as_floats(in), as_floats(out), plan_.args, filter_.get(), context(stream));
   }
   std::vector<float> reversed_;  // the upload's source, alive until the setup stream has run it
   DeviceBuffer filter_;
@@ -282,8 +293,8 @@ class NppSeparableVariant final : public NppVariant {
         column_(upload_buffer(reversed_column_)) {}
 
  private:
-  void launch_plane(CudaFrame& frame, int, const float* in, float* out, cudaStream_t stream) const override {
-    npp::filter_separable(in, frame.scratch.get(), out, plan_.args, row_.get(), column_.get(), context(stream));
+  void launch_unit(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
+    npp::filter_separable(as_floats(in), frame.scratch.get(), as_floats(out), plan_.args, row_.get(), column_.get(), context(stream));
   }
   std::vector<float> reversed_row_, reversed_column_;
   DeviceBuffer row_, column_;

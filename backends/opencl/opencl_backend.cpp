@@ -100,7 +100,7 @@ class OpenClBackend final : public Backend {
     if (std::string reason = plan(planned, problem, variant, device, options, 1); !reason.empty())
       return skipped(std::move(reason));
     ClSession session(context(device).context, discovery_.devices[device].device);
-    BackendRun run = measure_run(session, prepare(planned, problem, device), input,
+    BackendRun run = measure_run(session, prepare(planned, problem, device), problem, input,
                                  planned.plan.frame_bytes + planned.plan.filter_bytes, options);
     run.times.build_ms = planned.build_ms;
     run.compile_time = fmt::format("radius: {}; options: {}", planned.plan.variant->compile_time_radius ? "compile-time" : "run-time",
@@ -122,7 +122,7 @@ class OpenClBackend final : public Backend {
       return skip;
     }
     ClSession session(context(device).context, discovery_.devices[device].device);
-    return measure_stream(session, prepare(planned, problem, device), input, frames, options);
+    return measure_stream(session, prepare(planned, problem, device), problem, input, frames, options);
   }
 
   DevicePeaks measure_peaks(int device) override {

@@ -13,8 +13,9 @@ namespace {
 
 ClQueue& cl_queue(DeviceQueue& queue) { return static_cast<ClQueue&>(queue); }
 
-// One frame's device memory: per plane an input (a buffer, or an image for texture) and an output,
-// and fft's buffers (a frame's own, so that frames in flight on different queues share none of them).
+// One frame's device memory: per unit (FrameLayout: a plane of floats, or the 8-bit interleaved image)
+// an input (a buffer, or an image for texture) and an output, and fft's buffers (a frame's own, so that
+// frames in flight on different queues share none of them).
 struct ClFrame final : DeviceFrame {
   std::vector<cl::Buffer> inputs, outputs;
   std::vector<cl::Image2D> images;
@@ -35,18 +36,17 @@ class ClVariant : public PreparedVariant {
  public:
   ClVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
       : plan_(setup.plan), problem_(setup.problem), context_(setup.context), setup_queue_(queue),
-        kernels_(setup.kernels), plane_bytes_(static_cast<std::size_t>(setup.problem.width) * setup.problem.height *
-                                              sizeof(float)) {}
+        kernels_(setup.kernels), layout_(FrameLayout::for_problem(setup.problem)) {}
 
   std::unique_ptr<DeviceFrame> make_frame() const override {
     auto frame = std::make_unique<ClFrame>();
-    for (int c = 0; c < problem_.channels; ++c) {
+    for (int unit = 0; unit < layout_.units; ++unit) {
       if (plan_.variant->input_as_image)
         frame->images.push_back(CC_CL_OUT(cl::Image2D(context_, CL_MEM_READ_ONLY, cl::ImageFormat(CL_R, CL_FLOAT),
                                                       problem_.width, problem_.height, 0, nullptr, err)));
       else
-        frame->inputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, plane_bytes_, nullptr, err)));
-      frame->outputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, plane_bytes_, nullptr, err)));
+        frame->inputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, layout_.unit_bytes, nullptr, err)));
+      frame->outputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, layout_.unit_bytes, nullptr, err)));
     }
     add_to_frame(*frame);
     return frame;
@@ -56,34 +56,35 @@ class ClVariant : public PreparedVariant {
     auto& frame = static_cast<ClFrame&>(device);
     ClQueue& q = cl_queue(queue);
     const std::size_t width = problem_.width, height = problem_.height;
-    for (int c = 0; c < problem_.channels; ++c) {
-      const std::byte* source = host.units()[c];
+    for (int unit = 0; unit < layout_.units; ++unit) {
+      const std::byte* source = host.units()[unit];
       if (frame.images.empty())
-        CC_CL_ENQUEUE(q, enqueueWriteBuffer(frame.inputs[c], CL_FALSE, 0, plane_bytes_, source, nullptr, event));
+        CC_CL_ENQUEUE(q, enqueueWriteBuffer(frame.inputs[unit], CL_FALSE, 0, layout_.unit_bytes, source, nullptr, event));
       else
-        CC_CL_ENQUEUE(q, enqueueWriteImage(frame.images[c], CL_FALSE, {0, 0, 0}, {width, height, 1},
-                                           width * sizeof(float), 0, source, nullptr, event));
+        CC_CL_ENQUEUE(q, enqueueWriteImage(frame.images[unit], CL_FALSE, {0, 0, 0}, {width, height, 1},
+                                           layout_.unit_bytes / height, 0, source, nullptr, event));
     }
   }
 
   void launch(DeviceFrame& device, DeviceQueue& queue) const override {
     auto& frame = static_cast<ClFrame&>(device);
-    for (int c = 0; c < problem_.channels; ++c) launch_plane(frame, c, cl_queue(queue));
+    for (int unit = 0; unit < layout_.units; ++unit) launch_unit(frame, unit, cl_queue(queue));
   }
 
   void download(const DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
     const auto& frame = static_cast<const ClFrame&>(device);
     ClQueue& q = cl_queue(queue);
-    for (int c = 0; c < problem_.channels; ++c)
-      CC_CL_ENQUEUE(q, enqueueReadBuffer(frame.outputs[c], CL_FALSE, 0, plane_bytes_, host.units()[c], nullptr, event));
+    for (int unit = 0; unit < layout_.units; ++unit)
+      CC_CL_ENQUEUE(q, enqueueReadBuffer(frame.outputs[unit], CL_FALSE, 0, layout_.unit_bytes, host.units()[unit],
+                                         nullptr, event));
   }
 
-  void poison(DeviceFrame& device, DeviceQueue& queue) const override {
+  void poison(DeviceFrame& device, DeviceQueue& queue, unsigned char byte) const override {
     auto& frame = static_cast<ClFrame&>(device);
     ClQueue& q = cl_queue(queue);
+    const cl_uchar pattern = byte;
     for (const cl::Buffer& output : frame.outputs)
-      CC_CL_ENQUEUE(q, enqueueFillBuffer(output, std::numeric_limits<float>::quiet_NaN(), 0, plane_bytes_, nullptr,
-                                         event));
+      CC_CL_ENQUEUE(q, enqueueFillBuffer(output, pattern, 0, layout_.unit_bytes, nullptr, event));
   }
 
   std::size_t device_bytes(const DeviceFrame& device) const override {
@@ -91,7 +92,8 @@ class ClVariant : public PreparedVariant {
   }
 
  protected:
-  virtual void launch_plane(ClFrame& frame, int c, ClQueue& queue) const = 0;
+  // One unit of the frame: a float plane, or the 8-bit image.
+  virtual void launch_unit(ClFrame& frame, int unit, ClQueue& queue) const = 0;
   virtual void add_to_frame(ClFrame&) const {}
   // Device memory a library holds beyond what the plan counted, known once the frame is made.
   virtual std::size_t library_bytes(const ClFrame&) const { return 0; }
@@ -115,7 +117,7 @@ class ClVariant : public PreparedVariant {
   cl::Context context_;
   cl::CommandQueue setup_queue_;  // filter uploads; fft: each frame's filter spectrum
   std::vector<cl::Kernel> kernels_;
-  std::size_t plane_bytes_;
+  FrameLayout layout_;
 };
 
 template <typename Variant>
@@ -131,7 +133,7 @@ class FilterBufferVariant final : public ClVariant {
       : ClVariant(setup, queue), filter_(upload_buffer(weights())) {}
 
  private:
-  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
     set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_, plan_.args);
     enqueue(queue);
   }
@@ -145,7 +147,7 @@ class TiledVariant final : public ClVariant {
       : ClVariant(setup, queue), filter_(upload_buffer(weights())) {}
 
  private:
-  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
     set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_, plan_.args, cl::Local(plan_.on_chip_bytes));
     enqueue(queue);
   }
@@ -164,7 +166,7 @@ class TextureVariant final : public ClVariant {
         filter_(upload_buffer(weights())) {}
 
  private:
-  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
     set_args(kernels_[0], frame.images[c], sampler_, frame.outputs[c], filter_, plan_.args);
     enqueue(queue);
   }
@@ -179,7 +181,7 @@ class SeparableVariant final : public ClVariant {
       : ClVariant(setup, queue), row_(upload_buffer(plan_.factors->row)), column_(upload_buffer(plan_.factors->column)) {}
 
  private:
-  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
     set_args(kernels_[0], frame.inputs[c], frame.outputs[c], row_, column_, plan_.args);
     enqueue(queue);
   }
@@ -199,7 +201,7 @@ class FftVariant final : public ClVariant {
                                                fft_plan_, problem_);
   }
   std::size_t library_bytes(const ClFrame& frame) const override { return frame.fft->temporary_bytes(); }
-  void launch_plane(ClFrame& frame, int c, ClQueue& queue) const override {
+  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
     frame.fft->convolve_plane(frame.inputs[c], frame.outputs[c], queue);
   }
   cl::Program program_;

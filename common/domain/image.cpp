@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "common/domain/error.h"
 
 namespace cc {
@@ -12,6 +14,19 @@ Image::Image(int width, int height, int channels, bool eight_bit)
   // Checked here too, so a negative or absurd size can never reach the vector's size arithmetic.
   check_image_size(width, height, channels, "image");
   data.assign(plane_size() * channels, 0.0f);
+}
+
+unsigned char to_8bit(float value) {
+  if (!(value > 0)) return 0;  // NaN too
+  if (value >= 255) return 255;
+  return static_cast<unsigned char>(std::nearbyint(value));  // the default rounding: to nearest, ties to even
+}
+
+Image quantized_8bit(const Image& image) {
+  Image result = image;
+  result.eight_bit = true;
+  for (float& value : result.data) value = to_8bit(value);
+  return result;
 }
 
 void check_image_size(long long width, long long height, long long channels, const std::string& what) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct Image {
 // input error, not a multi-gigabyte allocation.
 inline constexpr int kMaxImageDimension = 32768;
 inline constexpr std::size_t kMaxImagePixels = std::size_t{1} << 28;  // 256 Mpix (16384^2)
+
+// A value on the 0..255 scale as an 8-bit pixel: rounded to nearest (ties to even, as the kernels'
+// conversions do) and saturated; NaN to 0.
+unsigned char to_8bit(float value);
+
+// The image as 8-bit pixels hold it (every value through to_8bit), eight_bit = true: what a u8 run's
+// input is, and its reference is computed from.
+Image quantized_8bit(const Image& image);
 
 // Throws InputError naming `what` when width x height x channels is outside the limits above.
 void check_image_size(long long width, long long height, long long channels, const std::string& what);

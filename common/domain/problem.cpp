@@ -23,6 +23,23 @@ Border parse_border(std::string_view name) {
   throw InputError(fmt::format("unknown border '{}' (zero, clamp, mirror, wrap)", name));
 }
 
+std::string_view to_string(PixelType pixel) { return pixel == PixelType::U8 ? "u8" : "f32"; }
+
+PixelType parse_pixel(std::string_view name) {
+  for (PixelType pixel : {PixelType::F32, PixelType::U8})
+    if (name == to_string(pixel)) return pixel;
+  throw InputError(fmt::format("unknown pixel type '{}' (f32, u8)", name));
+}
+
+int device_channels(PixelType pixel, int channels) {
+  if (pixel == PixelType::F32) return channels;
+  return channels == 1 ? 1 : 4;
+}
+
+int device_bytes_per_pixel(PixelType pixel, int channels) {
+  return pixel == PixelType::F32 ? channels * static_cast<int>(sizeof(float)) : device_channels(pixel, channels);
+}
+
 ConvArgs Problem::conv_args() const {
   ConvArgs args{};
   args.width = width;
@@ -36,7 +53,7 @@ ConvArgs Problem::conv_args() const {
   return args;
 }
 
-Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip) {
+Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip, PixelType pixel) {
   Problem problem;
   problem.width = image.width;
   problem.height = image.height;
@@ -44,6 +61,7 @@ Problem make_problem(const Image& image, const Filter& filter, Border border, bo
   problem.filter = filter;
   problem.border = border;
   problem.flip = flip;
+  problem.pixel = pixel;
   problem.correlation_filter = flip ? flipped(filter) : filter;
   return problem;
 }

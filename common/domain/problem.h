@@ -16,6 +16,18 @@ enum class Border { Zero = CC_BORDER_ZERO, Clamp = CC_BORDER_CLAMP, Mirror = CC_
 std::string_view to_string(Border border);
 Border parse_border(std::string_view name);  // throws InputError on an unknown name
 
+// How pixels are stored on the device (docs/architecture.md, "Pixel types"): 32-bit float planes, or
+// 8-bit interleaved with float arithmetic, results rounded to nearest and saturated to 0..255: one
+// channel, or four (RGBA8; 2 and 3 channels padded to 4, the padding neither read back nor validated).
+enum class PixelType { F32, U8 };
+std::string_view to_string(PixelType pixel);
+PixelType parse_pixel(std::string_view name);  // throws InputError on an unknown name
+
+// Channels a device kernel computes per pixel (f32: every plane's, one plane per launch; u8: 1 or 4
+// interleaved), and the bytes one pixel takes on the device, all channels: what the floors count.
+int device_channels(PixelType pixel, int channels);
+int device_bytes_per_pixel(PixelType pixel, int channels);
+
 struct Problem {
   int width = 0;
   int height = 0;
@@ -23,6 +35,7 @@ struct Problem {
   Filter filter;  // as the user gave it
   Border border = Border::Zero;
   bool flip = false;  // true convolution instead of correlation
+  PixelType pixel = PixelType::F32;
 
   // The filter every backend correlates with: `filter`, or flipped(filter) when flip is set. Backends
   // never flip themselves; the CPU reference applies `flip` on its own, so --flip is still checked.
@@ -31,10 +44,14 @@ struct Problem {
   int radius_x() const { return filter.radius_x(); }
   int radius_y() const { return filter.radius_y(); }
 
+  int device_channels() const { return cc::device_channels(pixel, channels); }
+  int device_bytes_per_pixel() const { return cc::device_bytes_per_pixel(pixel, channels); }
+
   // The kernel arguments for one plane of this problem, rows packed (pitch = width).
   ConvArgs conv_args() const;
 };
 
-Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip);
+Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip,
+                     PixelType pixel = PixelType::F32);
 
 }  // namespace cc

@@ -79,8 +79,10 @@ Tolerance fft_tolerance_for(const Problem& problem, const Image& input) {
 }
 
 Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& problem, const Image& input) {
-  if (variant.kind == VariantKind::Fft) return fft_tolerance_for(problem, input);
-  Tolerance tolerance = tolerance_for(problem, input);
+  Tolerance tolerance =
+      variant.kind == VariantKind::Fft ? fft_tolerance_for(problem, input) : tolerance_for(problem, input);
+  tolerance.eight_bit = problem.pixel == PixelType::U8;
+  if (variant.kind == VariantKind::Fft) return tolerance;
   if (!variant.rank_one) return tolerance;
   // The two passes compute with column x row, which differs from the 2D filter by up to its residual.
   const std::optional<SeparableFactors> factors = separate(problem.correlation_filter);
@@ -96,6 +98,7 @@ Validation validate(const Image& result, const Image& reference, const Tolerance
   Validation v;
   v.tolerance = tolerance.value;
   v.exact = tolerance.exact;
+  v.eight_bit = tolerance.eight_bit;
   if (result.width != reference.width || result.height != reference.height ||
       result.channels != reference.channels || result.data.size() != reference.data.size()) {
     v.max_abs_error = v.rel_l2_error = std::numeric_limits<double>::infinity();
@@ -118,6 +121,21 @@ Validation validate(const Image& result, const Image& reference, const Tolerance
         } else if (!std::isfinite(got)) {
           ok = false;
           nonfinite_mismatch = true;
+        } else if (tolerance.eight_bit) {
+          // The rounded value, or either neighbour where the exact value is within the bound of x.5.
+          const double rounded = to_8bit(static_cast<float>(expected));
+          const double boundary = std::floor(expected) + 0.5;
+          const bool near_boundary = !tolerance.exact && std::fabs(expected - boundary) <= tolerance.value;
+          ok = got == rounded || (near_boundary && (got == to_8bit(static_cast<float>(boundary - 0.5)) ||
+                                                    got == to_8bit(static_cast<float>(boundary + 0.5))));
+          const double diff = std::fabs(got - expected);
+          v.max_abs_error = std::max(v.max_abs_error, diff);
+          diff_squares += diff * diff;
+          reference_squares += expected * expected;
+          if (!ok && v.bad_channel < 0) {
+            v.bad_channel = c, v.bad_y = y, v.bad_x = x;
+            v.bad_value = got, v.bad_expected = rounded;
+          }
         } else {
           const double diff = std::fabs(got - expected);
           ok = tolerance.exact ? diff == 0 : diff <= tolerance.value;
@@ -150,6 +168,9 @@ std::string Validation::message() const {
                                         bad_channel, bad_value, bad_expected);
   if (!std::isfinite(bad_value) || !std::isfinite(bad_expected)) return where + " (non-finite mismatch)";
   const double diff = std::fabs(bad_value - bad_expected);
+  if (eight_bit)
+    return fmt::format("{}, an 8-bit result must be the reference rounded to nearest (either neighbour within {:.3g} "
+                       "of x.5)", where, tolerance);
   if (exact) return fmt::format("{}, |diff| {:.9g} > tolerance 0 (integer-exact problem)", where, diff);
   return fmt::format("{}, |diff| {:.9g} > tolerance {:.9g}", where, diff, tolerance);
 }

@@ -16,6 +16,10 @@ namespace cc {
 struct Tolerance {
   double value = 0;
   bool exact = false;  // integer-exact problem: any difference fails
+  // 8-bit results (docs/correctness.md, "8-bit results"): each must be the reference rounded to nearest
+  // and saturated to 0..255; where the exact value lies within `value` of a rounding boundary (x.5),
+  // either neighbour passes. An integer-exact problem's reference is an integer: no boundary is near.
+  bool eight_bit = false;
 };
 Tolerance tolerance_for(const Problem& problem, const Image& input);
 
@@ -27,7 +31,8 @@ double separable_error_bound(const Filter& filter, const SeparableFactors& facto
 Tolerance fft_tolerance_for(const Problem& problem, const Image& input);
 
 // The bound a variant's result is held to, by its traits: fft's looser bound, else the direct rule; a
-// rank-1 variant's adds the filter's rank-1 residual (separable_error_bound), which ends bit-exactness.
+// rank-1 variant's adds the filter's rank-1 residual (separable_error_bound), which ends bit-exactness;
+// a u8 problem's results are compared after rounding (Tolerance::eight_bit).
 Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& problem, const Image& input);
 
 struct Validation {
@@ -36,6 +41,7 @@ struct Validation {
   double rel_l2_error = 0;  // ||result - reference|| / ||reference|| (0 when both are 0)
   double tolerance = 0;
   bool exact = false;
+  bool eight_bit = false;
   // The first failing pixel in plane, row, column order (-1 when none failed).
   int bad_channel = -1, bad_x = -1, bad_y = -1;
   double bad_value = 0, bad_expected = 0;

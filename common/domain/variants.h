@@ -3,7 +3,10 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+
+#include "common/domain/problem.h"
 
 namespace cc {
 
@@ -31,8 +34,8 @@ enum class Geometry : std::uint8_t {
 // The backends that implement a variant, as bits.
 enum ApiBit : std::uint8_t { kCpu = 1, kCuda = 2, kOpenCl = 4 };
 
-// Pixel storage on the device, as bits.
-enum PixelBit : std::uint8_t { kF32 = 1 };
+// Pixel storage on the device, as bits (common/domain/problem.h's PixelType).
+enum PixelBit : std::uint8_t { kF32 = 1, kU8 = 2 };
 
 // Border modes a variant accepts, as bits indexed by Border (common/domain/problem.h).
 inline constexpr std::uint8_t kAllBorders = 0xF;
@@ -61,7 +64,7 @@ struct VariantTraits {
 // here (docs/architecture.md walks through an example).
 inline constexpr VariantTraits kVariants[] = {
     {.name = "naive", .memory_space = "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against",
-     .kind = VariantKind::Reference, .apis = kCpu},
+     .kind = VariantKind::Reference, .apis = kCpu, .pixels = kF32 | kU8},
     {.name = "global", .memory_space = "image and filter in global memory", .geometry = Geometry::PerPixel,
      .apis = kCuda | kOpenCl, .auto_candidate = true},
     {.name = "constant", .memory_space = "filter in constant memory (__constant__ / __constant)",
@@ -79,7 +82,7 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
      .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true},
     {.name = "auto", .memory_space = "measures every auto candidate once per (size, radius, device), caches the fastest, runs it",
-     .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl},
+     .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
      .kind = VariantKind::Baseline, .apis = kCuda, .borders = kClampOnly},
     {.name = "npp-separable", .memory_space = "vendor baseline: NPP row + column filters, for rank-1 filters",
@@ -87,6 +90,10 @@ inline constexpr VariantTraits kVariants[] = {
 };
 
 inline std::span<const VariantTraits> all_variants() { return kVariants; }
+
+// The bit of a pixel type (PixelType::F32 -> kF32), and the names of a set of bits ("f32, u8").
+PixelBit pixel_bit(PixelType pixel);
+std::string pixel_names(std::uint8_t pixels);
 const VariantTraits* find_variant(std::string_view name);  // nullptr when unknown
 
 // Taps per output pixel the variant computes, which "% of bound" counts: 2D for direct ones, the two

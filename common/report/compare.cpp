@@ -85,7 +85,7 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current) {
 }  // namespace
 
 RunIdentity identity_of(const RunRecord& r) {
-  return {r.backend, r.device, r.variant, r.filter, r.width, r.height, r.channels, r.border, r.flip, r.memory};
+  return {r.backend, r.device, r.variant, r.filter, r.width, r.height, r.channels, r.border, r.flip, r.pixel, r.memory};
 }
 
 std::string_view to_string(Verdict verdict) {

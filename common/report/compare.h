@@ -19,6 +19,7 @@ struct RunIdentity {
   int width = 0, height = 0, channels = 0;
   std::string border;
   bool flip = false;
+  std::string pixel;
   std::string memory;
   auto operator<=>(const RunIdentity&) const = default;
 };

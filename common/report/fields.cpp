@@ -32,6 +32,7 @@ const std::vector<Field<RunRecord>>& run_fields() {
       field<&RunRecord::radius_y>("radius_y"),
       field<&RunRecord::border>("border", kRequired),
       field<&RunRecord::flip>("flip"),
+      field<&RunRecord::pixel>("pixel", kDefaultWhenMissing),
       field<&RunRecord::status>("status", kRequired),
       field<&RunRecord::reason>("reason"),
       field<&RunRecord::max_abs_error>("max_abs_error"),
@@ -51,6 +52,7 @@ const std::vector<Field<RunRecord>>& run_fields() {
       field<&RunRecord::times, &PhaseTimes::build_ms>("build_ms"),
       field<&RunRecord::times, &PhaseTimes::host_to_host_ms>("host_to_host_ms"),
       field<&RunRecord::times, &PhaseTimes::reuse_ms>("reuse_ms"),
+      field<&RunRecord::times, &PhaseTimes::untimed>("untimed", kNullWhenDefault),
       field<&RunRecord::mpix_per_s>("mpix_per_s"),
       field<&RunRecord::gb_per_s>("gb_per_s"),
       field<&RunRecord::gflop_per_s>("gflop_per_s"),
@@ -74,6 +76,7 @@ const std::vector<Field<StreamRecord>>& stream_fields() {
       field<&StreamRecord::height>("height", kRequired),
       field<&StreamRecord::channels>("channels", kRequired),
       field<&StreamRecord::frames>("frames"),
+      field<&StreamRecord::pixel>("pixel", kDefaultWhenMissing),
       field<&StreamRecord::memory>("memory"),
       field<&StreamRecord::status>("status", kRequired),
       field<&StreamRecord::reason>("reason"),
@@ -84,6 +87,7 @@ const std::vector<Field<StreamRecord>>& stream_fields() {
       field<&StreamRecord::pcie_floor_ms_per_frame>("pcie_floor_ms_per_frame"),
       field<&StreamRecord::floor_fraction>("floor_fraction"),
       field<&StreamRecord::max_abs_error>("max_abs_error"),
+      field<&StreamRecord::untimed>("untimed", kNullWhenDefault),
   };
   return fields;
 }

@@ -50,6 +50,9 @@ struct Field {
   bool required = false;
   // When this says no, the value is a placeholder: written as nothing and read back as the default.
   bool (*meaningful)(const Record&) = nullptr;
+  // Missing from a report (one older than the field), the record's default stands, not null: a report
+  // from before "pixel" existed ran f32.
+  bool default_when_missing = false;
 
   std::string column() const { return group.empty() ? std::string(name) : std::string(group) + "_" + std::string(name); }
   FieldValue written(const Record& record) const {
@@ -62,9 +65,11 @@ struct FieldOptions {
   bool required = false;
   // The default means "none" (no reason given): written as null, not as the default.
   bool null_when_default = false;
+  bool default_when_missing = false;  // Field::default_when_missing
 };
-inline constexpr FieldOptions kRequired{.group = {}, .required = true, .null_when_default = false};
-inline constexpr FieldOptions kNullWhenDefault{.group = {}, .required = false, .null_when_default = true};
+inline constexpr FieldOptions kRequired{.required = true};
+inline constexpr FieldOptions kNullWhenDefault{.null_when_default = true};
+inline constexpr FieldOptions kDefaultWhenMissing{.default_when_missing = true};
 
 namespace field_detail {
 
@@ -105,6 +110,7 @@ auto field(std::string_view name, FieldOptions options = {}) {
       .group = options.group,
       .required = options.required,
       .meaningful = options.null_when_default ? &field_detail::differs_from_default<Record, first, rest...> : nullptr,
+      .default_when_missing = options.default_when_missing,
   };
 }
 

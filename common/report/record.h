@@ -18,6 +18,7 @@ struct RunRecord {
   int width = 0, height = 0, channels = 0, radius_x = 0, radius_y = 0;
   std::string border;
   bool flip = false;
+  std::string pixel = "f32";  // storage on the device: "f32", "u8" (common/domain/problem.h)
   Status status = Status::Skipped;
   std::string reason;  // why skipped or failed; empty when ok
   double max_abs_error = kNotMeasured, rel_l2_error = kNotMeasured, tolerance = kNotMeasured;
@@ -41,6 +42,7 @@ struct RunRecord {
 struct StreamRecord {
   std::string backend, device, variant, filter;
   int width = 0, height = 0, channels = 0, frames = 0;
+  std::string pixel = "f32";
   std::string memory;  // "pinned" or "pageable"
   Status status = Status::Skipped;
   std::string reason;
@@ -54,8 +56,8 @@ struct StreamRecord {
   std::string untimed;  // why the per-frame device figures are not given (PhaseTimes::untimed), or empty
 };
 
-// Fills mpix_per_s, gb_per_s (input read once + output written once) and gflop_per_s
-// (2 x taps x pixels) from times.kernel_ms.median.
+// Fills mpix_per_s, gb_per_s (input read once + output written once, in the bytes the pixel type
+// takes on the device) and gflop_per_s (2 x taps x pixels x channels computed) from times.kernel_ms.median.
 void derive_rates(RunRecord& record);
 
 // Fills bound and bound_percent from the device's measured peaks: whichever of DRAM (bytes / copy

@@ -50,13 +50,17 @@ std::string bound_text(const RunRecord& r) {
   return r.bound.empty() || !std::isfinite(r.bound_percent) ? "-" : short_percent(r.bound_percent) + " " + r.bound;
 }
 
+// f32 runs say nothing of their pixel type (the default); u8 runs get tables of their own.
+std::string pixel_note(const std::string& pixel) { return pixel == "u8" ? "  u8 pixels" : ""; }
+
 std::string heading(const RunRecord& r) {
-  return fmt::format("{}  {}x{}x{}  r={}x{}  border {}{}", r.filter, r.width, r.height, r.channels, r.radius_x,
-                     r.radius_y, r.border, r.flip ? "  flipped (true convolution)" : "");
+  return fmt::format("{}  {}x{}x{}  r={}x{}  border {}{}{}", r.filter, r.width, r.height, r.channels, r.radius_x,
+                     r.radius_y, r.border, r.flip ? "  flipped (true convolution)" : "", pixel_note(r.pixel));
 }
 
 std::string heading(const StreamRecord& s) {
-  return fmt::format("streams: {}  {}x{}x{}  {} host memory", s.filter, s.width, s.height, s.channels, s.memory);
+  return fmt::format("streams: {}  {}x{}x{}  {} host memory{}", s.filter, s.width, s.height, s.channels, s.memory,
+                     pixel_note(s.pixel));
 }
 
 // Records of one problem (same filter, image shape and border rule, or for streams the same frames),
@@ -146,13 +150,14 @@ Table make_table(const Group& group) {
     std::vector<std::string> row = {r->backend, r->device, r->variant};
     if (mixed_memory) row.push_back(r->memory);
     row.push_back(std::string(to_string(r->status)));
-    for (double v : {k.samples > 0 ? k.median : kNotMeasured, r->mpix_per_s, r->gb_per_s, r->gflop_per_s})
-      row.push_back(short_number(v));
+    const bool untimed = !r->times.untimed.empty();
+    row.push_back(untimed ? "untimed" : short_number(k.samples > 0 ? k.median : kNotMeasured));
+    for (double v : {r->mpix_per_s, r->gb_per_s, r->gflop_per_s}) row.push_back(short_number(v));
     row.push_back(bound_text(*r));
     row.push_back(short_number(r->device_mb));
     row.push_back(short_error(r->max_abs_error));
     row.push_back(r->exact ? "exact" : short_error(r->tolerance));
-    t.add_row(std::move(row), r->reason);
+    t.add_row(std::move(row), r->reason.empty() && untimed ? "untimed: " + r->times.untimed : r->reason);
   }
   return t;
 }

@@ -44,10 +44,11 @@ class JsonObject {
   // The value under `key` as `kind`. Null is the writer's nothing: empty text, kNotMeasured; a key
   // that is absent (and not required) reads as null, or as nullopt for the kinds that cannot be
   // null (an integer, a flag, pairs), which keep the record's default.
-  std::optional<FieldValue> value(std::string_view key, FieldKind kind, bool required) const {
+  std::optional<FieldValue> value(std::string_view key, FieldKind kind, bool required,
+                                  bool default_when_missing = false) const {
     static const ordered_json missing_as_null;
     const ordered_json* value = find(key, required);
-    if (!value && kind != FieldKind::Text && kind != FieldKind::Number) return std::nullopt;
+    if (!value && (default_when_missing || (kind != FieldKind::Text && kind != FieldKind::Number))) return std::nullopt;
     if (!value) value = &missing_as_null;
     switch (kind) {
       case FieldKind::Text: return text(key, *value);
@@ -130,7 +131,8 @@ Record read_record(const JsonObject& object, const std::vector<Field<Record>>& f
     const std::optional<JsonObject> holder =
         field.group.empty() ? std::optional(object) : object.object(field.group, group_required(field.group));
     if (!holder) continue;  // an optional group, absent
-    if (auto value = holder->value(field.name, field.kind, field.required)) field.set(record, std::move(*value));
+    if (auto value = holder->value(field.name, field.kind, field.required, field.default_when_missing))
+      field.set(record, std::move(*value));
   }
   for (const Field<Record>& field : fields)
     if (field.meaningful && !field.meaningful(record)) field.set(record, field.get(Record{}));

@@ -60,7 +60,7 @@ class FakeVariant final : public cc::PreparedVariant {
     for (std::size_t c = 0; c < host.units().size(); ++c)
       std::memcpy(host.units()[c], fake.output.data() + c * plane_, plane_ * sizeof(float));
   }
-  void poison(cc::DeviceFrame& frame, cc::DeviceQueue&) const override {
+  void poison(cc::DeviceFrame& frame, cc::DeviceQueue&, unsigned char) const override {
     auto& fake = static_cast<FakeFrame&>(frame);
     std::fill(fake.output.begin(), fake.output.end(), std::nanf(""));
   }
@@ -92,6 +92,11 @@ cc::Image ramp(int width, int height, int channels) {
   return image;
 }
 
+cc::Problem problem_of(const cc::Image& input) {
+  cc::Filter identity{"identity", 1, 1, {1.0f}};
+  return cc::make_problem(input, identity, cc::Border::Zero, false);
+}
+
 cc::RunOptions options(int repetitions, int warmup) {
   cc::RunOptions result;
   result.repetitions = repetitions;
@@ -107,7 +112,7 @@ TEST_CASE("measure_run: every plane crosses both ways, the samples are the launc
   FakeSession session(0.25);
   int launches = 0;
   const cc::BackendRun run = cc::measure_run(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 3.0f, true, &launches); }, input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 3.0f, true, &launches); }, problem_of(input), input,
       1000, options(4, 2));
   REQUIRE(run.status == cc::Status::Ok);
   CHECK(run.times.untimed.empty());
@@ -130,7 +135,7 @@ TEST_CASE("measure_run: a pixel no launch writes stays NaN, so validation sees i
   FakeSession session(0.25);
   int launches = 0;
   const cc::BackendRun run = cc::measure_run(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, false, &launches); }, input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, false, &launches); }, problem_of(input), input,
       0, options(1, 1));
   REQUIRE(run.status == cc::Status::Ok);
   for (const float value : run.output.data) CHECK(std::isnan(value));
@@ -141,7 +146,7 @@ TEST_CASE("measure_run: spans a device cannot have taken make the run untimed, w
   FakeSession session(1e-6);  // what Rusticl's fake timestamps report
   int launches = 0;
   const cc::BackendRun run = cc::measure_run(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 2.0f, true, &launches); }, input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 2.0f, true, &launches); }, problem_of(input), input,
       0, options(3, 1));
   REQUIRE(run.status == cc::Status::Ok);
   CHECK(run.times.untimed.find("not real") != std::string::npos);
@@ -151,7 +156,7 @@ TEST_CASE("measure_run: spans a device cannot have taken make the run untimed, w
   CHECK(run.output.data[5] == input.data[5] * 2.0f);  // the result is still returned for validation
 }
 
-TEST_CASE("implausible spans: zero, sub-0.1-microsecond and faster-than-any-link transfers") {
+TEST_CASE("implausible spans: zero, under 10 ns, and transfers faster than any host link") {
   CHECK_FALSE(cc::implausible_span_reason(0, 0).empty());
   CHECK_FALSE(cc::implausible_span_reason(std::nan(""), 0).empty());
   CHECK_FALSE(cc::implausible_span_reason(1e-6, 0).empty());
@@ -166,7 +171,7 @@ TEST_CASE("measure_stream: the last frame is its own, and a frame alone is timed
   FakeSession session(0.5);
   int launches = 0;
   const cc::StreamRun run = cc::measure_stream(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 0.5f, true, &launches); }, input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 0.5f, true, &launches); }, problem_of(input), input,
       7, options(1, 1));
   REQUIRE(run.status == cc::Status::Ok);
   CHECK(run.queues == cc::kStreamSlots);
@@ -177,6 +182,64 @@ TEST_CASE("measure_stream: the last frame is its own, and a frame alone is timed
   CHECK(launches == cc::kStreamSlots + 1 + 7);  // warm-up per slot, the frame alone, the frames
   CHECK_THROWS_AS(cc::measure_stream(
                       session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1, true, &launches); },
-                      input, 0, options(1, 1)),
+                      problem_of(input), input, 0, options(1, 1)),
                   cc::InputError);
+}
+
+namespace {
+
+// An 8-bit frame: copies its one interleaved unit, except that `skip` bytes from the end are left alone.
+class ByteVariant final : public cc::PreparedVariant {
+ public:
+  ByteVariant(std::size_t bytes, std::size_t skip) : bytes_(bytes), skip_(skip) {}
+  std::unique_ptr<cc::DeviceFrame> make_frame() const override {
+    auto frame = std::make_unique<FakeFrame>();
+    frame->input.resize(bytes_);
+    frame->output.resize(bytes_);
+    return frame;
+  }
+  void upload(cc::DeviceFrame& frame, const cc::HostFrame& host, cc::DeviceQueue&) const override {
+    auto& fake = static_cast<FakeFrame&>(frame);
+    for (std::size_t i = 0; i < bytes_; ++i) fake.input[i] = static_cast<float>(static_cast<unsigned char>(host.units()[0][i]));
+  }
+  void launch(cc::DeviceFrame& frame, cc::DeviceQueue&) const override {
+    auto& fake = static_cast<FakeFrame&>(frame);
+    for (std::size_t i = 0; i + skip_ < bytes_; ++i) fake.output[i] = fake.input[i];
+  }
+  void download(const cc::DeviceFrame& frame, const cc::HostFrame& host, cc::DeviceQueue&) const override {
+    const auto& fake = static_cast<const FakeFrame&>(frame);
+    for (std::size_t i = 0; i < bytes_; ++i) host.units()[0][i] = static_cast<std::byte>(fake.output[i]);
+  }
+  void poison(cc::DeviceFrame& frame, cc::DeviceQueue&, unsigned char byte) const override {
+    auto& fake = static_cast<FakeFrame&>(frame);
+    std::fill(fake.output.begin(), fake.output.end(), static_cast<float>(byte));
+  }
+  std::size_t device_bytes(const cc::DeviceFrame&) const override { return 2 * bytes_; }
+
+ private:
+  std::size_t bytes_, skip_;
+};
+
+}  // namespace
+
+TEST_CASE("measure_run, u8: RGBA8 packing of a 3-channel image, and a pixel never written is caught without NaN") {
+  cc::Image input = ramp(6, 4, 3);
+  input.data[0] = 255.0f;  // the poison's own value: written or not, only the second poison tells
+  const cc::Problem problem =
+      cc::make_problem(input, cc::Filter{"identity", 1, 1, {1.0f}}, cc::Border::Zero, false, cc::PixelType::U8);
+  REQUIRE(problem.device_channels() == 4);
+  FakeSession session(0.25);
+  const std::size_t bytes = 6 * 4 * 4;
+  const cc::BackendRun all = cc::measure_run(
+      session, [&](cc::DeviceQueue&) { return std::make_unique<ByteVariant>(bytes, 0); }, problem, input, 0,
+      options(2, 1));
+  REQUIRE(all.status == cc::Status::Ok);
+  CHECK(all.output.data == input.data);  // three channels back, the padding dropped
+  const cc::BackendRun missed = cc::measure_run(
+      session, [&](cc::DeviceQueue&) { return std::make_unique<ByteVariant>(bytes, 4); }, problem, input, 0,
+      options(2, 1));
+  REQUIRE(missed.status == cc::Status::Ok);
+  // The last pixel's three channels were never written: NaN, so validation fails them.
+  for (int c = 0; c < 3; ++c) CHECK(std::isnan(missed.output.at(c, 3, 5)));
+  CHECK(missed.output.at(0, 0, 0) == 255.0f);
 }

@@ -349,9 +349,9 @@ TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
   REQUIRE(j["streams"].size() == 2);
   const auto& s = j["streams"][0];
   const std::vector<std::string> stream_keys = {
-      "backend", "device", "variant", "filter", "width", "height", "channels", "frames", "memory", "status",
+      "backend", "device", "variant", "filter", "width", "height", "channels", "frames", "pixel", "memory", "status",
       "reason", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
-      "floor_fraction", "max_abs_error"};
+      "floor_fraction", "max_abs_error", "untimed"};
   const auto ordered = nlohmann::ordered_json::parse(out.str());
   std::vector<std::string> keys;
   for (const auto& item : ordered["streams"][0].items()) keys.push_back(item.key());
@@ -378,9 +378,9 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
   const std::vector<std::string> columns = cc::csv_columns();
   const std::vector<std::string> expected = {
       "backend", "device", "variant", "filter", "width", "height", "channels", "radius_x", "radius_y", "border",
-      "flip", "status", "reason", "max_abs_error", "rel_l2_error", "tolerance", "exact", "kernel_ms_median",
+      "flip", "pixel", "status", "reason", "max_abs_error", "rel_l2_error", "tolerance", "exact", "kernel_ms_median",
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
-      "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "mpix_per_s",
+      "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output"};
   CHECK(columns == expected);
 

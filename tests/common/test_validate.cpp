@@ -180,3 +180,57 @@ TEST_CASE("validate: a result of another shape fails") {
     CHECK(v.message().find("shape") != std::string::npos);
   }
 }
+
+TEST_CASE("8-bit results: the rounded, saturated reference, either neighbour only near x.5") {
+  cc::Image reference = filled(5, 1, 1, 0.0f);
+  reference.at(0, 0, 0) = 10.2f;    // rounds to 10
+  reference.at(0, 0, 1) = 10.5f;    // a boundary: 10 or 11
+  reference.at(0, 0, 2) = 300.0f;   // saturates to 255
+  reference.at(0, 0, 3) = -7.0f;    // saturates to 0
+  reference.at(0, 0, 4) = 20.51f;   // 0.01 from a boundary
+  cc::Image result = filled(5, 1, 1, 0.0f);
+  for (const auto& [x, value] : {std::pair{0, 10.0f}, std::pair{1, 11.0f}, std::pair{2, 255.0f}, std::pair{3, 0.0f},
+                                 std::pair{4, 21.0f}})
+    result.at(0, 0, x) = value;
+  const cc::Tolerance loose{0.02, false, true}, tight{0.001, false, true};
+  CHECK_MESSAGE(cc::validate(result, reference, loose).passed, cc::validate(result, reference, loose).message());
+  SUBCASE("the other neighbour passes within the bound of x.5, not beyond it") {
+    result.at(0, 0, 4) = 20.0f;
+    CHECK(cc::validate(result, reference, loose).passed);
+    const cc::Validation v = cc::validate(result, reference, tight);
+    CHECK_FALSE(v.passed);
+    CHECK(v.bad_x == 4);
+    CHECK(v.bad_expected == 21.0);
+    CHECK(v.message().find("rounded to nearest") != std::string::npos);
+  }
+  SUBCASE("a value off by one level fails, far from any boundary") {
+    result.at(0, 0, 0) = 11.0f;
+    CHECK_FALSE(cc::validate(result, reference, loose).passed);
+  }
+  SUBCASE("saturation is not optional") {
+    result.at(0, 0, 2) = 254.0f;
+    CHECK_FALSE(cc::validate(result, reference, loose).passed);
+  }
+  SUBCASE("a pixel never written (NaN) fails") {
+    result.at(0, 0, 3) = kNaN;
+    CHECK_FALSE(cc::validate(result, reference, loose).passed);
+  }
+}
+
+TEST_CASE("8-bit results: an integer-exact problem's reference is an integer, and only it passes") {
+  cc::Image reference = filled(2, 1, 1, 12.0f);
+  cc::Image result = reference;
+  const cc::Tolerance exact{0.0, true, true};
+  CHECK(cc::validate(result, reference, exact).passed);
+  result.at(0, 0, 1) = 13.0f;
+  CHECK_FALSE(cc::validate(result, reference, exact).passed);
+}
+
+TEST_CASE("to_8bit: rounds to nearest, ties to even, saturates, NaN to 0") {
+  CHECK(cc::to_8bit(2.5f) == 2);
+  CHECK(cc::to_8bit(3.5f) == 4);
+  CHECK(cc::to_8bit(254.6f) == 255);
+  CHECK(cc::to_8bit(1e9f) == 255);
+  CHECK(cc::to_8bit(-0.4f) == 0);
+  CHECK(cc::to_8bit(kNaN) == 0);
+}
