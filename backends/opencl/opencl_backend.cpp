@@ -438,7 +438,10 @@ std::string OpenClBackend::prepare(Plan& plan, const Problem& problem, std::stri
   const std::size_t plane_bytes = static_cast<std::size_t>(problem.width) * problem.height * sizeof(float);
 
   // --- what the variant needs, checked before anything is allocated or built ---
-  const FastShape fast_tile = fast_shape(args.radius_x, args.radius_y, limits.local_memory);
+  // fast and separable fix their work-group at compile time: the largest the device takes on both axes.
+  const std::size_t group_limit =
+      std::min({limits.max_work_group, limits.max_work_item_sizes[0], limits.max_work_item_sizes[1]});
+  FastShape fast_tile = fast_shape(args.radius_x, args.radius_y, limits.local_memory, group_limit);
   if (fast) {
     if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
     const std::size_t bytes = fast_tile_bytes(fast_tile, args.radius_x, args.radius_y);
@@ -450,7 +453,7 @@ std::string OpenClBackend::prepare(Plan& plan, const Problem& problem, std::stri
   if (plan.variant == Variant::Separable) {
     plan.factors = separate(problem.correlation_filter);
     if (!plan.factors) return "filter is not separable";
-    separable_tile = separable_shape(args.radius_x, args.radius_y, limits.local_memory);
+    separable_tile = separable_shape(args.radius_x, args.radius_y, limits.local_memory, group_limit);
     if (!separable_tile)
       return separable_limit_reason(args.radius_x, args.radius_y, limits.local_memory,
                                     "local memory (CL_DEVICE_LOCAL_MEM_SIZE)");
@@ -468,23 +471,38 @@ std::string OpenClBackend::prepare(Plan& plan, const Problem& problem, std::stri
       return *reason;
 
   const std::string source = program_source(variant, options.kernel_dir);
-  plan.build_options = kBuildOptions;
-  if (fast)  // the radius and tile shape as compile-time constants, as NVRTC gets them on the CUDA side
-    for (const std::string& define : fast_defines(fast_tile, args.radius_x, args.radius_y))
-      plan.build_options += " " + define;
-  if (separable_tile)
-    for (const std::string& define : separable_defines(*separable_tile, args.radius_x, args.radius_y))
-      plan.build_options += " " + define;
-  const BuiltProgram& built = program_for(device_index, variant, source, plan.build_options);
-  plan.build_ms = built.build_ms;
+  const auto build = [&] {
+    plan.build_options = kBuildOptions;
+    if (fast)  // the radius and tile shape as compile-time constants, as NVRTC gets them on the CUDA side
+      for (const std::string& define : fast_defines(fast_tile, args.radius_x, args.radius_y))
+        plan.build_options += " " + define;
+    if (separable_tile)
+      for (const std::string& define : separable_defines(*separable_tile, args.radius_x, args.radius_y))
+        plan.build_options += " " + define;
+    const BuiltProgram& built = program_for(device_index, variant, source, plan.build_options);
+    plan.build_ms += built.build_ms;
+    return built.program;
+  };
+  const cl::Program program = build();
   if (plan.variant == Variant::Fft) {  // VkFFT generates and builds its kernels too: counted as building
-    plan.program = built.program;
+    plan.program = program;
     plan.fft = &fft_plan_for(device_index, fft_shape(problem));
     plan.build_ms += plan.fft->build_ms();
   }
   std::size_t kernel_limit = limits.max_work_group;
   for (const std::string& name : kernel_names(variant)) {
-    plan.kernels.push_back(CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err)));
+    plan.kernels.push_back(CC_CL_OUT(cl::Kernel(program, name.c_str(), err)));
+    kernel_limit = std::min<std::size_t>(
+        kernel_limit, CC_CL_OUT(plan.kernels.back().getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device, err)));
+  }
+  // A built kernel may take fewer work-items than the device (Rusticl on llvmpipe: 32 for every kernel):
+  // fast and separable then choose their shape again under the kernel's limit and build once more.
+  const std::size_t shape_items = fast ? static_cast<std::size_t>(fast_tile.block_x) * fast_tile.block_y
+                                  : separable_tile ? static_cast<std::size_t>(separable_tile->threads) : 0;
+  if (shape_items > kernel_limit && kernel_limit < group_limit) {
+    fast_tile = fast_shape(args.radius_x, args.radius_y, limits.local_memory, kernel_limit);
+    if (separable_tile) separable_tile = separable_shape(args.radius_x, args.radius_y, limits.local_memory, kernel_limit);
+    plan.kernels = {CC_CL_OUT(cl::Kernel(build(), kernel_names(variant).front().c_str(), err))};
     kernel_limit = std::min<std::size_t>(
         kernel_limit, CC_CL_OUT(plan.kernels.back().getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device, err)));
   }
