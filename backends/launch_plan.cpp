@@ -30,6 +30,12 @@ GroupShape fit_per_pixel_group(std::size_t max_items, const DeviceLimits& limits
 
 std::size_t divide_up(std::size_t value, std::size_t divisor) { return (value + divisor - 1) / divisor; }
 
+// The most work-items a block fixed at compile time may have: the device's limit on both axes (fast and
+// separable chose their blocks under it, before building).
+std::size_t compile_time_group_limit(const DeviceLimits& limits) {
+  return std::min({limits.max_group, limits.max_group_x, limits.max_group_y});
+}
+
 std::string border_reason(const VariantTraits& variant, Border border) {
   if (variant.borders & (1u << static_cast<unsigned>(border))) return "";
   std::vector<std::string_view> accepted;
@@ -57,7 +63,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   switch (variant.geometry) {
     case Geometry::Fast: {
       if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
-      plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes);
+      plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits));
       plan.on_chip_bytes = fast_tile_bytes(plan.fast, args.radius_x, args.radius_y);
       if (plan.on_chip_bytes > limits.on_chip_bytes)
         return fmt::format("the fast tile needs {} bytes of {}, the device allows {} per group", plan.on_chip_bytes,
@@ -69,7 +75,8 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
       break;
     }
     case Geometry::SeparableTile: {
-      const std::optional<SeparableShape> shape = separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes);
+      const std::optional<SeparableShape> shape =
+          separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits));
       if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
       plan.separable = *shape;
       plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x);
@@ -165,7 +172,20 @@ std::string plan_launch(LaunchPlan& plan, const VariantTraits& variant, const Pr
   if (std::string reason = plan_before_building(plan, variant, problem, limits, frames_in_flight); !reason.empty())
     return reason;
   if (variant.geometry == Geometry::None) return "";  // a library: nothing of ours to build or shape
-  return fit_to_kernel(plan, limits, build(plan));
+  KernelLimits kernel = build(plan);
+  // A built kernel may take fewer work-items than its device (Rusticl on llvmpipe: 32 for every kernel,
+  // docs/portability.md): a block fixed at compile time is then chosen again under the kernel's limit
+  // and built once more.
+  if (variant.compile_time_radius && plan.group.items() > kernel.max_group &&
+      kernel.max_group < compile_time_group_limit(limits)) {
+    DeviceLimits kernel_bound = limits;
+    kernel_bound.max_group = kernel.max_group;
+    if (std::string reason = plan_before_building(plan, variant, problem, kernel_bound, frames_in_flight);
+        !reason.empty())
+      return reason;
+    kernel = build(plan);
+  }
+  return fit_to_kernel(plan, limits, kernel);
 }
 
 }  // namespace cc

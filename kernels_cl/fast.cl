@@ -17,12 +17,14 @@
 
 /* A work-item's float4 reads are GROUPS_PER_THREAD groups apart, so eight work-items of a quarter warp
    would share banks; flipping the low bits of a group by its higher bits spreads them over all 32. */
-inline int swizzle(int group) { return group ^ ((group >> 3) & (GROUPS_PER_THREAD - 1)); }
-inline int tile_index(int row, int col) { return row * TILE_W + swizzle(col / 4) * 4 + col % 4; }
+CC_FN int swizzle(int group) { return group ^ ((group >> 3) & (GROUPS_PER_THREAD - 1)); }
+CC_FN int tile_index(int row, int col) { return row * TILE_W + swizzle(col / 4) * 4 + col % 4; }
 
 /* One output row's segment at tile row `row`: the OUT_X + 2 * RADIUS_X pixels (rounded up to whole
-   float4s) that this work-item's outputs read from that row. */
-inline void load_segment(float* segment, __local const float4* tile, int row, int tx)
+   float4s) that this work-item's outputs read from that row. The one helper not forced inline (CC_FN):
+   forced, PoCL 3.1 takes twice as long beyond r = 16, and ROCm's clang, which must inline it to keep
+   `segment` in registers, does so unforced (docs/portability.md). */
+void load_segment(float* segment, __local const float4* tile, int row, int tx)
 {
     __local const float4* pixels = tile + row * (TILE_W / 4);
     #pragma unroll
@@ -36,13 +38,13 @@ inline void load_segment(float* segment, __local const float4* tile, int row, in
 }
 #else
 #define TILE_W (BLOCK_X + 2 * RADIUS_X)
-inline int tile_index(int row, int col) { return row * TILE_W + col; }
+CC_FN int tile_index(int row, int col) { return row * TILE_W + col; }
 #endif
 
 /* The whole tile, apron corners included: the only place borders are handled. Groups whose tile lies
    inside the image read it with compile-time strides (independent loads, no division, no fold). */
-inline void load_tile(__local float* tile, __global const float* restrict input, const ConvArgs args,
-                      int tile_x0, int tile_y0)
+CC_FN void load_tile(__local float* tile, __global const float* input, const ConvArgs args,
+                     int tile_x0, int tile_y0)
 {
     const int tx = get_local_id(0);
     const int ty = get_local_id(1);
@@ -73,8 +75,8 @@ inline void load_tile(__local float* tile, __global const float* restrict input,
 #define QUAD_HALO 4  /* one quad either side covers radii up to 4 */
 
 /* Four pixels x..x+3 of row y: one 16-byte load inside the image, else four folded reads. */
-inline float4 load_quad(__global const float* restrict input, int x, int y, const ConvArgs args,
-                        bool inside)
+CC_FN float4 load_quad(__global const float* input, int x, int y, const ConvArgs args,
+                       bool inside)
 {
     if (inside) return *(__global const float4*)(input + y * args.pitch + x);
     const int sy = cc_border_index(y, args.height, args.border);
@@ -88,8 +90,8 @@ inline float4 load_quad(__global const float* restrict input, int x, int y, cons
 }
 
 /* `inside` is uniform per group and a literal at both call sites, so each copy compiles without the other's branches. */
-inline void convolve_quads(__global const float* restrict input, __global float* restrict output,
-                           __constant float* filter, const ConvArgs args, bool inside)
+CC_FN void convolve_quads(__global const float* input, __global float* output,
+                          __constant float* filter, const ConvArgs args, bool inside)
 {
     const int x0 = (get_group_id(0) * BLOCK_X + get_local_id(0)) * 4;
     const int y0 = (get_group_id(1) * BLOCK_Y + get_local_id(1)) * OUT_Y;

@@ -53,7 +53,7 @@ __kernel void fft_crop(__global const float* restrict padded,
 }
 
 /* Edge band `band` of the image (common/geometry/fft_shape.h's fft_band_blocks order): top, bottom, left, right. */
-inline void band_rectangle(const int band, const ConvArgs args, int* x0, int* y0, int* width, int* height)
+CC_FN void band_rectangle(const int band, const ConvArgs args, int* x0, int* y0, int* width, int* height)
 {
     const bool across = band < 2;  /* top and bottom: full width; left and right: the rows between */
     *x0 = band == 3 ? args.width - args.radius_x : 0;

@@ -23,8 +23,8 @@
 
 /* BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
    sites, so the copy for work-groups wholly inside the image has no border arithmetic at all. */
-inline void stage_band(__local float* band, __global const float* restrict input, const ConvArgs args,
-                       int x0, int y0, bool fold)
+CC_FN void stage_band(__local float* band, __global const float* input, const ConvArgs args,
+                      int x0, int y0, bool fold)
 {
     #pragma unroll
     for (int round = 0; round < STAGE_ROUNDS; ++round) {
@@ -47,7 +47,7 @@ inline void stage_band(__local float* band, __global const float* restrict input
 /* The row pass of one band: ROW_OUT neighbouring outputs per item from a window of ROW_OUT + 2 *
    RADIUS_X pixels, each loaded once. Neighbouring work-items take neighbouring rows (odd pitches: no
    bank conflicts). */
-inline void row_pass(__local const float* band, __local float* rows_done, __constant float* row_filter)
+CC_FN void row_pass(__local const float* band, __local float* rows_done, __constant float* row_filter)
 {
     for (int round = 0; round < ROW_ROUNDS; ++round) {
         const int item = get_local_id(0) + round * THREADS;
@@ -73,8 +73,8 @@ inline void row_pass(__local const float* band, __local float* rows_done, __cons
 
 /* The column pass: COLUMN_OUT outputs down a column per item, from rows_done; a warp's work-items take
    neighbouring columns, so its local reads and its global stores are each one contiguous row. */
-inline void column_pass(__local const float* rows_done, __global float* restrict output, const ConvArgs args,
-                        int x0, int y0, __constant float* column_filter)
+CC_FN void column_pass(__local const float* rows_done, __global float* output, const ConvArgs args,
+                       int x0, int y0, __constant float* column_filter)
 {
     for (int round = 0; round < COLUMN_ROUNDS; ++round) {
         const int item = get_local_id(0) + round * THREADS;

@@ -4,6 +4,8 @@
 // per radius by the host (common/geometry/fast_shape.h): quads (OUT_X == 4) for small radii, rows (OUT_X >= 8)
 // for large ones, columns (OUT_X == 1) where the rows tile does not fit on chip.
 // Built with -D RADIUS_X, RADIUS_Y, BLOCK_X, BLOCK_Y, OUT_X, OUT_Y.
+// The helpers take no __restrict__, as their OpenCL twins may not (common/geometry/conv_args.h's
+// CC_FN); the kernels' own parameters keep it, and nvcc's PTX is the same with or without.
 #include "common/geometry/conv_args.h"
 
 #define FILTER_W (2 * RADIUS_X + 1)
@@ -44,7 +46,7 @@ __device__ __forceinline__ int tile_index(int row, int col) { return row * TILE_
 
 // The whole tile, apron corners included: the only place borders are handled. Blocks whose tile lies
 // inside the image read it with compile-time strides (independent loads, no division, no fold).
-__device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ input, const ConvArgs& args,
+__device__ __forceinline__ void load_tile(float* tile, const float* input, const ConvArgs& args,
                                           int tile_x0, int tile_y0)
 {
     const int tx = threadIdx.x;
@@ -76,7 +78,7 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
 #define QUAD_HALO 4  // one quad either side covers radii up to 4
 
 // Four pixels x..x+3 of row y: one 16-byte load inside the image, else four folded reads.
-__device__ __forceinline__ float4 load_quad(const float* __restrict__ input, int x, int y, const ConvArgs& args,
+__device__ __forceinline__ float4 load_quad(const float* input, int x, int y, const ConvArgs& args,
                                             bool inside)
 {
     if (inside) return *reinterpret_cast<const float4*>(input + y * args.pitch + x);
@@ -91,7 +93,7 @@ __device__ __forceinline__ float4 load_quad(const float* __restrict__ input, int
 }
 
 // `inside` is uniform per block and a literal at both call sites, so each copy compiles without the other's branches.
-__device__ __forceinline__ void convolve_quads(const float* __restrict__ input, float* __restrict__ output,
+__device__ __forceinline__ void convolve_quads(const float* input, float* output,
                                                const ConvArgs& args, bool inside)
 {
     const int x0 = (blockIdx.x * BLOCK_X + threadIdx.x) * 4;

@@ -8,6 +8,8 @@
 // Borders stay exact: only the staging folds coordinates (cc_border_index), and a zero border stages
 // zeros, which the row pass turns into zero rows.
 // Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS.
+// The helpers take no __restrict__, as their OpenCL twins may not (common/geometry/conv_args.h's
+// CC_FN); the kernels' own parameters keep it, and nvcc's PTX is the same with or without.
 #include "common/geometry/conv_args.h"
 
 #define FILTER_W (2 * RADIUS_X + 1)
@@ -27,7 +29,7 @@ __constant__ float c_column_filter[FILTER_H];
 
 // BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
 // sites, so the copy for blocks wholly inside the image has no border arithmetic at all.
-__device__ __forceinline__ void stage_band(float* band, const float* __restrict__ input, const ConvArgs& args,
+__device__ __forceinline__ void stage_band(float* band, const float* input, const ConvArgs& args,
                                            int x0, int y0, bool fold)
 {
     #pragma unroll
@@ -77,7 +79,7 @@ __device__ __forceinline__ void row_pass(const float* band, float* rows_done)
 
 // The column pass: COLUMN_OUT outputs down a column per item, from rows_done; a warp's threads take
 // neighbouring columns, so its shared reads and its global stores are each one contiguous row.
-__device__ __forceinline__ void column_pass(const float* rows_done, float* __restrict__ output, const ConvArgs& args,
+__device__ __forceinline__ void column_pass(const float* rows_done, float* output, const ConvArgs& args,
                                             int x0, int y0)
 {
     for (int round = 0; round < COLUMN_ROUNDS; ++round) {

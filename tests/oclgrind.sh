@@ -65,11 +65,17 @@ done
 check "races, API, 3 channels" 7 --data-races --check-api -- --variant $all --filter box:r=2 --border mirror --channels 3
 check "uninitialized values, 3 channels" 6 "${uninitialized[@]}" -- \
   --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border wrap --channels 3
-# A small device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
+# A tiny device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
 # 4x4 tile (radius 8 needs 20x20 floats) and every other variant to 8x8 work-groups; fast, whose
-# 32x8 work-group is fixed at compile time, and separable, whose smallest tile needs 12 KB, are skipped there.
+# smallest tile at radius 8 needs 4.5 KB, and separable, whose smallest needs 12 KB, are skipped there.
 check "races, API, 2 KB local memory, 64-item work-groups" 5 --data-races --check-api --local-mem-size 2048 \
   --max-wgsize 64 -- --variant $all --filter box:r=8 --border wrap
+# A small device (docs/portability.md): 64 work-items and 32 KB, where fast and separable take their
+# 64-item shapes (common/geometry/fast_shape.h, separable_shape.h) and every variant runs.
+for radius in 2 8 20; do
+  check "races, API, 32 KB local memory, 64-item work-groups, r=$radius" 7 --data-races --check-api \
+    --local-mem-size 32768 --max-wgsize 64 -- --variant $all --filter box:r=$radius --border mirror
+done
 # fft's padded path (an odd width keeps it off the unpadded one) with rows of 630 reals (315 complex
 # numbers), more than 2 KB of local memory holds: VkFFT transforms them in two passes through the
 # temporary buffer the convolver brings.

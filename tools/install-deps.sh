@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # install-deps.sh: installs convcompare's build and test dependencies from Debian 12's packages (as root).
+# (The vendor compiler check installs its own: tools/vendor_kernels.sh.)
 # Installs only what is missing, so it is quick to re-run. CUDA is optional: where the toolkit is
 # installed (nvcc on PATH or in /usr/local/cuda/bin) the CUDA backend is built too.
 set -euo pipefail
 packages=(cmake g++ make pkg-config
           ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
+          mesa-opencl-icd  # Rusticl: a second OpenCL runtime on the CPU (RUSTICL_ENABLE=llvmpipe), docs/portability.md
           libstb-dev libturbojpeg0-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev
           clang libclang-rt-14-dev llvm)  # fuzzing: clang, libFuzzer + sanitizer runtimes, llvm-symbolizer
 missing=()

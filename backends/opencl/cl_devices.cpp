@@ -65,6 +65,7 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   limits.image_name = "CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT";
   limits.group_name = "CL_KERNEL_WORK_GROUP_SIZE";
   const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
+  if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
   found.c_version = opencl_c_version(c_version);
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.
   const bool local_is_global = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>(err)) == CL_GLOBAL;

@@ -16,6 +16,9 @@ struct ClDevice {
   DeviceInfo info;       // backend "opencl", id "opencl:P:D", properties for --list
   DeviceLimits limits;   // for the planning rule (backends/launch_plan.h); images checked on first use
   int c_version = 0;     // CL_DEVICE_OPENCL_C_VERSION as 100 * major + 10 * minor (120 for 1.2)
+  // What CL_KERNEL_LOCAL_MEM_SIZE overstates the kernel's __local memory by: 2 on Rusticl 22.3, which
+  // reports twice the arrays' size (docs/portability.md, "Runtime quirks"), else 1.
+  int kernel_local_memory_overstated = 1;
 };
 
 struct Discovery {

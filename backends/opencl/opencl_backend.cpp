@@ -259,7 +259,8 @@ class OpenClBackend final : public Backend {
         kernel.max_group = std::min<std::size_t>(
             kernel.max_group, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_device.device, err)));
         kernel.static_on_chip_bytes = std::max<std::size_t>(
-            kernel.static_on_chip_bytes, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(cl_device.device, err)));
+            kernel.static_on_chip_bytes, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(cl_device.device, err)) /
+                                             cl_device.kernel_local_memory_overstated);
       }
       return kernel;
     });

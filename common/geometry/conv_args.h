@@ -2,9 +2,17 @@
 #ifndef CONVCOMPARE_CONV_ARGS_H
 #define CONVCOMPARE_CONV_ARGS_H
 
-/* CC_FN marks a function every compiler of this header may call: host C++, CUDA device code, OpenCL C. */
-#if defined(__OPENCL_VERSION__)
-#define CC_FN inline
+/* CC_FN marks a function every compiler of this header may call: host C++, CUDA device code, OpenCL C.
+   In OpenCL C it is also the form of every helper in kernels_cl/: a full (external) definition, forced
+   inline. OpenCL C follows C99, where a plain `inline` definition emits no body: ROCm's clang then leaves
+   a call the linker cannot resolve. `static` (with or without `inline`) gives wrong pixels on PoCL 3.1
+   once unrolled loops meet it, and Oclgrind 21.10 cannot run the noalias markers inlining a `restrict`
+   parameter leaves, so helpers take no `restrict` (the kernels' own parameters keep it, and the inlined
+   code derives from them). docs/portability.md has each case and the command that shows it.
+   __OPENCL_C_VERSION__ too: a compiler run outside a runtime (clang -x cl, as the CI's vendor check
+   does) defines only that one. */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define CC_FN __attribute__((always_inline))
 #elif defined(__CUDACC__)
 #define CC_FN __host__ __device__ __forceinline__
 #else

@@ -65,20 +65,63 @@ inline std::size_t fast_tile_bytes(const FastShape& shape, int radius_x, int rad
          (shape.block_y * shape.out_y + 2 * radius_y) * sizeof(float);
 }
 
-// The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block: quads
-// below kFastRowsRadius, then rows in the first block whose tile fits (NVIDIA's OpenCL offers 48 KB,
-// which at r = 32 takes an 8 x 16 block; CUDA may opt in to 227 KB), else columns.
-inline FastShape fast_shape(int radius_x, int radius_y, std::size_t on_chip_bytes) {
-  if (std::max(radius_x, radius_y) < kFastRowsRadius) return FastShape{.out_x = 4, .out_y = 4};
-  using Blocks = std::vector<std::pair<int, int>>;
+// The most work-items a block may have when the caller names no limit: CUDA's 1024 threads per block,
+// above every block below, so CUDA and a large OpenCL device choose the same shapes.
+inline constexpr std::size_t kFastDefaultMaxWorkGroup = 1024;
+// The fewest work-items of any block below: a device or built kernel that takes fewer gets no fast shape.
+inline constexpr std::size_t kFastMinWorkGroup = 32;
+
+// Each scheme's blocks, best first. The first fits the larger devices; the later ones exist for devices
+// and built kernels that take fewer work-items per group (Rusticl on llvmpipe: 32, docs/portability.md),
+// halving the block's height first, so that a row of the block stays a warp wide where it was.
+inline const std::vector<std::pair<int, int>>& fast_warp_wide_blocks() {  // quads and columns
+  static const std::vector<std::pair<int, int>> blocks{{32, 8}, {32, 4}, {32, 2}, {32, 1}};
+  return blocks;
+}
+inline const std::vector<std::pair<int, int>>& fast_tall_row_blocks() {
+  static const std::vector<std::pair<int, int>> blocks{{8, 16}, {8, 8}, {8, 4}};
+  return blocks;
+}
+inline const std::vector<std::pair<int, int>>& fast_wide_row_blocks() {
+  static const std::vector<std::pair<int, int>> blocks{{32, 8}, {16, 16}, {8, 16}, {8, 8}, {8, 4}};
+  return blocks;
+}
+
+// The first of `blocks` with at most `max_work_group` work-items, or the smallest when none has.
+inline std::pair<int, int> fast_block_within(const std::vector<std::pair<int, int>>& blocks,
+                                             std::size_t max_work_group) {
+  for (const auto& block : blocks)
+    if (static_cast<std::size_t>(block.first) * block.second <= max_work_group) return block;
+  return blocks.back();
+}
+
+// The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block and at
+// most `max_work_group` work-items per block: quads below kFastRowsRadius, then rows in the first block
+// whose tile fits (NVIDIA's OpenCL offers 48 KB, which at r = 32 takes an 8 x 16 block; CUDA may opt in
+// to 227 KB), else columns in the first block whose tile fits; each scheme within `max_work_group`.
+// Below kFastMinWorkGroup the smallest block comes back, and the caller's check of the limit skips it.
+inline FastShape fast_shape(int radius_x, int radius_y, std::size_t on_chip_bytes,
+                            std::size_t max_work_group = kFastDefaultMaxWorkGroup) {
+  if (std::max(radius_x, radius_y) < kFastRowsRadius) {
+    const auto [block_x, block_y] = fast_block_within(fast_warp_wide_blocks(), max_work_group);
+    return FastShape{.block_x = block_x, .block_y = block_y, .out_x = 4, .out_y = 4};
+  }
   const bool tall = std::max(radius_x, radius_y) <= kFastTallRowsRadius;
-  const Blocks blocks = tall ? Blocks{{8, 16}, {8, 8}} : Blocks{{32, 8}, {16, 16}, {8, 16}, {8, 8}};
-  for (const auto& [block_x, block_y] : blocks) {
+  for (const auto& [block_x, block_y] : tall ? fast_tall_row_blocks() : fast_wide_row_blocks()) {
+    if (static_cast<std::size_t>(block_x) * block_y > max_work_group) continue;
     const FastShape rows{.block_x = block_x, .block_y = block_y, .out_x = 8, .out_y = tall ? 4 : 2};
     if (fast_tile_bytes(rows, radius_x, radius_y) <= on_chip_bytes) return rows;
   }
-  // keep the unrolled body and the tile height in bounds
-  return FastShape{.out_x = 1, .out_y = radius_y > 16 ? 4 : 8};
+  // Columns: out_y keeps the unrolled body and the tile height in bounds. The first block whose tile fits,
+  // else the smallest within the limit: the least on-chip memory the scheme can ask for.
+  FastShape columns{.out_x = 1, .out_y = radius_y > 16 ? 4 : 8};
+  for (const auto& [block_x, block_y] : fast_warp_wide_blocks()) {
+    if (static_cast<std::size_t>(block_x) * block_y > max_work_group && block_y > 1) continue;
+    columns.block_x = block_x;
+    columns.block_y = block_y;
+    if (fast_tile_bytes(columns, radius_x, radius_y) <= on_chip_bytes) break;
+  }
+  return columns;
 }
 
 // Work-items (threads) per axis before rounding up to whole groups: each covers OUT_X x OUT_Y outputs.

@@ -63,6 +63,22 @@ inline double separable_slots_per_output(const SeparableShape& s, int radius_x, 
 // What a block with less on-chip memory falls back to when its radius's tiles do not fit.
 inline constexpr SeparableShape kSeparableFallbackTile{.threads = 64, .tile_w = 32, .tile_h = 64};
 
+// The most work-items a block may have when the caller names no limit: CUDA's 1024 threads per block,
+// above every tile's threads, so CUDA and a large OpenCL device choose the same shapes.
+inline constexpr std::size_t kSeparableDefaultMaxWorkGroup = 1024;
+// The fewest threads a tile is given: a warp, so that the column pass's stores stay one row segment.
+inline constexpr int kSeparableMinThreads = 32;
+
+// A tile's threads, halved until the block takes at most `max_work_group` work-items (a device or built
+// kernel may take fewer than the tile's own count: Rusticl on llvmpipe takes 32, docs/portability.md).
+// The tile stays: the passes loop over their items in rounds of THREADS, so fewer threads take more
+// rounds. Never below kSeparableMinThreads: the caller's check of the limit skips such a device.
+inline SeparableShape separable_tile_within(SeparableShape tile, std::size_t max_work_group) {
+  while (static_cast<std::size_t>(tile.threads) > max_work_group && tile.threads > kSeparableMinThreads)
+    tile.threads /= 2;
+  return tile;
+}
+
 // The tiles for this radius (the larger of the two):
 //  - r <= 4: 64x32 outputs, 256 threads, one band under 22 KB: DRAM bounds here, and a small footprint
 //    keeps 8 blocks (2048 threads) loading on each SM;
@@ -70,10 +86,14 @@ inline constexpr SeparableShape kSeparableFallbackTile{.threads = 64, .tile_w = 
 //    which a 32-row tile would pay for with 50% more FMAs;
 //  - larger: 32 wide and tall (128 rows and 128 threads, or 64 and 64), staged in bands: tall, so that
 //    the repeated rows stay few.
-inline std::vector<SeparableShape> separable_tiles(int radius) {
-  if (radius <= 4) return {{.threads = 256, .tile_w = 64, .tile_h = 32}};
-  if (radius <= 8) return {{.threads = 256, .tile_w = 64, .tile_h = 64}};
-  return {{.threads = 128, .tile_w = 32, .tile_h = 128}, kSeparableFallbackTile};
+// Each with its threads within `max_work_group` (separable_tile_within).
+inline std::vector<SeparableShape> separable_tiles(int radius, std::size_t max_work_group = kSeparableDefaultMaxWorkGroup) {
+  std::vector<SeparableShape> tiles;
+  if (radius <= 4) tiles = {{.threads = 256, .tile_w = 64, .tile_h = 32}};
+  else if (radius <= 8) tiles = {{.threads = 256, .tile_w = 64, .tile_h = 64}};
+  else tiles = {{.threads = 128, .tile_w = 32, .tile_h = 128}, kSeparableFallbackTile};
+  for (SeparableShape& tile : tiles) tile = separable_tile_within(tile, max_work_group);
+  return tiles;
 }
 
 // Of `tiles`, each cut into bands of at least kSeparableMinBand rows, the one that fits `on_chip_bytes`
@@ -94,10 +114,12 @@ inline std::optional<SeparableShape> cheapest_separable_shape(const std::vector<
   return best;
 }
 
-inline std::optional<SeparableShape> separable_shape_within(int radius_x, int radius_y, std::size_t on_chip_bytes) {
-  const std::vector<SeparableShape> tiles = separable_tiles(std::max(radius_x, radius_y));
+inline std::optional<SeparableShape> separable_shape_within(int radius_x, int radius_y, std::size_t on_chip_bytes,
+                                                            std::size_t max_work_group) {
+  const std::vector<SeparableShape> tiles = separable_tiles(std::max(radius_x, radius_y), max_work_group);
   if (auto shape = cheapest_separable_shape(tiles, radius_x, radius_y, on_chip_bytes)) return shape;
-  return cheapest_separable_shape({kSeparableFallbackTile}, radius_x, radius_y, on_chip_bytes);
+  return cheapest_separable_shape({separable_tile_within(kSeparableFallbackTile, max_work_group)}, radius_x, radius_y,
+                                  on_chip_bytes);
 }
 
 // The least on-chip memory any shape needs for this radius: the fallback tile in its thinnest bands.
@@ -109,14 +131,16 @@ inline std::size_t separable_min_bytes(int radius_x, int radius_y) {
   return separable_on_chip_bytes(shape, radius_x);
 }
 
-// The shape for this radius on a device with `on_chip_bytes` of shared / local memory per block: one
-// that fits kSeparablePortableBytes where there is one, else one that fits the device (CUDA may opt in
-// to 227 KB). nullopt: the radius is over kSeparableMaxRadius or no band fits (separable_limit_reason).
-inline std::optional<SeparableShape> separable_shape(int radius_x, int radius_y, std::size_t on_chip_bytes) {
+// The shape for this radius on a device with `on_chip_bytes` of shared / local memory and at most
+// `max_work_group` work-items per block: one that fits kSeparablePortableBytes where there is one, else
+// one that fits the device (CUDA may opt in to 227 KB). nullopt: the radius is over kSeparableMaxRadius or no band fits (separable_limit_reason).
+inline std::optional<SeparableShape> separable_shape(int radius_x, int radius_y, std::size_t on_chip_bytes,
+                                                     std::size_t max_work_group = kSeparableDefaultMaxWorkGroup) {
   if (std::max(radius_x, radius_y) > kSeparableMaxRadius) return std::nullopt;
-  if (auto portable = separable_shape_within(radius_x, radius_y, std::min(on_chip_bytes, kSeparablePortableBytes)))
+  if (auto portable = separable_shape_within(radius_x, radius_y, std::min(on_chip_bytes, kSeparablePortableBytes),
+                                             max_work_group))
     return portable;
-  return separable_shape_within(radius_x, radius_y, on_chip_bytes);
+  return separable_shape_within(radius_x, radius_y, on_chip_bytes, max_work_group);
 }
 
 // Why separable_shape found none: the same words in both backends (`memory_name` names the limit).

@@ -71,3 +71,64 @@ TEST_CASE("fast: columns where no rows tile fits on chip") {
   CHECK(columns == 100);
   CHECK(rows == 3);
 }
+
+TEST_CASE("fast: with fewer work-items per group, the same scheme in a smaller block, down to 32") {
+  const auto block = [](const cc::FastShape& shape) { return std::pair{shape.block_x, shape.block_y}; };
+  using Block = std::pair<int, int>;
+  // quads (r = 2): the block keeps its 32-wide rows and loses height
+  CHECK(block(cc::fast_shape(2, 2, kOpenClLocal, 256)) == Block{32, 8});
+  CHECK(block(cc::fast_shape(2, 2, kOpenClLocal, 128)) == Block{32, 4});
+  CHECK(block(cc::fast_shape(2, 2, kOpenClLocal, 64)) == Block{32, 2});
+  CHECK(block(cc::fast_shape(2, 2, kOpenClLocal, 32)) == Block{32, 1});
+  CHECK(cc::fast_shape(2, 2, kOpenClLocal, 32).quads());
+  // rows of 4 (r = 7): 8 x 16, then 8 x 8, then 8 x 4 (Rusticl's 32)
+  CHECK(block(cc::fast_shape(7, 7, kOpenClLocal, 128)) == Block{8, 16});
+  CHECK(block(cc::fast_shape(7, 7, kOpenClLocal, 64)) == Block{8, 8});
+  const cc::FastShape r7 = cc::fast_shape(7, 7, kOpenClLocal, 32);
+  CHECK(block(r7) == Block{8, 4});
+  CHECK(r7.out_y == 4);
+  CHECK(cc::fast_tile_bytes(r7, 7, 7) == (8 * 8 + 16) * (4 * 4 + 14) * sizeof(float));
+  // rows of 2 (r = 20, CUDA's opt-in memory): 32 x 8, 8 x 16 (16 x 16 is 256), 8 x 8, 8 x 4
+  CHECK(block(cc::fast_shape(20, 20, kCudaOptIn, 256)) == Block{32, 8});
+  CHECK(block(cc::fast_shape(20, 20, kCudaOptIn, 128)) == Block{8, 16});
+  CHECK(block(cc::fast_shape(20, 20, kCudaOptIn, 64)) == Block{8, 8});
+  CHECK(block(cc::fast_shape(20, 20, kCudaOptIn, 32)) == Block{8, 4});
+  // a device that takes fewer than 32 gets a block of 32, which its limit check then refuses
+  const cc::FastShape too_small = cc::fast_shape(7, 7, kOpenClLocal, 16);
+  CHECK(too_small.block_x * too_small.block_y == 32);
+  // no limit named: CUDA's 1024, the same shapes as at 256
+  CHECK(block(cc::fast_shape(20, 20, kCudaOptIn)) == block(cc::fast_shape(20, 20, kCudaOptIn, 256)));
+}
+
+TEST_CASE("fast: columns in the first block whose tile fits, so 32 KB still takes r = 32") {
+  // 32 x 8 columns of 4 need (32 + 64) x (32 + 64) floats = 36 KB; 32 x 4 need 96 x 80 = 30 KB
+  const cc::FastShape shape = cc::fast_shape(32, 32, 32 * 1024, 256);
+  CHECK(shape.out_x == 1);
+  CHECK(shape.out_y == 4);
+  CHECK(shape.block_x == 32);
+  CHECK(shape.block_y == 4);
+  CHECK(cc::fast_tile_bytes(shape, 32, 32) == 96 * 80 * sizeof(float));
+  CHECK(cc::fast_shape(32, 32, 32 * 1024, 32).block_y == 1);
+  // none fits 16 KB: the smallest tile, the least the scheme asks for (the caller skips with that figure)
+  const cc::FastShape none = cc::fast_shape(32, 32, 16 * 1024, 256);
+  CHECK(none.block_y == 1);
+  CHECK(cc::fast_tile_bytes(none, 32, 32) == 96 * 68 * sizeof(float));
+}
+
+TEST_CASE("fast: every radius to 32 that has a shape on a device has one at every limit down to 32 work-items") {
+  for (const std::size_t on_chip : {32 * 1024, 48 * 1024, 64 * 1024})
+    for (int radius_x = 0; radius_x <= cc::kFastMaxRadius; ++radius_x)
+      for (int radius_y = 0; radius_y <= cc::kFastMaxRadius; ++radius_y) {
+        const cc::FastShape large = cc::fast_shape(radius_x, radius_y, on_chip, 256);
+        const bool fits = cc::fast_tile_bytes(large, radius_x, radius_y) <= on_chip;
+        for (const std::size_t limit : {128, 64, 32}) {
+          const cc::FastShape small = cc::fast_shape(radius_x, radius_y, on_chip, limit);
+          CAPTURE(radius_x);
+          CAPTURE(radius_y);
+          CAPTURE(limit);
+          CHECK(static_cast<std::size_t>(small.block_x) * small.block_y <= limit);
+          CHECK(small.quads() == large.quads());
+          if (fits) CHECK(cc::fast_tile_bytes(small, radius_x, radius_y) <= on_chip);
+        }
+      }
+}

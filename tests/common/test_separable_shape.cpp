@@ -85,3 +85,45 @@ TEST_CASE("separable: one work-group per tile, rounded up") {
         std::vector<std::string>{"-DRADIUS_X=1", "-DRADIUS_Y=1", "-DTHREADS=256", "-DTILE_W=64", "-DTILE_H=32",
                                  "-DROW_OUT=8", "-DCOLUMN_OUT=8", "-DBAND=34", "-DBANDS=1"});
 }
+
+TEST_CASE("separable: with fewer work-items per group, the same tile in fewer threads, down to 32") {
+  for (const std::size_t limit : {256, 128, 64, 32}) {
+    const std::optional<cc::SeparableShape> r1 = cc::separable_shape(1, 1, kOpenClLocal, limit);
+    REQUIRE(r1);
+    CHECK(r1->threads == static_cast<int>(limit));
+    CHECK(r1->tile_w == 64);
+    CHECK(r1->tile_h == 32);
+    CHECK(r1->band == 34);
+  }
+  // r = 20 on Rusticl's 32 KB and 32 work-items: the tall tile, 32 threads
+  const std::optional<cc::SeparableShape> r20 = cc::separable_shape(20, 20, 32 * 1024, 32);
+  REQUIRE(r20);
+  CHECK(r20->threads == 32);
+  CHECK(r20->tile_w == 32);
+  CHECK(r20->tile_h == 128);
+  // a limit that is not a power of two: the largest power of two under it
+  CHECK(cc::separable_shape(1, 1, kOpenClLocal, 200)->threads == 128);
+  // fewer than 32: 32 threads, which the caller's limit check refuses
+  CHECK(cc::separable_shape(1, 1, kOpenClLocal, 16)->threads == 32);
+  // no limit named: CUDA's 1024, the same shape as at 256
+  CHECK(cc::separable_defines(*cc::separable_shape(7, 7, kOpenClLocal), 7, 7) ==
+        cc::separable_defines(*cc::separable_shape(7, 7, kOpenClLocal, 256), 7, 7));
+}
+
+TEST_CASE("separable: every radius to 32 that has a shape has one at every limit down to 32 work-items") {
+  for (const std::size_t on_chip : {32 * 1024, 48 * 1024, 64 * 1024})
+    for (int radius_x = 0; radius_x <= 32; ++radius_x)
+      for (int radius_y = 0; radius_y <= 32; ++radius_y) {
+        const bool exists = cc::separable_shape(radius_x, radius_y, on_chip, 256).has_value();
+        for (const std::size_t limit : {128, 64, 32}) {
+          CAPTURE(radius_x);
+          CAPTURE(radius_y);
+          CAPTURE(limit);
+          const std::optional<cc::SeparableShape> shape = cc::separable_shape(radius_x, radius_y, on_chip, limit);
+          REQUIRE(shape.has_value() == exists);
+          if (!shape) continue;
+          CHECK(static_cast<std::size_t>(shape->threads) <= limit);
+          check_layout(*shape, radius_x, radius_y, on_chip);
+        }
+      }
+}

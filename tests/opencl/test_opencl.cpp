@@ -21,6 +21,7 @@
 #include "backends/opencl/cl_devices.h"
 #include "common/domain/error.h"
 #include "common/domain/reference.h"
+#include "common/geometry/fast_shape.h"
 #include "common/geometry/separable_shape.h"
 #include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
@@ -86,6 +87,19 @@ cc::RunOptions quick_options() {
   options.warmup = 0;
   return options;
 }
+
+// The work-items per group of the shape a fast or separable run was built with (BLOCK_X x BLOCK_Y, or
+// THREADS), read from its options: the limit it was chosen under, the device's or, where the built kernel
+// takes fewer (Rusticl: 32), the kernel's. The tests check the shape is the rule's for that limit.
+std::size_t work_group_items(const std::string& compile_time) {
+  const auto value = [&](const std::string& name) {
+    const std::size_t at = compile_time.find("-D" + name + "=");
+    return at == std::string::npos ? 1 : std::stoul(compile_time.substr(at + name.size() + 3));
+  };
+  return compile_time.find("-DTHREADS=") != std::string::npos ? value("THREADS") : value("BLOCK_X") * value("BLOCK_Y");
+}
+
+std::string joined_defines(const std::vector<std::string>& defines) { return fmt::format("{}", fmt::join(defines, " ")); }
 
 cc::BackendRun run_variant(std::string_view variant, const cc::Image& input, const cc::Filter& filter,
                            const cc::RunOptions& options = quick_options(), cc::Border border = cc::Border::Zero) {
@@ -335,15 +349,25 @@ TEST_CASE("fast is built with its radius and tile shape as -D options, and skips
   const cc::BackendRun run = run_variant("fast", input, box_filter(7, 5, 0.25f));
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
   CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
-  // Below radius 5, quads: 4 x 4 outputs per work-item straight from global memory.
-  CHECK(run.compile_time ==
-        "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4");
+  // Below radius 5, quads: 4 x 4 outputs per work-item straight from global memory, 32 x 8 where the
+  // device and kernel take 256 work-items.
+  const std::size_t items = work_group_items(run.compile_time);
+  CHECK(items <= limits().max_group);
+  CHECK(run.compile_time == "radius: compile-time; options: -cl-std=CL1.2 " +
+                                joined_defines(cc::fast_defines(cc::fast_shape(3, 2, limits().on_chip_bytes, items), 3, 2)));
+  if (items >= 256)
+    CHECK(run.compile_time ==
+          "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4");
   // From radius 5 on, the rows scheme, a rolled loop over filter rows: up to 16, 8 x 4 outputs per
   // work-item in 8 x 16 groups, the filter row in registers.
   const cc::BackendRun rows = run_variant("fast", input, box_filter(13, 11, 0.01f));
   REQUIRE_MESSAGE(rows.status == cc::Status::Ok, rows.reason);
   CHECK(check_against_reference(rows, input, box_filter(13, 11, 0.01f)).passed);
-  CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"));
+  const std::size_t rows_items = work_group_items(rows.compile_time);
+  CHECK(rows.compile_time.ends_with(
+      joined_defines(cc::fast_defines(cc::fast_shape(6, 5, limits().on_chip_bytes, rows_items), 6, 5))));
+  if (rows_items >= 128)
+    CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"));
   // Beyond 16, 8 x 2 outputs, both rows streaming past each coefficient: every border, non-square.
   cc::Filter long_rows = box_filter(35, 19, 0.0f);  // distinct weights: a coefficient out of place shows
   for (std::size_t i = 0; i < long_rows.weights.size(); ++i) long_rows.weights[i] = 1e-3f * static_cast<float>((i * 7) % 13) - 4e-3f;
@@ -366,8 +390,14 @@ TEST_CASE("separable is one kernel built with its radius and tile shape as -D op
   const cc::BackendRun run = run_variant("separable", input, box_filter(7, 5, 0.25f));
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
   CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
-  CHECK(run.compile_time == "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DTHREADS=256 "
-                            "-DTILE_W=64 -DTILE_H=32 -DROW_OUT=8 -DCOLUMN_OUT=8 -DBAND=36 -DBANDS=1");
+  const std::size_t items = work_group_items(run.compile_time);
+  CHECK(items <= limits().max_group);
+  CHECK(run.compile_time ==
+        "radius: compile-time; options: -cl-std=CL1.2 " +
+            joined_defines(cc::separable_defines(*cc::separable_shape(3, 2, limits().on_chip_bytes, items), 3, 2)));
+  if (items >= 256)
+    CHECK(run.compile_time == "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DTHREADS=256 "
+                              "-DTILE_W=64 -DTILE_H=32 -DROW_OUT=8 -DCOLUMN_OUT=8 -DBAND=36 -DBANDS=1");
   // 33x25 (r = 16x12): a 32x128 tile staged in bands, on an image with tiles wholly inside it (no
   // border fold) and tiles at every edge.
   const cc::Image tall = ramp_image(100, 300);
@@ -375,7 +405,8 @@ TEST_CASE("separable is one kernel built with its radius and tile shape as -D op
   const cc::BackendRun banded = run_variant("separable", tall, wide, quick_options(), cc::Border::Wrap);
   REQUIRE_MESSAGE(banded.status == cc::Status::Ok, banded.reason);
   CHECK(check_against_reference(banded, tall, wide, cc::Border::Wrap).passed);
-  const std::optional<cc::SeparableShape> shape = cc::separable_shape(16, 12, limits().on_chip_bytes);
+  const std::optional<cc::SeparableShape> shape =
+      cc::separable_shape(16, 12, limits().on_chip_bytes, work_group_items(banded.compile_time));
   REQUIRE(shape);
   CHECK(shape->bands > 1);
   CHECK(banded.compile_time.ends_with(fmt::format("{}", fmt::join(cc::separable_defines(*shape, 16, 12), " "))));

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# every_variant.sh: every OpenCL variant on one device, over radii that take every shape, each run validated and none skipped for a device limit.
+# Usage: tests/every_variant.sh PATH/TO/convcompare DEVICE [LAUNCHER...]
+#   DEVICE: an id of `convcompare --list` (opencl:P:D); LAUNCHER: a command to run convcompare under (oclgrind ...).
+# For runtimes with small limits (Rusticl: 32 work-items per kernel, 32 KB of local memory; PoCL under
+# POCL_MAX_WORK_GROUP_SIZE; Oclgrind's --max-wgsize and --local-mem-size: docs/portability.md), where
+# fast and separable must take their smaller shapes. The one skip allowed is separable's on a filter
+# that is not separable. Exit 0 when every run validated.
+set -uo pipefail
+
+exe=${1:?usage: every_variant.sh PATH/TO/convcompare DEVICE [LAUNCHER...]}
+device=${2:?usage: every_variant.sh PATH/TO/convcompare DEVICE [LAUNCHER...]}
+shift 2
+csv=$(mktemp)
+trap 'rm -f "$csv"' EXIT
+data=$(cd "$(dirname "${BASH_SOURCE[0]}")/data" && pwd)
+
+# quads (r < 5), rows of 4 (5..16), rows of 2 (17..32), columns where rows do not fit (r = 32 in 32 KB);
+# separable's one band and its bands; a 5x3 filter file for non-square radii.
+"$@" "$exe" --backend opencl --device "$device" --no-peaks --size 97x61 --repetitions 1 --warmup 0 --quiet \
+  --variant all --border mirror --csv "$csv" --filter box:r=2 --filter box:r=12 --filter box:r=24 \
+  --filter box:r=32 --filter "file:$data/filter_5x3.txt" >/dev/null 2>&1
+status=$?
+awk -F, -v status="$status" '
+  NR == 1 { next }
+  { runs++ }
+  $12 == "ok" { ok++; next }
+  $12 == "skipped" && $13 ~ /not separable/ { allowed++; next }
+  { bad++; print "FAIL  " $3 " " $4 ": " $12 " " $13 }
+  END {
+    printf "%d of %d runs validated, %d skipped as not separable, exit status %d\n", ok, runs, allowed, status
+    exit (status != 0 || bad > 0 || ok == 0)
+  }' "$csv"

@@ -1,0 +1,102 @@
+// cl_configurations.cpp: the -D options the OpenCL backend can build fast.cl and separable.cl with, from the project's own shape code, for the vendor compile check (tools/vendor_kernels.sh).
+//
+//   cl_configurations          one line per distinct shape, at the extremes of its radii (what CI builds)
+//   cl_configurations --all    every distinct option string, radii 0..32 on both axes
+//
+// Each line: KERNEL_FILE <tab> OPTIONS <tab> what it covers. The shapes are those of
+// common/geometry/fast_shape.h and separable_shape.h for every radius pair 0..32 (square or not), every
+// on-chip size in kOnChipSizes and every work-group limit in kWorkGroupLimits, exactly as the OpenCL backend
+// calls them; configurations the backend would skip (no tile fits) are left out, as it never builds them.
+// The other kernels_cl/ files take no -D options: the script builds each of them once.
+#include <algorithm>
+#include <cstdlib>
+#include <cstddef>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/geometry/fast_shape.h"
+#include "common/geometry/separable_shape.h"
+
+namespace {
+
+constexpr int kMaxRadius = 32;  // fast's compile-time limit; separable's shapes do not change beyond it
+constexpr std::size_t kOnChipSizes[] = {32 * 1024, 48 * 1024, 64 * 1024};
+// 256 stands for every larger device too: no shape has more work-items. 32 is Rusticl's kernel limit.
+constexpr std::size_t kWorkGroupLimits[] = {256, 128, 64, 32};
+
+struct Configuration {
+  std::string file;
+  std::string options;  // the -D defines, as fast_defines / separable_defines write them
+  std::string shape;    // the options less the radii: what the kernel's structure depends on
+  int radius_x = 0, radius_y = 0;
+};
+
+std::string joined(const std::vector<std::string>& defines, std::size_t skip = 0) {
+  return fmt::format("{}", fmt::join(defines.begin() + static_cast<std::ptrdiff_t>(skip), defines.end(), " "));
+}
+
+// Every configuration the backend can build, one per (radius pair, on-chip size, limit), duplicates included.
+std::vector<Configuration> every_configuration() {
+  std::vector<Configuration> all;
+  for (const std::size_t on_chip : kOnChipSizes)
+    for (const std::size_t limit : kWorkGroupLimits)
+      for (int radius_x = 0; radius_x <= kMaxRadius; ++radius_x)
+        for (int radius_y = 0; radius_y <= kMaxRadius; ++radius_y) {
+          const cc::FastShape fast = cc::fast_shape(radius_x, radius_y, on_chip, limit);
+          if (cc::fast_tile_bytes(fast, radius_x, radius_y) <= on_chip) {
+            const std::vector<std::string> defines = cc::fast_defines(fast, radius_x, radius_y);
+            all.push_back({"fast.cl", joined(defines), joined(defines, 2), radius_x, radius_y});
+          }
+          if (const auto separable = cc::separable_shape(radius_x, radius_y, on_chip, limit)) {
+            const std::vector<std::string> defines = cc::separable_defines(*separable, radius_x, radius_y);
+            // BAND follows the radius; one band or several is the structural difference
+            const std::string shape = fmt::format("THREADS={} TILE_W={} TILE_H={} {}", separable->threads,
+                                                  separable->tile_w, separable->tile_h,
+                                                  separable->bands == 1 ? "one band" : "bands");
+            all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
+          }
+        }
+  return all;
+}
+
+// Per shape, the radius pairs at its extremes: the smallest and largest unrolled bodies and the most
+// oblong. The structure (loops, tile layout, work-group) depends on the shape; the radii only
+// lengthen the unrolled loops between these extremes.
+std::vector<Configuration> representatives(const std::vector<Configuration>& all) {
+  std::map<std::pair<std::string, std::string>, std::vector<const Configuration*>> by_shape;
+  for (const Configuration& c : all) by_shape[{c.file, c.shape}].push_back(&c);
+  std::vector<Configuration> chosen;
+  for (const auto& [key, group] : by_shape) {
+    const auto pick = [&](auto score) {
+      return **std::max_element(group.begin(), group.end(),
+                                [&](const Configuration* a, const Configuration* b) { return score(*a) < score(*b); });
+    };
+    for (const Configuration& c : {pick([](const Configuration& c) { return -(c.radius_x + c.radius_y); }),
+                                   pick([](const Configuration& c) { return c.radius_x + c.radius_y; }),
+                                   pick([](const Configuration& c) { return std::abs(c.radius_x - c.radius_y); })})
+      chosen.push_back(c);
+  }
+  return chosen;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool everything = argc > 1 && std::string_view(argv[1]) == "--all";
+  if (argc > 2 || (argc == 2 && !everything)) {
+    std::fprintf(stderr, "usage: cl_configurations [--all]\n");
+    return 2;
+  }
+  const std::vector<Configuration> all = every_configuration();
+  std::map<std::pair<std::string, std::string>, std::string> lines;  // (file, options) -> what it covers
+  for (const Configuration& c : everything ? all : representatives(all))
+    lines.emplace(std::pair{c.file, c.options}, c.shape);
+  for (const auto& [key, shape] : lines) std::printf("%s\t%s\t%s\n", key.first.c_str(), key.second.c_str(), shape.c_str());
+  return 0;
+}

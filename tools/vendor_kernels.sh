@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# vendor_kernels.sh: compiles AND links every OpenCL kernel, in every configuration the backend can choose, with AMD's and Intel's own compilers, and writes their resource table.
+# Usage: tools/vendor_kernels.sh PATH/TO/cl_configurations [TABLE.md]   (as root: installs what it needs)
+#
+# AMD: ROCm's OpenCL pipeline as its runtime runs it (ROCclr + comgr): clang -x cl with ROCm's device
+# libraries (Debian's rocm-device-libs, built by LLVM 15, hence clang-15 and lld-15), -D__OPENCL_VERSION__
+# from the device version, -O3, then ld.lld links the code object, where a helper left undefined fails
+# ("undefined hidden symbol", docs/portability.md). Targets gfx1030 (RDNA2) and gfx90a (CDNA2).
+# Intel: ocloc, the offline front of Intel's compute runtime (Debian's intel-opencl-icd), for tgllp (Xe-LP)
+# and acm-g10 (Xe-HPG), in the zebin format, whose .ze_info carries each kernel's resources.
+# The configurations come from cl_configurations (the project's shape code); every other kernels_cl/
+# file is built once as it is. Exit 1 on any compile or link error, after building everything.
+set -uo pipefail
+
+configurations=${1:?usage: vendor_kernels.sh PATH/TO/cl_configurations [TABLE.md]}
+table=${2:-}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(clang-15 lld-15 rocm-device-libs intel-opencl-icd llvm python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+device_libs=$(dirname "$(dpkg -L rocm-device-libs | grep -m1 '/ocml\.bc$')")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/src" "$work/out"
+# Each program as the backend builds it: common/geometry/conv_args.h, then the kernel file.
+for kernel in "$repo"/kernels_cl/*.cl; do
+  cat "$repo/common/geometry/conv_args.h" "$kernel" >"$work/src/$(basename "$kernel")"
+done
+
+# The jobs: one line per (kernel file, options, target).
+{
+  "$configurations" | cut -f1,2
+  for kernel in "$repo"/kernels_cl/*.cl; do
+    name=$(basename "$kernel")
+    "$configurations" | cut -f1 | grep -qx "$name" || printf '%s\t\n' "$name"
+  done
+} | while IFS=$'\t' read -r file options; do
+  for target in gfx1030 gfx90a tgllp acm-g10; do printf '%s\t%s\t%s\n' "$file" "$options" "$target"; done
+done | awk '{ printf "%05d\t%s\n", NR, $0 }' >"$work/jobs"
+
+# build_one NUMBER FILE OPTIONS TARGET: one build; OUT/NUMBER.job names it, .notes / .zeinfo holds the
+# resources, .log the compiler's output when it failed.
+build_one() {
+  local number=$1 file=$2 options=$3 target=$4 out=$work/out/$1
+  printf '%s\t%s\t%s\n' "$file" "$options" "$target" >"$out.job"
+  # shellcheck disable=SC2086  # the options are several words
+  case $target in
+    gfx*)
+      clang-15 -x cl -cl-std=CL1.2 -target amdgcn-amd-amdhsa -mcpu="$target" -Xclang -finclude-default-header \
+        --rocm-device-lib-path="$device_libs" -D__OPENCL_VERSION__=200 -D__IMAGE_SUPPORT__=1 -O3 $options \
+        "$work/src/$file" -o "$out.co" >"$out.log" 2>&1 &&
+        llvm-readobj --notes "$out.co" >"$out.notes" 2>>"$out.log" && rm -f "$out.co" ;;
+    *)
+      mkdir -p "$out.d" &&
+        ocloc compile -q -file "$work/src/$file" -device "$target" --format zebin -options "-cl-std=CL1.2 $options" \
+          -out_dir "$out.d" -output kernel >"$out.log" 2>&1 &&
+        llvm-objcopy --dump-section .ze_info="$out.zeinfo" "$out.d"/kernel*.bin "$out.d/stripped" 2>>"$out.log" &&
+        rm -rf "$out.d" ;;
+  esac || { echo "FAIL  $file [$options] for $target:"; sed 's/^/      /' "$out.log" | head -n 20; return 1; }
+}
+export -f build_one
+export work device_libs
+
+jobs=$(wc -l <"$work/jobs")
+echo "vendor compilers: $jobs builds ($(cut -f2,3 "$work/jobs" | sort -u | wc -l) configurations x 4 targets)" \
+  "on $(nproc) cores"
+start=$SECONDS
+failures=0
+tr '\t' '\n' <"$work/jobs" | tr '\n' '\0' | xargs -0 -n 4 -P "$(nproc)" bash -c 'build_one "$@"' _ || failures=1
+built=$(find "$work/out" -name '*.notes' -o -name '*.zeinfo' | wc -l)
+echo "vendor compilers: $built of $jobs builds compiled and linked in $((SECONDS - start)) s"
+for target in gfx1030 gfx90a tgllp acm-g10; do
+  count=0
+  for job in "$work"/out/*.job; do
+    stem=${job%.job}
+    [[ $(cut -f3 "$job") == "$target" && ( -e $stem.notes || -e $stem.zeinfo ) ]] && count=$((count + 1))
+  done
+  echo "  $target: $count built"
+done
+if ((failures)) || ((built != jobs)); then
+  echo "vendor compilers: FAILED"
+  exit 1
+fi
+if [[ -n $table ]]; then
+  python3 "$repo/tools/vendor_resources.py" "$work/out" >"$table" || exit 1
+  cp "$work/out/vendor-resources.csv" "${table%.md}.csv"
+  echo "vendor compilers: resource table written to $table and ${table%.md}.csv"
+fi
