@@ -113,7 +113,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
       ->default_str("10");
-  app.add_option("--warmup", config.warmup, "Untimed launches before timing")
+  app.add_option("--warmup", config.warmup, "Untimed launches before timing (0 acts as 1: one launch sizes the time budget)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000000))
       ->default_str("2");
@@ -168,6 +168,15 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError(without_program_name(error.what(), app.get_name()));
   }
 
+  if (merge->parsed()) {
+    // merge reads only its report files: an option given before it would be silently ignored.
+    std::vector<std::string> ignored;
+    for (const CLI::Option* option : app.get_options())
+      if (option->count() > 0) ignored.push_back(option->get_name());
+    if (!ignored.empty())
+      throw InputError(fmt::format("merge takes only report files, not {} (convcompare merge a.json b.json ...)",
+                                   fmt::join(ignored, ", ")));
+  }
   if (merge->parsed() && config.merge_reports.empty())
     throw InputError("merge needs the JSON reports to merge: convcompare merge a.json b.json ...");
   if (pinned) config.memories = {"pinned"};

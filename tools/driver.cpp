@@ -1,19 +1,24 @@
 // driver.cpp: the convcompare job: check all input cheaply first, then run, validate, write and report.
 #include "tools/driver.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -22,6 +27,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
+#include "common/domain/input_file.h"
 #include "common/domain/problem.h"
 #include "common/domain/reference.h"
 #include "common/report/report.h"
@@ -167,6 +173,29 @@ void check_report_path(const std::string& path, std::string_view option) {
   if (fs::is_directory(path)) throw InputError(fmt::format("cannot write {} '{}': it is a directory", option, path));
 }
 
+// --json, --csv, --markdown and --plot each need a file of their own, and none may be an input of the
+// run (the image, a filter file, the --compare baseline): writing one would destroy another.
+void check_reports_distinct(const Config& config) {
+  const std::pair<std::string_view, const std::string*> reports[] = {
+      {"--json", &config.json_path}, {"--csv", &config.csv_path}, {"--markdown", &config.markdown_path},
+      {"--plot", &config.plot_path}};
+  std::vector<std::pair<std::string, std::string>> inputs = {{"--image", config.image_path},
+                                                             {"--compare", config.compare_path}};
+  for (const std::string& spec : config.filters)
+    if (spec.starts_with("file:")) inputs.emplace_back("--filter", spec.substr(5));
+  for (auto report = std::begin(reports); report != std::end(reports); ++report) {
+    if (report->second->empty()) continue;
+    for (auto other = std::begin(reports); other != report; ++other)
+      if (!other->second->empty() && same_file(*report->second, *other->second))
+        throw InputError(fmt::format("{} and {} name the same file '{}': each needs its own", other->first,
+                                     report->first, *report->second));
+    for (const auto& [option, input] : inputs)
+      if (!input.empty() && same_file(*report->second, input))
+        throw InputError(fmt::format("{} '{}' is the {} input of this run: writing it would destroy the input",
+                                     report->first, *report->second, option));
+  }
+}
+
 Job check_config(const Config& config) {
   Job job;
   job.backends = select_backends(config.backends);
@@ -207,6 +236,7 @@ Job check_config(const Config& config) {
   check_report_path(config.json_path, "--json");
   check_report_path(config.csv_path, "--csv");
   check_report_path(config.markdown_path, "--markdown");
+  check_reports_distinct(config);
   if (!config.plot_path.empty()) check_plot_path(config.plot_path);
   if (!config.output_dir.empty()) prepare_output_dir(config.output_dir);
   if (!config.compare_path.empty()) job.baseline = read_json_report(config.compare_path);
@@ -566,9 +596,27 @@ void write_report(const std::string& path, const Report& report, void (*writer)(
 }
 
 // Error messages may carry newlines (a nested API message); the contract is one line on stderr.
-void print_error(std::string message) {
-  std::ranges::replace(message, '\n', ' ');
-  std::cerr << "convcompare: error: " << message << '\n';
+// Control characters from an argument are escaped and long words shortened (printable), so a hostile
+// argument cannot drive the terminal or fill it.
+void print_error(const std::string& message) { std::cerr << "convcompare: error: " << printable(message) << '\n'; }
+
+// A closed standard stream is opened on /dev/null, so no file the job opens takes its number: stdout
+// opened read-only, so that printing fails (and is reported at exit) instead of vanishing.
+void guard_standard_streams() {
+  for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int opened = ::open("/dev/null", fd == STDERR_FILENO ? O_WRONLY : O_RDONLY);
+      if (opened >= 0 && opened != fd) ::close(opened);  // a lower one was closed too: already done
+    }
+}
+
+// Everything printed to stdout reached it (a full disk or a closed stdout is an error, not exit 0).
+bool stdout_written(std::string& problem) {
+  errno = 0;
+  std::cout.flush();
+  const bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good();
+  if (!ok) problem = errno != 0 ? std::strerror(errno) : "the write failed";
+  return ok;
 }
 
 }  // namespace
@@ -717,17 +765,29 @@ int run_job(const Config& config) {
 }
 
 int convcompare_main(int argc, const char* const* argv) {
+  guard_standard_streams();
+  int status = 0;
   try {
     const std::optional<Config> config = parse_command_line(argc, argv, std::cout);
-    return config ? run_job(*config) : 0;
+    status = config ? run_job(*config) : 0;
   } catch (const InputError& error) {
     print_error(error.what());
-    return 2;
+    status = 2;
+  } catch (const std::bad_alloc&) {
+    // Backstop: the loaders and readers check memory before allocating; what slips past them is still
+    // a request too large for this machine, said in one line.
+    print_error("out of host memory: this run needs more memory than is free (try a smaller --size or image)");
+    status = 2;
   } catch (const std::exception& error) {
     // Neither bad input nor a validation result (an unexpected failure): still one line, status 1.
     print_error(error.what());
-    return 1;
+    status = 1;
   }
+  if (std::string problem; !stdout_written(problem)) {
+    print_error(fmt::format("cannot write to standard output: {}", problem));
+    if (status == 0) status = 2;
+  }
+  return status;
 }
 
 }  // namespace cc

@@ -25,6 +25,7 @@
 #include "backends/host_copy.h"
 #include "backends/embedded_sources.h"
 #include "common/domain/error.h"
+#include "common/domain/input_file.h"
 #include "common/geometry/fast_shape.h"
 #include "common/domain/filter.h"
 #include "common/geometry/separable_shape.h"
@@ -67,12 +68,11 @@ double megabytes(double bytes) { return bytes / (1024.0 * 1024.0); }
 
 std::string embedded_cl_source(std::string_view name) { return embedded_source(embedded_cl_sources(), name); }
 
+// Through the one input opener (common/domain/input_file.h): a FIFO or /dev/zero named in --kernel-dir
+// is refused, not read forever. nullopt only when the file does not exist.
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  if (!input_exists(path.string(), "kernel source")) return std::nullopt;
+  return read_input_file(path.string(), "kernel source", 16u << 20, "far more than any kernel source needs");
 }
 
 // conv_args.h followed by the variant's .cl: the .cl files do not #include the header, so a program

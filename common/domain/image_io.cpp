@@ -558,8 +558,12 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
   std::error_code ignored;
   const std::filesystem::file_status status = std::filesystem::symlink_status(path, ignored);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    // O_NONBLOCK: opening a FIFO that no process reads fails (ENXIO) instead of waiting forever.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+    if (fd < 0 && errno == ENXIO)
+      throw InputError(fmt::format("cannot write '{}': it is a FIFO and no process is reading it", path));
     if (fd < 0) throw failure(errno);
+    if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
     if (const int error = write_and_close(fd); error != 0) throw failure(error);
     return;
   }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include <fmt/format.h>
@@ -24,6 +25,18 @@ constexpr std::size_t kReadChunk = 1 << 16;
 std::string system_message(int error) { return std::strerror(error); }
 
 }  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat first {}, second {};
+  const bool a_exists = ::stat(a.c_str(), &first) == 0, b_exists = ::stat(b.c_str(), &second) == 0;
+  if (a_exists && b_exists)
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino && S_ISREG(first.st_mode);
+  if (a_exists || b_exists) return false;
+  std::error_code error_a, error_b;
+  const std::filesystem::path canonical_a = std::filesystem::weakly_canonical(a, error_a);
+  const std::filesystem::path canonical_b = std::filesystem::weakly_canonical(b, error_b);
+  return !error_a && !error_b && canonical_a == canonical_b;
+}
 
 std::string describe_bytes(std::uint64_t bytes) {
   constexpr std::uint64_t kKb = 1024, kMb = kKb * 1024, kGb = kMb * 1024;

@@ -73,6 +73,10 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
 // no permission to search a directory), so they are reported instead of read as "absent".
 bool input_exists(const std::string& path, std::string_view what);
 
+// Whether two paths name one regular file, or one name no file has yet (so a write to one would
+// replace the other). Pipes and devices (/dev/stdout) may be shared: each write goes through.
+bool same_file(const std::string& a, const std::string& b);
+
 // "2.5 GB", "180 MB", "12 KB", "300 bytes": sizes as the messages give them.
 std::string describe_bytes(std::uint64_t bytes);
 
