@@ -29,6 +29,7 @@
 #include "common/domain/image_io.h"
 #include "common/domain/input_file.h"
 #include "common/domain/problem.h"
+#include "common/domain/temporary_files.h"
 #include "common/domain/reference.h"
 #include "common/report/report.h"
 #include "common/domain/validate.h"
@@ -766,6 +767,7 @@ int run_job(const Config& config) {
 
 int convcompare_main(int argc, const char* const* argv) {
   guard_standard_streams();
+  remove_temporaries_on_signals();
   int status = 0;
   try {
     const std::optional<Config> config = parse_command_line(argc, argv, std::cout);

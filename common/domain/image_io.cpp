@@ -31,6 +31,7 @@
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
 #include "common/domain/memory.h"
+#include "common/domain/temporary_files.h"
 
 namespace cc {
 
@@ -578,6 +579,7 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt == 100)) throw failure(errno);
   }
+  const TemporaryFile removed_on_signals(temp);  // Ctrl-C while writing leaves no *.tmp-* behind
   int error = write_and_close(fd);
   std::error_code renamed;
   if (error == 0) {

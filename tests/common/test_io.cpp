@@ -1,5 +1,8 @@
 // test_io.cpp: image files: PNG/PFM round trips, JPEG and BMP reads, the default chart, and every bad input.
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -21,6 +24,7 @@
 
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
+#include "common/domain/temporary_files.h"
 #include "tests/support/image_files.h"
 #include "tests/support/temp_dir.h"
 
@@ -514,4 +518,27 @@ TEST_CASE("JPEG: a file far longer than its frame header justifies is refused wi
   cc::test::write_binary(path, cc::test::jpeg_header(64, 48));
   fs::resize_file(path, 40u << 20);
   CHECK(error_of(path).find("image '" + path + "': it holds 40 MB, over the 16 MB limit (the most a 64x48 JPEG needs)") == 0);
+}
+
+TEST_CASE("a registered temporary file is removed when SIGTERM or SIGINT ends the process; others stay") {
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    CAPTURE(signal_number);
+    TempDir dir("io");
+    cc::test::write_binary(dir / "report.json.tmp-1", "half written");
+    cc::test::write_binary(dir / "input.png", "kept");
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      cc::remove_temporaries_on_signals();
+      const cc::TemporaryFile temporary(dir / "report.json.tmp-1");
+      raise(signal_number);
+      _exit(0);  // not reached: the handler ends the process by the signal
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == signal_number);
+    CHECK_FALSE(fs::exists(dir / "report.json.tmp-1"));
+    CHECK(fs::exists(dir / "input.png"));
+  }
 }
