@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <fstream>
@@ -45,6 +46,35 @@ inline std::string zlib_compress(const std::string& raw) {
   compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
             static_cast<uLong>(raw.size()), 9);
   out.resize(size);
+  return out;
+}
+
+// `raw` then `zero_bytes` zeros as one zlib stream, deflated in pieces (a 1.5 GB tail never exists in
+// memory): the body of an inflate bomb.
+inline std::string zlib_with_zero_tail(const std::string& raw, std::uint64_t zero_bytes) {
+  z_stream stream{};
+  deflateInit(&stream, 9);
+  std::string out;
+  const std::string zeros(1 << 20, '\0');
+  char buffer[1 << 16];
+  const auto feed = [&](const std::string& piece, int flush) {
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(piece.data()));
+    stream.avail_in = static_cast<uInt>(piece.size());
+    do {
+      stream.next_out = reinterpret_cast<Bytef*>(buffer);
+      stream.avail_out = sizeof buffer;
+      deflate(&stream, flush);
+      out.append(buffer, sizeof buffer - stream.avail_out);
+    } while (stream.avail_out == 0);
+  };
+  feed(raw, Z_NO_FLUSH);
+  for (std::uint64_t left = zero_bytes; left > 0;) {
+    const std::size_t piece = static_cast<std::size_t>(std::min<std::uint64_t>(left, zeros.size()));
+    feed(zeros.substr(0, piece), Z_NO_FLUSH);
+    left -= piece;
+  }
+  feed("", Z_FINISH);
+  deflateEnd(&stream);
   return out;
 }
 
