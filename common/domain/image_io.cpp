@@ -435,23 +435,24 @@ Image read_bmp(InputFile& input) {
     bits = little_endian_16(h + 28), compression = little_endian_32(h + 30);
   }
   check_image_size(width, std::llabs(height), 1, input.name());
-  // RLE and embedded JPEG/PNG are refused by stb; for the rest the size is exact.
-  std::uint64_t needed = kJpegMarkerBytes;
-  if (compression == 0 || compression == 3) {
-    const std::uint64_t row_bytes = (static_cast<std::uint64_t>(width) * bits + 31) / 32 * 4;
-    needed = static_cast<std::uint64_t>(offset) + row_bytes * std::llabs(height);
-    if (const std::optional<std::uint64_t> left = input.bytes_left(); left && *left < needed)
-      input.fail(fmt::format("truncated BMP: {}x{} pixels of {} bits need {} bytes, the file has {}", width,
-                             std::llabs(height), bits, needed, *left));
-  }
-  std::string bytes(static_cast<std::size_t>(std::min<std::uint64_t>(needed, input.bytes_left().value_or(needed))), '\0');
-  const std::uint64_t before = input.bytes_read();
-  input.read_exact(bytes.data(), bytes.size());
-  const std::size_t got = static_cast<std::size_t>(input.bytes_read() - before);
-  if (got < bytes.size() && (compression == 0 || compression == 3))
+  // The pixel data follow the headers and the palette (at most 256 entries of 4 bytes).
+  constexpr std::uint32_t kLargestOffset = 14 + 124 + 1024 + 4096;
+  if (offset > kLargestOffset)
+    input.fail(fmt::format("bad BMP: its pixel data start at byte {}, past any BMP header and palette", offset));
+  // RLE and embedded JPEG/PNG are refused by stb once it has the header; for the rest the size is exact.
+  const bool uncompressed = compression == 0 || compression == 3;
+  const std::uint64_t row_bytes = (static_cast<std::uint64_t>(width) * bits + 31) / 32 * 4;
+  const std::uint64_t needed = uncompressed ? offset + row_bytes * std::llabs(height) : kLargestOffset;
+  if (const std::optional<std::uint64_t> left = input.bytes_left(); uncompressed && left && *left < needed)
+    input.fail(fmt::format("truncated BMP: {}x{} pixels of {} bits need {} bytes, the file has {}", width,
+                           std::llabs(height), bits, needed, *left));
+  check_decoded_size(input, width, std::llabs(height), bits >= 32 ? 4 : 3,
+                     needed + static_cast<std::uint64_t>(width) * std::llabs(height) * 4);
+  // Read as it arrives, up to what the header needs: a stream that lies costs only what it sends.
+  const std::string bytes = input.read_up_to(needed);
+  if (bytes.size() < needed && uncompressed)
     input.fail(fmt::format("truncated BMP: {}x{} pixels of {} bits need {} bytes, the stream ended after {}", width,
-                           std::llabs(height), bits, needed, got));
-  bytes.resize(got);
+                           std::llabs(height), bits, needed, bytes.size()));
   return decode_with_stb(input, bytes);
 }
 

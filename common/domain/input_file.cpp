@@ -201,17 +201,22 @@ std::string InputFile::read_rest(std::uint64_t limit, std::string_view why) {
                                                     ? describe_bytes(total)
                                                     : fmt::format("{} bytes", total)));
   }
+  // One byte past the limit tells "exactly at the limit" from "over it".
+  std::string text = read_up_to(limit + 1);
+  if (text.size() > limit) throw too_large("it is");
+  return text;
+}
+
+std::string InputFile::read_up_to(std::uint64_t count) {
   std::string text;
-  for (;;) {
+  while (text.size() < count) {
     const std::size_t before = text.size();
-    // One byte past the limit tells "exactly at the limit" from "over it".
-    const std::uint64_t room = limit + 1 - before;
-    text.resize(before + static_cast<std::size_t>(std::min<std::uint64_t>(room, kReadChunk)));
+    text.resize(before + static_cast<std::size_t>(std::min<std::uint64_t>(count - before, kReadChunk)));
     const std::size_t got = read_some(text.data() + before, text.size() - before);
     text.resize(before + got);
-    if (text.size() > limit) throw too_large("it is");
-    if (got == 0) return text;
+    if (got == 0) break;
   }
+  return text;
 }
 
 std::string read_input_file(const std::string& path, std::string_view what, std::uint64_t limit,

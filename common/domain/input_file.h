@@ -46,6 +46,8 @@ class InputFile {
   // Reads exactly `count` bytes; false when the input ends first (what arrived is in `out`).
   bool read_exact(void* out, std::size_t count);
   bool at_end() { return peek(1).empty(); }
+  // Up to `count` bytes, fewer at the end of the input; the buffer grows with what arrives, never ahead.
+  std::string read_up_to(std::uint64_t count);
   // Everything left, refused with an InputError naming the limit and `why` when it holds more than
   // `limit` bytes (a regular file by its size, before reading; a stream once it passes the limit).
   std::string read_rest(std::uint64_t limit, std::string_view why);
