@@ -16,7 +16,7 @@ namespace cc {
 
 struct RunOptions {
   int repetitions = 10;  // most timed launches, one bracket each (GPUs: plus one bracket around that many)
-  int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out
+  int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
   bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
   std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
   // Each run stops repeating once its timed launches have spent about this long; at least one
@@ -35,11 +35,12 @@ struct RunOptions {
   // launch and waits for it. The first one, timed on the host clock outside every timed bracket,
   // estimates a launch for timed_launches(); the warm-ups after it are no more than the launches
   // they prepare, so a device at 11 s a launch does not spend 22 s warming up for one sample.
-  // Without warm-up there is no estimate (that would need a wait inside a timed bracket): every
-  // repetition is timed.
+  // --warmup 0 still makes that one estimating launch (so it acts as --warmup 1): without an estimate
+  // nothing would bound the timed launches, and --repetitions 1000000 would ignore --time-budget. It
+  // is not counted as a sample: samples are device-event brackets, and this is a host-clock span
+  // holding the wait and whatever first-launch costs (JIT, first touch) the device has.
   template <typename LaunchAndWait>
   int warm_up(const LaunchAndWait& launch_and_wait) const {
-    if (warmup <= 0) return std::max(repetitions, 1);
     const auto start = std::chrono::steady_clock::now();
     launch_and_wait();
     const int timed = timed_launches(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

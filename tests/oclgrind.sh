@@ -34,7 +34,9 @@ check() {
     --repetitions 1 --warmup 0 --quiet --csv "$csv" "$@" >"$out" 2>&1
   local status=$?
   local ok
-  ok=$(awk -F, '$1 == "opencl" && $12 == "ok"' "$csv" 2>/dev/null | wc -l)
+  # Columns by their header names: the CSV's order is the report's field table, not this script's.
+  ok=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) column[$i] = i; next }
+    $column["backend"] == "opencl" && $column["status"] == "ok"' "$csv" 2>/dev/null | wc -l)
   if [[ $status -ne 0 || -n $(log_findings "$log" 2>/dev/null) || $ok -ne $expected ]] ||
     grep -qiE 'invalid|error|race|uninitiali[sz]ed|divergence' "$out"; then
     failures=$((failures + 1))

@@ -1,11 +1,16 @@
 // autotune.cpp: --variant auto: measures the candidate variants once per problem shape and caches the winner per device.
 #include "tools/autotune.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -14,6 +19,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
+#include "common/domain/input_file.h"
 #include "common/domain/variants.h"
 
 namespace cc {
@@ -110,20 +116,31 @@ fs::path TuningCache::default_directory() {
 TuningCache::TuningCache(fs::path directory, const DeviceInfo& device)
     : file_(std::move(directory) / fmt::format("{}_{}.json", file_name_part(device.id), file_name_part(device.name))),
       device_(device) {
-  std::error_code error;
-  if (!fs::exists(file_, error)) return;
+  entries_ = read_entries();
+}
+
+std::vector<std::pair<TuningKey, AutoChoice>> TuningCache::read_entries() const {
+  std::vector<std::pair<TuningKey, AutoChoice>> entries;
   try {
-    std::ifstream in(file_, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot open it");
-    const json document = json::parse(in);
+    // Through the one input opener: a FIFO or a device put in the cache's place is refused, not read
+    // forever, and the file is capped (entries are about 300 bytes: 16 MB is 50,000 problem shapes).
+    constexpr std::uint64_t kMaxCacheBytes = 16u << 20;
+    if (!input_exists(file_.string(), "tuning cache")) return entries;
+    if (std::error_code error; !fs::is_regular_file(file_, error))
+      throw InputError("it is not a regular file, so it is neither read nor written");
+    const json document = json::parse(
+        read_input_file(file_.string(), "tuning cache", kMaxCacheBytes, "far more than any set of tuned shapes needs"));
     if (document.at("format").get<int>() != kCacheFormat) throw std::runtime_error("another format version");
     for (const json& entry : document.at("entries"))
-      entries_.emplace_back(entry.at("key").get<TuningKey>(), choice_from_json(entry.at("choice")));
-  } catch (const std::exception& problem) {  // json::exception or the runtime_errors above
-    entries_.clear();
-    std::cerr << fmt::format("convcompare: warning: ignoring the tuning cache '{}' ({}); it will be rebuilt\n",
-                             file_.string(), problem.what());
+      entries.emplace_back(entry.at("key").get<TuningKey>(), choice_from_json(entry.at("choice")));
+  } catch (const std::exception& problem) {  // InputError, json::exception or the runtime_errors above
+    entries.clear();
+    if (!warned_unreadable_)
+      std::cerr << fmt::format("convcompare: warning: ignoring the tuning cache '{}' ({}); it will be rebuilt\n",
+                               file_.string(), printable(problem.what()));
+    warned_unreadable_ = true;
   }
+  return entries;
 }
 
 std::optional<AutoChoice> TuningCache::find(const TuningKey& key) const {
@@ -134,32 +151,66 @@ std::optional<AutoChoice> TuningCache::find(const TuningKey& key) const {
   return choice;
 }
 
-void TuningCache::store(const TuningKey& key, const AutoChoice& choice) {
-  const auto found = std::ranges::find(entries_, key, &std::pair<TuningKey, AutoChoice>::first);
-  if (found != entries_.end())
-    found->second = choice;
-  else
-    entries_.emplace_back(key, choice);
-  write();
-}
+namespace {
 
-void TuningCache::write() const {
-  json entries = json::array();
-  for (const auto& [key, choice] : entries_) entries.push_back({{"key", json(key)}, {"choice", to_json(choice)}});
-  const json document = {{"format", kCacheFormat},
-                         {"device", {{"id", device_.id}, {"name", device_.name}}},
-                         {"entries", entries}};
+// An exclusive flock on `path` (created if missing), held while the object lives: the lock file sits
+// beside the cache, since the cache itself is replaced by a rename and a lock on it would not last.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
+    if (fd_ < 0) throw InputError(fmt::format("cannot open the lock file '{}': {}", path.string(), std::strerror(errno)));
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) {
+        const int error = errno;
+        ::close(fd_);
+        throw InputError(fmt::format("cannot lock '{}': {}", path.string(), std::strerror(error)));
+      }
+  }
+  ~FileLock() { ::close(fd_); }  // closing releases the lock
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+void TuningCache::store(const TuningKey& key, const AutoChoice& choice) {
+  const auto put = [&](std::vector<std::pair<TuningKey, AutoChoice>>& entries) {
+    const auto found = std::ranges::find(entries, key, &std::pair<TuningKey, AutoChoice>::first);
+    if (found != entries.end())
+      found->second = choice;
+    else
+      entries.emplace_back(key, choice);
+  };
+  put(entries_);  // remembered for this process even when the file cannot be written
   try {
     std::error_code error;
     fs::create_directories(file_.parent_path(), error);
     if (error) throw InputError(fmt::format("cannot create '{}': {}", file_.parent_path().string(), error.message()));
-    write_file_atomically(file_.string(), document.dump(2) + "\n");
+    // Read, change one entry, write, all under the lock: another process tuning the same device
+    // meanwhile keeps its entries instead of being overwritten with this process's older copy.
+    const FileLock lock(file_.string() + ".lock");
+    std::vector<std::pair<TuningKey, AutoChoice>> entries = read_entries();
+    put(entries);
+    write(entries);
+    entries_ = std::move(entries);
   } catch (const InputError& problem) {
     // Tuning still chose a variant; only the next run loses the saved measurement.
     if (!warned_unwritable_)
-      std::cerr << fmt::format("convcompare: warning: tuning cache not saved: {}\n", problem.what());
+      std::cerr << fmt::format("convcompare: warning: tuning cache not saved: {}\n", printable(problem.what()));
     warned_unwritable_ = true;
   }
+}
+
+void TuningCache::write(const std::vector<std::pair<TuningKey, AutoChoice>>& entries) const {
+  json array = json::array();
+  for (const auto& [key, choice] : entries) array.push_back({{"key", json(key)}, {"choice", to_json(choice)}});
+  const json document = {{"format", kCacheFormat},
+                         {"device", {{"id", device_.id}, {"name", device_.name}}},
+                         {"entries", array}};
+  write_file_atomically(file_.string(), document.dump(2) + "\n");
 }
 
 AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,

@@ -54,7 +54,9 @@ TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, co
 // One JSON file per device under the user's cache directory, holding every choice made on it. The
 // cache only saves time: a file that cannot be read or parsed is ignored with one warning on stderr
 // and rebuilt, and a directory that cannot be written is warned about once; neither is an error.
-// Two processes tuning the same device at once: the file is replaced atomically, last writer wins.
+// Two processes tuning the same device at once: each store re-reads the file and writes it back with
+// its one entry changed, under an flock on "<file>.lock" beside it, so no process loses another's
+// entries; the file itself is replaced atomically (write and rename).
 class TuningCache {
  public:
   // $CONVCOMPARE_CACHE_DIR when set (tests), else $XDG_CACHE_HOME/convcompare, else
@@ -65,17 +67,20 @@ class TuningCache {
   TuningCache(std::filesystem::path directory, const DeviceInfo& device);
 
   std::optional<AutoChoice> find(const TuningKey& key) const;  // from_cache is set on the result
-  void store(const TuningKey& key, const AutoChoice& choice);  // replaces any entry under key, writes the file
+  void store(const TuningKey& key, const AutoChoice& choice);  // replaces any entry under key in the file
 
   const std::filesystem::path& file() const { return file_; }  // e.g. ".../cuda-0_NVIDIA-H100-80GB-HBM3.json"
 
  private:
-  void write() const;
+  // The file's entries; none (and one warning per cache object) when it is missing or unreadable.
+  std::vector<std::pair<TuningKey, AutoChoice>> read_entries() const;
+  void write(const std::vector<std::pair<TuningKey, AutoChoice>>& entries) const;
 
   std::filesystem::path file_;
   DeviceInfo device_;
   std::vector<std::pair<TuningKey, AutoChoice>> entries_;
-  mutable bool warned_unwritable_ = false;
+  mutable bool warned_unreadable_ = false;
+  bool warned_unwritable_ = false;
 };
 
 // Runs each candidate the backend implements once through backend.run() with the short tuning

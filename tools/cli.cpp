@@ -62,6 +62,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
 
   std::string size;
   int cl_platform = -1, cl_device = -1;
+  // An option naming a file or directory given "" would otherwise mean "not given" (--image "" ran the
+  // generated image): refused instead.
+  const CLI::Validator named_file(
+      [](std::string& value) { return value.empty() ? std::string("an empty name is not a file") : std::string(); }, "");
   app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
   app.add_option("--backend", config.backends, "cpu, cuda, opencl or all (comma list)")
       ->type_name("LIST")
@@ -85,7 +89,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->allow_extra_args(false)
       ->default_str("all");
   CLI::Option* image =
-      app.add_option("--image", config.image_path, "Input image: PNG, JPEG, BMP or PFM")->type_name("PATH");
+      app.add_option("--image", config.image_path, "Input image: PNG, JPEG, BMP or PFM")->type_name("PATH")->check(named_file);
   app.add_option("--size", size, "Size of the generated image, WIDTHxHEIGHT")
       ->type_name("WxH")
       ->default_str("2048x2048")
@@ -105,7 +109,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->allow_extra_args(false)
       ->default_str("zero");
   app.add_flag("--flip", config.flip, "True convolution (filter rotated 180 degrees) instead of correlation");
-  app.add_option("--output-dir", config.output_dir, "Write the reference and every result here")->type_name("DIR");
+  app.add_option("--output-dir", config.output_dir, "Write the reference and every result here")->type_name("DIR")->check(named_file);
   app.add_option("--output-format", config.output_format, "png or pfm (default: png for 8-bit input, pfm for float)")
       ->type_name("FORMAT")
       ->check(CLI::IsMember({"png", "pfm"}));
@@ -113,7 +117,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
       ->default_str("10");
-  app.add_option("--warmup", config.warmup, "Untimed launches before timing")
+  app.add_option("--warmup", config.warmup, "Untimed launches before timing (0 acts as 1: one launch sizes the time budget)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000000))
       ->default_str("2");
@@ -139,12 +143,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->default_str("f32");
   app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
   app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
-  app.add_option("--json", config.json_path, "Write the report as JSON")->type_name("FILE");
-  app.add_option("--csv", config.csv_path, "Write the runs as CSV")->type_name("FILE");
-  app.add_option("--markdown", config.markdown_path, "Write the report as markdown")->type_name("FILE");
+  app.add_option("--json", config.json_path, "Write the report as JSON")->type_name("FILE")->check(named_file);
+  app.add_option("--csv", config.csv_path, "Write the runs as CSV")->type_name("FILE")->check(named_file);
+  app.add_option("--markdown", config.markdown_path, "Write the report as markdown")->type_name("FILE")->check(named_file);
   app.add_option("--kernel-dir", config.kernel_dir,
                  "Read kernel sources from this directory instead of the embedded copies")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(named_file);
   app.add_flag("--quiet", config.quiet, "No table on stdout");
   app.add_option("--sweep", config.sweeps,
                  "Vary the radius of every --filter (radius=1..32 or radius=1,2,3,7) or the generated image "
@@ -152,10 +157,12 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("WHAT=RANGE")
       ->allow_extra_args(false);
   app.add_option("--plot", config.plot_path, "Draw MPix/s against radius or size and the phases: FILE.png or FILE.svg")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(named_file);
   app.add_option("--compare", config.compare_path,
                  "Mark runs slower than in this saved --json report (beyond their noise) or no longer validating")
-      ->type_name("BASELINE.json");
+      ->type_name("BASELINE.json")
+      ->check(named_file);
   app.add_option("--stream", config.stream_frames,
                  "Also push N frames through upload, filter and download, overlapped, per GPU variant")
       ->type_name("N")
@@ -176,6 +183,15 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError(without_program_name(error.what(), app.get_name()));
   }
 
+  if (merge->parsed()) {
+    // merge reads only its report files: an option given before it would be silently ignored.
+    std::vector<std::string> ignored;
+    for (const CLI::Option* option : app.get_options())
+      if (option->count() > 0) ignored.push_back(option->get_name());
+    if (!ignored.empty())
+      throw InputError(fmt::format("merge takes only report files, not {} (convcompare merge a.json b.json ...)",
+                                   fmt::join(ignored, ", ")));
+  }
   if (merge->parsed() && config.merge_reports.empty())
     throw InputError("merge needs the JSON reports to merge: convcompare merge a.json b.json ...");
   if (pinned) config.memories = {"pinned"};

@@ -1,10 +1,15 @@
 // driver.cpp: the convcompare job, read straight through: check the input, plan the targets, run and validate each problem, write the reports.
 #include "tools/driver.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
 #include <optional>
 #include <iostream>
 #include <sstream>
@@ -13,6 +18,7 @@
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
 #include "common/domain/reference.h"
+#include "common/domain/temporary_files.h"
 #include "common/report/compare.h"
 #include "common/report/plot.h"
 #include "tools/environment.h"
@@ -28,9 +34,27 @@ namespace cc {
 namespace {
 
 // Error messages may carry newlines (a nested API message); the contract is one line on stderr.
-void print_error(std::string message) {
-  std::ranges::replace(message, '\n', ' ');
-  std::cerr << "convcompare: error: " << message << '\n';
+// Control characters from an argument are escaped and long words shortened (printable), so a hostile
+// argument cannot drive the terminal or fill it.
+void print_error(const std::string& message) { std::cerr << "convcompare: error: " << printable(message) << '\n'; }
+
+// A closed standard stream is opened on /dev/null, so no file the job opens takes its number: stdout
+// opened read-only, so that printing fails (and is reported at exit) instead of vanishing.
+void guard_standard_streams() {
+  for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      const int opened = ::open("/dev/null", fd == STDERR_FILENO ? O_WRONLY : O_RDONLY);
+      if (opened >= 0 && opened != fd) ::close(opened);  // a lower one was closed too: already done
+    }
+}
+
+// Everything printed to stdout reached it (a full disk or a closed stdout is an error, not exit 0).
+bool stdout_written(std::string& problem) {
+  errno = 0;
+  std::cout.flush();
+  const bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good();
+  if (!ok) problem = errno != 0 ? std::strerror(errno) : "the write failed";
+  return ok;
 }
 
 void write_report_file(const ReportOutput& output, const Report& report) {
@@ -131,17 +155,30 @@ int run_job(const Config& config) {
 }
 
 int convcompare_main(int argc, const char* const* argv) {
+  guard_standard_streams();
+  remove_temporaries_on_signals();
+  int status = 0;
   try {
     const std::optional<Config> config = parse_command_line(argc, argv, std::cout);
-    return config ? run_job(*config) : 0;
+    status = config ? run_job(*config) : 0;
   } catch (const InputError& error) {
     print_error(error.what());
-    return 2;
+    status = 2;
+  } catch (const std::bad_alloc&) {
+    // Backstop: the loaders and readers check memory before allocating; what slips past them is still
+    // a request too large for this machine, said in one line.
+    print_error("out of host memory: this run needs more memory than is free (try a smaller --size or image)");
+    status = 2;
   } catch (const std::exception& error) {
     // Neither bad input nor a validation result (an unexpected failure): still one line, status 1.
     print_error(error.what());
-    return 1;
+    status = 1;
   }
+  if (std::string problem; !stdout_written(problem)) {
+    print_error(fmt::format("cannot write to standard output: {}", problem));
+    if (status == 0) status = 2;
+  }
+  return status;
 }
 
 }  // namespace cc

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config
           ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
           mesa-opencl-icd  # Rusticl: a second OpenCL runtime on the CPU (RUSTICL_ENABLE=llvmpipe), docs/portability.md
-          libstb-dev libturbojpeg0-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev
+          libstb-dev libspng-dev libturbojpeg0-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev
           clang libclang-rt-14-dev llvm)  # fuzzing: clang, libFuzzer + sanitizer runtimes, llvm-symbolizer
 missing=()
 for p in "${packages[@]}"; do

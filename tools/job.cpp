@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "common/domain/error.h"
+#include "common/domain/input_file.h"
 #include "common/report/plot.h"
 #include "common/report/report_read.h"
 #include "tools/sweep.h"
@@ -87,6 +88,29 @@ void prepare_output_dir(const fs::path& dir) {
   const bool writable = std::ofstream(probe).good();
   fs::remove(probe, error);
   if (!writable) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
+}
+
+// --json, --csv, --markdown and --plot each need a file of their own, and none may be an input of the
+// run (the image, a filter file, the --compare baseline): writing one would destroy another.
+void check_reports_distinct(const Config& config) {
+  const std::pair<std::string_view, const std::string*> reports[] = {
+      {"--json", &config.json_path}, {"--csv", &config.csv_path}, {"--markdown", &config.markdown_path},
+      {"--plot", &config.plot_path}};
+  std::vector<std::pair<std::string, std::string>> inputs = {{"--image", config.image_path},
+                                                             {"--compare", config.compare_path}};
+  for (const std::string& spec : config.filters)
+    if (spec.starts_with("file:")) inputs.emplace_back("--filter", spec.substr(5));
+  for (auto report = std::begin(reports); report != std::end(reports); ++report) {
+    if (report->second->empty()) continue;
+    for (auto other = std::begin(reports); other != report; ++other)
+      if (!other->second->empty() && same_file(*report->second, *other->second))
+        throw InputError(fmt::format("{} and {} name the same file '{}': each needs its own", other->first,
+                                     report->first, *report->second));
+    for (const auto& [option, input] : inputs)
+      if (!input.empty() && same_file(*report->second, input))
+        throw InputError(fmt::format("{} '{}' is the {} input of this run: writing it would destroy the input",
+                                     report->first, *report->second, option));
+  }
 }
 
 void check_report_path(const std::string& path, std::string_view option) {
@@ -178,6 +202,7 @@ Job make_job(const Config& config) {
       check_report_path(*path, option);
       job.reports.push_back({*path, format});
     }
+  check_reports_distinct(config);
   job.plot_path = config.plot_path;
   if (!job.plot_path.empty()) check_plot_path(job.plot_path);
   job.output_dir = config.output_dir;

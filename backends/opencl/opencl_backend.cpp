@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +23,7 @@
 #include "backends/opencl/opencl_launchers.h"
 #include "backends/opencl/opencl_peaks.h"
 #include "common/domain/error.h"
+#include "common/domain/input_file.h"
 
 namespace cc::opencl {
 
@@ -42,12 +42,11 @@ double ms_since(Clock::time_point start) {
 
 std::string embedded_cl_source(std::string_view name) { return embedded_source(embedded_cl_sources(), name); }
 
+// Through the one input opener (common/domain/input_file.h): a FIFO or /dev/zero named in --kernel-dir
+// is refused, not read forever. nullopt only when the file does not exist.
 std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  if (!input_exists(path.string(), "kernel source")) return std::nullopt;
+  return read_input_file(path.string(), "kernel source", 16u << 20, "far more than any kernel source needs");
 }
 
 // conv_args.h followed by the variant's .cl: the .cl files do not #include the header, so a program

@@ -1,8 +1,10 @@
 // error.h: the project's two exception types: bad user input (exit 2) and a failed API call (CUDA or OpenCL).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace cc {
 
@@ -12,6 +14,12 @@ class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// `text` made safe to print on a terminal as part of one line: control characters (an escape sequence
+// from a hostile argument, a newline) are shown as \n, \t or \xNN, and every run of more than
+// `longest_word` characters without a space is cut in its middle to "first...last [N bytes]", so a
+// long argument echoed twice still gives a short line. Used on every message the driver prints.
+std::string printable(std::string_view text, std::size_t longest_word = 160);
 
 // A failed call into a GPU API. The same type serves CUDA, OpenCL and NPP, so the driver can report
 // either API's failure the same way; an OpenCL build failure carries the build log.

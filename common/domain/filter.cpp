@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/domain/capped_read.h"
 #include "common/domain/error.h"
+#include "common/domain/input_file.h"
 
 namespace cc {
 
@@ -252,22 +252,9 @@ Filter parse_filter_text(const std::string& text, const std::string& origin) {
 }
 
 Filter load_filter_file(const std::string& path) {
-  constexpr std::uintmax_t kMaxFilterFileBytes = 16u << 20;  // far above 1025^2 numbers' worth of need
-  CappedRead file = read_capped(path, kMaxFilterFileBytes);
-  switch (file.problem) {
-    case CappedReadProblem::None: return parse_filter_text(file.text, path);
-    case CappedReadProblem::CannotStat:
-      throw InputError(fmt::format("cannot open filter file '{}': {}", path, file.system_message));
-    case CappedReadProblem::Directory:
-      throw InputError(fmt::format("cannot open filter file '{}': it is a directory", path));
-    case CappedReadProblem::TooLarge:
-      throw InputError(file.size > 0
-                           ? fmt::format("filter file '{}' is {} bytes, over the 16 MB limit", path, file.size)
-                           : fmt::format("filter file '{}' is over the 16 MB limit", path));
-    case CappedReadProblem::CannotOpen:
-    case CappedReadProblem::CannotRead: throw InputError(fmt::format("cannot read filter file '{}'", path));
-  }
-  return {};
+  constexpr std::uint64_t kMaxFilterFileBytes = 16u << 20;  // far above 1025^2 numbers' worth of need
+  return parse_filter_text(read_input_file(path, "filter file", kMaxFilterFileBytes, "far more than a 1025x1025 filter needs"),
+                           path);
 }
 
 Filter flipped(const Filter& filter) {

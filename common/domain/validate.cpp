@@ -37,12 +37,21 @@ Magnitudes measure(const Image& input) {
 // sum in the same binade, the roundings do not cancel, and a correct float kernel was measured at
 // c = 100 for a 33x33 box on the default image and c = 379 for a 65x65 box on a flat one (sqrt rule:
 // 66 and 130). The floor of 8 keeps room for small filters.
+//
+// Near zero a float's error is absolute, not relative: below FLT_MIN (subnormals) the spacing of floats
+// is FLT_TRUE_MIN, so each rounding is off by up to FLT_TRUE_MIN / 2 whatever the value's size (the
+// underflow term of the standard model, fl(a op b) = (a op b)(1 + d) + e, |e| <= FLT_TRUE_MIN / 2).
+// The taps products and taps sums of a kernel and the reference's own rounding add
+// (taps + 1) * FLT_TRUE_MIN at most: the floor under the relative bound, which alone would demand
+// a subnormal result more exact than float can hold it.
 double direct_bound(const Filter& filter, double max_abs_pixel) {
   const double c = std::max(8.0, filter.taps() / 2.0 + 1.0);
-  return c * FLT_EPSILON * filter.abs_sum() * max_abs_pixel;
+  return c * FLT_EPSILON * filter.abs_sum() * max_abs_pixel + underflow_floor(filter);
 }
 
 }  // namespace
+
+double underflow_floor(const Filter& filter) { return (filter.taps() + 1.0) * FLT_TRUE_MIN; }
 
 Tolerance tolerance_for(const Problem& problem, const Image& input) {
   const Magnitudes m = measure(input);

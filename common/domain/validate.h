@@ -9,8 +9,9 @@
 
 namespace cc {
 
-// The tolerance rule of docs/correctness.md: tol = c * FLT_EPSILON * sum|w| * max|x|, with
-// c = max(8, taps / 2 + 1), the worst case of summing taps products in float in any order. Zero
+// The tolerance rule of docs/correctness.md: tol = c * FLT_EPSILON * sum|w| * max|x| + (taps + 1) *
+// FLT_TRUE_MIN, with c = max(8, taps / 2 + 1), the worst case of summing taps products in float in any
+// order, plus the absolute error of that many roundings among subnormals (underflow_floor). Zero
 // (bit-exact) when the problem is integer-exact: integer weights, integer pixels, and
 // sum|w| * max|x| < 2^24 so every partial sum is exact in float.
 struct Tolerance {
@@ -22,6 +23,9 @@ struct Tolerance {
   bool eight_bit = false;
 };
 Tolerance tolerance_for(const Problem& problem, const Image& input);
+
+// (taps + 1) * FLT_TRUE_MIN: what float's resolution near zero allows a correct result to be off by.
+double underflow_floor(const Filter& filter);
 
 // What a separable variant adds to the bound: it computes with column x row, which differs from the
 // 2D filter by the rank-1 residual; sum over taps of |w - column*row|, times max|x|.

@@ -67,9 +67,9 @@ struct FieldOptions {
   bool null_when_default = false;
   bool default_when_missing = false;  // Field::default_when_missing
 };
-inline constexpr FieldOptions kRequired{.required = true};
-inline constexpr FieldOptions kNullWhenDefault{.null_when_default = true};
-inline constexpr FieldOptions kDefaultWhenMissing{.default_when_missing = true};
+inline constexpr FieldOptions kRequired{.group = {}, .required = true};
+inline constexpr FieldOptions kNullWhenDefault{.group = {}, .required = false, .null_when_default = true};
+inline constexpr FieldOptions kDefaultWhenMissing{.group = {}, .required = false, .null_when_default = false, .default_when_missing = true};
 
 namespace field_detail {
 

@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/domain/capped_read.h"
 #include "common/domain/error.h"
+#include "common/domain/input_file.h"
+#include "common/domain/memory.h"
 #include "common/report/fields.h"
 
 namespace cc {
@@ -148,23 +149,7 @@ std::string parse_problem(const ordered_json::parse_error& error) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
-std::string read_report_text(const std::string& path) {
-  CappedRead file = read_capped(path, kMaxReportBytes);
-  switch (file.problem) {
-    case CappedReadProblem::None: return std::move(file.text);
-    case CappedReadProblem::Directory: throw InputError(fmt::format("{}: cannot read: it is a directory", path));
-    case CappedReadProblem::TooLarge:
-      throw InputError(fmt::format("{}: over the {} MB limit for a report", path, kMaxReportBytes >> 20));
-    case CappedReadProblem::CannotStat:
-    case CappedReadProblem::CannotOpen: throw InputError(fmt::format("{}: cannot open: {}", path, file.system_message));
-    case CappedReadProblem::CannotRead: throw InputError(fmt::format("{}: cannot read: {}", path, file.system_message));
-  }
-  return {};
-}
-
-}  // namespace
-
-Report parse_json_report(std::string_view text, std::string_view source_name) {
+Report parse_report(std::string_view text, std::string_view source_name) {
   ordered_json root;
   try {
     root = ordered_json::parse(text.begin(), text.end());
@@ -199,6 +184,26 @@ Report parse_json_report(std::string_view text, std::string_view source_name) {
   return report;
 }
 
-Report read_json_report(const std::string& path) { return parse_json_report(read_report_text(path), path); }
+}  // namespace
+
+Report parse_json_report(std::string_view text, std::string_view source_name) {
+  try {
+    return parse_report(text, source_name);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw InputError(fmt::format("{}: {} of JSON is too large to parse in the memory available", source_name,
+                                 describe_bytes(text.size())));
+  } catch (const std::exception& error) {
+    // Whatever else the parser or a conversion throws is still a problem with this file.
+    throw InputError(fmt::format("{}: cannot read the report: {}", source_name, error.what()));
+  }
+}
+
+Report read_json_report(const std::string& path) {
+  const std::string text = read_input_file(path, "report", kMaxReportBytes, "reports are parsed whole in memory");
+  check_host_memory(text.size() * kReportTreeBytesPerTextByte, fmt::format("parsing report '{}'", path));
+  return parse_json_report(text, path);
+}
 
 }  // namespace cc

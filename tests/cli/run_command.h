@@ -12,6 +12,7 @@ struct CommandResult {
   std::string out, err;    // everything written to stdout and stderr
   double seconds = 0;      // wall time from spawn to exit
   bool timed_out = false;  // killed after the timeout
+  long max_rss_kb = 0;     // the child's peak resident memory (getrusage's ru_maxrss)
 };
 
 // Runs args[0] with args (no shell), stdin from /dev/null; kills it after `timeout`.

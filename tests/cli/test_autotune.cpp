@@ -1,6 +1,7 @@
 // test_autotune.cpp: --variant auto's chooser and its per-device cache, on OpenCL (PoCL on a CPU-only host).
 #include <doctest/doctest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "backends/backend.h"
 #include "common/domain/filter.h"
@@ -237,6 +240,47 @@ TEST_CASE("auto: a cache directory that cannot be written is a warning, not an e
   CHECK(err.text.str().find("warning: tuning cache not saved") != std::string::npos);
   CHECK(std::ranges::count(err.text.str(), '\n') == 1);
   CHECK(cache.find(sample_key())->variant == "fast");  // still remembered for this process
+}
+
+TEST_CASE("auto: two tuners storing into one cache at once lose no entry (flock'ed read-modify-write)") {
+  const TempDir dir("autotune");
+  constexpr int kPerWriter = 40;
+  // Each writer has its own cache object (its own copy of the file's entries), as two processes do;
+  // each stores keys the other does not know. Without the lock, a writer's stale copy overwrites the
+  // other's entries.
+  const auto writer = [&](int first_width) {
+    cc::TuningCache cache(dir.path, fake_device());
+    for (int i = 0; i < kPerWriter; ++i) {
+      cc::TuningKey key = sample_key();
+      key.width = first_width + i;
+      cache.store(key, sample_choice());
+    }
+  };
+  std::thread a(writer, 1000), b(writer, 2000);
+  a.join();
+  b.join();
+  const cc::TuningCache reopened(dir.path, fake_device());
+  int found = 0;
+  for (const int first : {1000, 2000})
+    for (int i = 0; i < kPerWriter; ++i) {
+      cc::TuningKey key = sample_key();
+      key.width = first + i;
+      found += reopened.find(key).has_value();
+    }
+  CHECK(found == 2 * kPerWriter);
+  CHECK(read_json(reopened.file()).at("entries").size() == 2 * kPerWriter);
+}
+
+TEST_CASE("auto: a FIFO in the cache file's place is warned about and left alone, never waited on twice") {
+  const TempDir dir("autotune");
+  const fs::path file = cc::TuningCache(dir.path, fake_device()).file();
+  REQUIRE(mkfifo(file.c_str(), 0600) == 0);
+  CapturedStderr err;
+  cc::TuningCache cache(dir.path, fake_device());
+  cache.store(sample_key(), sample_choice());
+  CHECK(err.text.str().find("is not a regular file") != std::string::npos);
+  CHECK(cache.find(sample_key())->variant == "fast");
+  CHECK(fs::is_fifo(file));
 }
 
 TEST_CASE("auto: choose_variant measures the candidates once, then answers from the cache") {

@@ -212,13 +212,15 @@ TEST_CASE("report_read: bad input is one InputError line naming the file and the
 
   TempDir dir("compare");
   const std::string missing = (dir.path / "baseline.json").string();
-  CHECK(input_error([&] { cc::read_json_report(missing); }) == missing + ": cannot open: No such file or directory");
-  CHECK(input_error([&] { cc::read_json_report(dir.path.string()); }) == dir.path.string() + ": cannot read: it is a directory");
+  CHECK(input_error([&] { cc::read_json_report(missing); }) == "cannot open report '" + missing + "': No such file or directory");
+  CHECK(input_error([&] { cc::read_json_report(dir.path.string()); }) ==
+        "cannot open report '" + dir.path.string() + "': it is a directory");
   // Sparse, so the test writes nothing: the size alone is refused before any byte is read.
   const std::string huge = (dir.path / "huge.json").string();
   std::ofstream(huge).put('{');
   fs::resize_file(huge, cc::kMaxReportBytes + 1);
-  CHECK(input_error([&] { cc::read_json_report(huge); }) == huge + ": over the 256 MB limit for a report");
+  CHECK(input_error([&] { cc::read_json_report(huge); }) ==
+        "report '" + huge + "': it holds 33554433 bytes, over the 32 MB limit (reports are parsed whole in memory)");
 }
 
 TEST_CASE("compare: the noise rule, max(5%, 2 x (baseline spread + current spread))") {

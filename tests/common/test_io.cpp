@@ -1,5 +1,8 @@
 // test_io.cpp: image files: PNG/PFM round trips, JPEG and BMP reads, the default chart, and every bad input.
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -21,6 +24,8 @@
 
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
+#include "common/domain/temporary_files.h"
+#include "tests/support/image_files.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -171,17 +176,17 @@ TEST_CASE("PFM rows are stored bottom to top and RGB is interleaved") {
   CHECK(rgb.data == std::vector<float>{10, -1, 20, -2, 30, -3});  // planar: R plane, G plane, B plane
 }
 
-TEST_CASE("PFM: big endian, free header spacing, and exactly one whitespace byte after the scale") {
+TEST_CASE("PFM: big endian, and exactly one line feed after the scale before the data") {
   TempDir dir("io");
   write_bytes(dir.file("be.pfm"), "Pf\n2 1\n1.0\n" + big_endian(1.5f) + big_endian(-2.25f));
   CHECK(cc::load_image(dir.file("be.pfm")).data == std::vector<float>{1.5f, -2.25f});
 
   // The first data byte is '\n' (0x0a); a reader that skips all whitespace after the scale would lose it.
   const float tricky = std::bit_cast<float>(std::uint32_t{0x3f80000a});
-  write_bytes(dir.file("spaced.pfm"), "Pf  2\t\n 1 \r\n-4.0 " + little_endian(tricky) + little_endian(7));
-  const cc::Image spaced = cc::load_image(dir.file("spaced.pfm"));
-  CHECK(std::bit_cast<std::uint32_t>(spaced.data[0]) == 0x3f80000a);
-  CHECK(spaced.data[1] == 7.0f);
+  write_bytes(dir.file("tricky.pfm"), "Pf\n2 1\n-4.0\n" + little_endian(tricky) + little_endian(7));
+  const cc::Image loaded = cc::load_image(dir.file("tricky.pfm"));
+  CHECK(std::bit_cast<std::uint32_t>(loaded.data[0]) == 0x3f80000a);
+  CHECK(loaded.data[1] == 7.0f);
 }
 
 TEST_CASE("JPEG files are read through libjpeg-turbo (stb without it), BMP files through stb") {
@@ -222,23 +227,23 @@ TEST_CASE("bad image files are InputErrors with one line naming the file") {
   CHECK(error_of(dir.path.string()) == "cannot open image '" + dir.path.string() + "': it is a directory");
 
   write_bytes(dir.file("empty.png"), "");
-  CHECK(error_of(dir.file("empty.png")) == "cannot read image '" + dir.file("empty.png") + "': the file is empty");
+  CHECK(error_of(dir.file("empty.png")) == "image '" + dir.file("empty.png") + "': the file is empty");
 
   write_bytes(dir.file("text.png"), "hello, not an image\n");
-  CHECK(error_of(dir.file("text.png")) ==
-        "cannot read image '" + dir.file("text.png") + "': not a PNG, JPEG, BMP or PFM file");
+  CHECK(error_of(dir.file("text.png")) == "image '" + dir.file("text.png") + "': not a PNG, JPEG, BMP or PFM file");
 
   cc::save_png(cc::make_default_image(64, 64, 3), dir.file("whole.png"));
   const std::string png = read_bytes(dir.file("whole.png"));
   write_bytes(dir.file("half.png"), png.substr(0, png.size() / 2));
-  CHECK(error_of(dir.file("half.png")).find("cannot decode image") != std::string::npos);
+  CHECK(error_of(dir.file("half.png")) ==
+        "image '" + dir.file("half.png") + "': truncated PNG: the file ends while decoding the image");
 
   write_bytes(dir.file("corrupt.jpg"), std::string("\xff\xd8\xff\xe0", 4) + std::string(200, '\x5a'));
 #if CONVCOMPARE_WITH_TURBOJPEG
   CHECK(error_of(dir.file("corrupt.jpg")) ==
-        "cannot decode image '" + dir.file("corrupt.jpg") + "': the JPEG data end before a frame header");
+        "image '" + dir.file("corrupt.jpg") + "': bad JPEG: the data end before a frame header");
 #else
-  CHECK(error_of(dir.file("corrupt.jpg")).find("cannot read image '" + dir.file("corrupt.jpg") + "'") == 0);
+  CHECK(error_of(dir.file("corrupt.jpg")).find("image '" + dir.file("corrupt.jpg") + "': ") == 0);
 #endif
   // A valid JPEG whose entropy-coded data is cut off.
   std::string jpeg;
@@ -259,8 +264,7 @@ TEST_CASE("bad image files are InputErrors with one line naming the file") {
 TEST_CASE("the 9-byte JPEG that overflows stb 2.27's Huffman tables is an InputError") {
   TempDir dir("io");
   write_bytes(dir.file("dht.jpg"), std::string("\xFF\xD8\xFF\xC4\x01\x01\x01\xFF\xFF", 9));
-  CHECK(error_of(dir.file("dht.jpg")) ==
-        "cannot decode image '" + dir.file("dht.jpg") + "': Bogus Huffman table definition");
+  CHECK(error_of(dir.file("dht.jpg")) == "image '" + dir.file("dht.jpg") + "': bad JPEG: Bogus Huffman table definition");
 }
 
 TEST_CASE("a greyscale JPEG comes back with one channel") {
@@ -287,10 +291,10 @@ TEST_CASE("a greyscale JPEG comes back with one channel") {
 TEST_CASE("headers claiming huge sizes are refused before any pixel memory is allocated") {
   TempDir dir("io");
   const auto start = std::chrono::steady_clock::now();
-  // Over stb's per-side cap (set to ours): refused while reading the header.
+  // Over the per-side cap: refused from the IHDR bytes, before libspng reads the chunk.
   write_bytes(dir.file("wide.png"), png_header(100000, 100000));
   CHECK(error_of(dir.file("wide.png")) ==
-        "cannot read image '" + dir.file("wide.png") + "': too large (each side must be at most 32768 pixels)");
+        "image '" + dir.file("wide.png") + "' is 100000x100000: each side must be at most 32768 pixels");
   // Each side legal, the pixel count not: refused by check_image_size, which names the size.
   write_bytes(dir.file("many.png"), png_header(20000, 20000));
   CHECK(error_of(dir.file("many.png")).find("20000x20000") != std::string::npos);
@@ -306,22 +310,33 @@ TEST_CASE("headers claiming huge sizes are refused before any pixel memory is al
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
 }
 
-TEST_CASE("bad PFM files") {
+TEST_CASE("bad PFM files: anything but the exact grammar, and data of any other length, are refused") {
   TempDir dir("io");
   auto pfm_error = [&](const std::string& bytes) {
     write_bytes(dir.file("bad.pfm"), bytes);
     return error_of(dir.file("bad.pfm"));
   };
   const std::string one = little_endian(1);
-  CHECK(pfm_error("Pf\n2 2\n-1.0\n" + one + one + one).find("truncated PFM") != std::string::npos);
-  CHECK(pfm_error("Pf\n2 2\n-1.0").find("truncated PFM") != std::string::npos);
-  CHECK(pfm_error("Pf\n2 2\n0\n" + one).find("bad PFM scale '0'") != std::string::npos);
-  CHECK(pfm_error("Pf\n1 1\nnan\n" + one).find("bad PFM scale") != std::string::npos);
-  CHECK(pfm_error("Pf\n1 1\nabc\n" + one).find("bad PFM scale") != std::string::npos);
-  CHECK(pfm_error("Pf\n-3 1\n-1\n" + one).find("empty size") != std::string::npos);
-  CHECK(pfm_error("Pf\n3x 1\n-1\n" + one).find("bad PFM width '3x'") != std::string::npos);
-  CHECK(pfm_error("Pf\n1 1.5\n-1\n" + one).find("bad PFM height") != std::string::npos);
-  CHECK(pfm_error("PG\n1 1\n-1\n" + one) != "(no error)");  // not PFM, and not anything stb reads
+  const std::string name = "image '" + dir.file("bad.pfm") + "': ";
+  CHECK(pfm_error("Pf\n2 2\n-1.0\n" + one + one + one) ==
+        name + "truncated PFM: 2x2x1 floats need 16 bytes of data, the file has 12");
+  CHECK(pfm_error("Pf\n1 1\n-1.0\n" + one + one) == name + "PFM has 4 bytes after its 1x1x1 floats (4 bytes of data)");
+  CHECK(pfm_error("Pf\n2 2\n-1.0") == name + "truncated PFM header: the file ends in the scale line");
+  for (const char* scale : {"0", "-0.0", "nan", "inf", "-inf", "abc", "1e999", "", "1 ", " 1", "0x1p3", "1,5"}) {
+    CAPTURE(scale);
+    CHECK(pfm_error("Pf\n1 1\n" + std::string(scale) + "\n" + one).find(name + "bad PFM scale") == 0);
+  }
+  for (const char* size : {"-3 1", "3x 1", "1 1.5", "1  1", " 1 1", "1 1 ", "1\t1", "+1 1", "1", "1 1 1", "99999999999 1"}) {
+    CAPTURE(size);
+    CHECK(pfm_error("Pf\n" + std::string(size) + "\n-1\n" + one).find(name + "bad PFM size line") == 0);
+  }
+  CHECK(pfm_error("Pf\n0 1\n-1\n") == name.substr(0, name.size() - 2) + " has an empty size 0x1");
+  CHECK(pfm_error("Pf\r\n1 1\n-1\n" + one) == name + "not a PFM file: it must start with \"Pf\" or \"PF\" and a line feed");
+  CHECK(pfm_error("Pf 1 1 -1\n" + one) == name + "not a PFM file: it must start with \"Pf\" or \"PF\" and a line feed");
+  CHECK(pfm_error("Pf\n1 1\r\n-1\n" + one) == name + "PFM size line ends in CR LF; PFM header lines end with a single LF");
+  CHECK(pfm_error("Pf\n1 1\n-1\r\n" + one).find(name + "PFM scale line ends in CR LF") == 0);
+  CHECK(pfm_error("Pf\n" + std::string(100000, '1')).find("is too long") != std::string::npos);
+  CHECK(pfm_error("PG\n1 1\n-1\n" + one) == name + "not a PNG, JPEG, BMP or PFM file");
 
   write_bytes(dir.file("p6.pfm"), "P6\n1 1\n255\nabc");
   CHECK_THROWS_WITH_AS(cc::load_pfm(dir.file("p6.pfm")), doctest::Contains("not a PFM file"), cc::InputError);
@@ -393,4 +408,137 @@ TEST_CASE("the default image is a deterministic 8-bit test chart of any size") {
       }
   CHECK_THROWS_AS(cc::make_default_image(0, 5, 1), cc::InputError);
   CHECK_THROWS_AS(cc::make_default_image(5, 5, 5), cc::InputError);
+}
+
+TEST_CASE("PNG through libspng: every colour type comes back with the channels and values it holds") {
+  TempDir dir("io");
+  const auto value = [](int x, int y, int s) { return (x * 40 + y * 7 + s * 60) % 256; };
+  struct Case {
+    int colour_type, samples, channels;
+  };
+  for (const Case& c : {Case{0, 1, 1}, Case{4, 2, 2}, Case{2, 3, 3}, Case{6, 4, 4}}) {
+    CAPTURE(c.colour_type);
+    cc::test::PngSpec spec{5, 3, 8, c.colour_type, cc::test::png_rows(5, 3, c.samples, value)};
+    cc::test::write_binary(dir / "p.png", cc::test::png_file(spec));
+    const cc::Image image = cc::load_image(dir / "p.png");
+    REQUIRE(image.channels == c.channels);
+    CHECK(image.eight_bit);
+    for (int ch = 0; ch < c.channels; ++ch)
+      for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 5; ++x) CHECK(image.at(ch, y, x) == value(x, y, ch));
+  }
+  // 16-bit grey: the high byte, as 8-bit readers do.
+  cc::test::PngSpec deep{2, 1, 16, 0, std::string("\0\x12\x34\xfe\x01", 5)};
+  cc::test::write_binary(dir / "deep.png", cc::test::png_file(deep));
+  CHECK(cc::load_image(dir / "deep.png").data == std::vector<float>{0x12, 0xfe});
+  // A palette with a tRNS chunk: RGBA, the alpha from tRNS.
+  cc::test::PngSpec palette{2, 1, 8, 3, std::string("\0\x01\x00", 3)};
+  palette.before_idat = cc::test::png_chunk("PLTE", std::string("\x0a\x14\x1e\x28\x32\x3c", 6)) +
+                        cc::test::png_chunk("tRNS", std::string("\x80", 1));
+  cc::test::write_binary(dir / "palette.png", cc::test::png_file(palette));
+  const cc::Image rgba = cc::load_image(dir / "palette.png");
+  REQUIRE(rgba.channels == 4);
+  CHECK(rgba.data == std::vector<float>{40, 10, 50, 20, 60, 30, 255, 128});  // planes R, G, B, A; pixel 0 is index 1
+}
+
+TEST_CASE("PNG checksums are verified: a flipped byte is refused, not loaded as another pixel") {
+  TempDir dir("io");
+  cc::test::PngSpec spec{16, 16, 8, 0, cc::test::png_rows(16, 16, 1, [](int x, int y, int) { return x * 16 + y; })};
+  const std::string zlib_stream = cc::test::zlib_compress(spec.rows);
+  const std::string good = cc::test::png_file(spec, zlib_stream);
+  const std::size_t idat = good.find("IDAT") + 4;
+  REQUIRE(cc::load_image((cc::test::write_binary(dir / "good.png", good), dir / "good.png")).width == 16);
+
+  std::string flipped = good;  // one bit of the compressed data: the chunk CRC no longer matches
+  flipped[idat + zlib_stream.size() / 2] ^= 0x04;
+  cc::test::write_binary(dir / "crc.png", flipped);
+  CHECK(error_of(dir / "crc.png").find("image '" + dir.file("crc.png") + "': bad PNG") == 0);
+
+  // The same bit with the chunk CRC made right again: the zlib stream's Adler-32 (or its structure)
+  // still catches it.
+  std::string stream = zlib_stream;
+  stream[stream.size() - 6] ^= 0x04;
+  cc::test::write_binary(dir / "adler.png", cc::test::png_file(spec, stream));
+  CHECK(error_of(dir / "adler.png").find("image '" + dir.file("adler.png") + "': bad PNG") == 0);
+
+  std::string header = good;  // a flipped byte in IHDR (the colour type)
+  header[8 + 8 + 9] ^= 0x02;
+  cc::test::write_binary(dir / "ihdr.png", header);
+  CHECK(error_of(dir / "ihdr.png").find("bad PNG while reading the chunks before the image data: invalid chunk checksum") !=
+        std::string::npos);
+}
+
+TEST_CASE("PNG bounds: an inflate bomb decodes only the declared rows; lying sizes and short data are refused") {
+  TempDir dir("io");
+  // 64x48 whose zlib stream goes on for 256 MB of zeros past the rows (a 250 KB file).
+  cc::test::PngSpec bomb{64, 48, 8, 0, cc::test::png_rows(64, 48, 1, [](int x, int y, int) { return x + y; })};
+  const std::string rows = bomb.rows;
+  bomb.rows += std::string(256u << 20, '\0');
+  cc::test::write_binary(dir / "bomb.png", cc::test::png_file(bomb));
+  bomb.rows.clear();
+  const auto start = std::chrono::steady_clock::now();
+  const cc::Image image = cc::load_image(dir / "bomb.png");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  CHECK(image.width == 64);
+  CHECK(image.at(0, 47, 63) == 63 + 47);
+
+  // The header claims more rows than the data hold.
+  cc::test::PngSpec short_data{64, 480, 8, 0, rows};
+  cc::test::write_binary(dir / "short.png", cc::test::png_file(short_data));
+  CHECK(error_of(dir / "short.png") == "image '" + dir.file("short.png") + "': truncated PNG: the file ends while decoding the image");
+  // Each side under the cap, the pixel count over it: refused from the header alone.
+  cc::test::PngSpec many{20000, 20000, 8, 0, rows};
+  cc::test::write_binary(dir / "many.png", cc::test::png_file(many));
+  CHECK(error_of(dir / "many.png") == "image '" + dir.file("many.png") + "' is 20000x20000 = 400000000 pixels: at most 268435456 are supported");
+}
+
+TEST_CASE("BMP: top-down (negative height) and bottom-up files give the same image; short data are refused") {
+  TempDir dir("io");
+  const auto rgb = [](int x, int y, int c) { return x * 50 + y * 20 + c * 3; };
+  cc::test::write_binary(dir / "down.bmp", cc::test::bmp_file(5, 3, true, rgb));
+  cc::test::write_binary(dir / "up.bmp", cc::test::bmp_file(5, 3, false, rgb));
+  const cc::Image down = cc::load_image(dir / "down.bmp"), up = cc::load_image(dir / "up.bmp");
+  REQUIRE(down.channels == 3);
+  CHECK(down.height == 3);
+  CHECK(down.data == up.data);
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < 3; ++y)
+      for (int x = 0; x < 5; ++x) CHECK(down.at(c, y, x) == rgb(x, y, c));
+
+  const std::string whole = cc::test::bmp_file(5, 3, true, rgb);
+  cc::test::write_binary(dir / "short.bmp", whole.substr(0, whole.size() - 7));
+  CHECK(error_of(dir / "short.bmp") ==
+        "image '" + dir.file("short.bmp") + "': truncated BMP: 5x3 pixels of 24 bits need 102 bytes, the file has 95");
+}
+
+TEST_CASE("JPEG: a file far longer than its frame header justifies is refused without reading it all") {
+  TempDir dir("io");
+  // A 64x48 frame header, then 40 MB: no 64x48 JPEG needs more than the markers' 16 MB and 4 bytes a sample.
+  const std::string path = dir / "long.jpg";
+  cc::test::write_binary(path, cc::test::jpeg_header(64, 48));
+  fs::resize_file(path, 40u << 20);
+  CHECK(error_of(path).find("image '" + path + "': it holds 40 MB, over the 16 MB limit (the most a 64x48 JPEG needs)") == 0);
+}
+
+TEST_CASE("a registered temporary file is removed when SIGTERM or SIGINT ends the process; others stay") {
+  for (const int signal_number : {SIGTERM, SIGINT}) {
+    CAPTURE(signal_number);
+    TempDir dir("io");
+    cc::test::write_binary(dir / "report.json.tmp-1", "half written");
+    cc::test::write_binary(dir / "input.png", "kept");
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      cc::remove_temporaries_on_signals();
+      const cc::TemporaryFile temporary(dir / "report.json.tmp-1");
+      raise(signal_number);
+      _exit(0);  // not reached: the handler ends the process by the signal
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == signal_number);
+    CHECK_FALSE(fs::exists(dir / "report.json.tmp-1"));
+    CHECK(fs::exists(dir / "input.png"));
+  }
 }

@@ -234,3 +234,46 @@ TEST_CASE("to_8bit: rounds to nearest, ties to even, saturates, NaN to 0") {
   CHECK(cc::to_8bit(-0.4f) == 0);
   CHECK(cc::to_8bit(kNaN) == 0);
 }
+
+namespace {
+
+// A float kernel as the backends write one: correlation, zero border, products summed in float.
+cc::Image float_correlation(const cc::Image& image, const cc::Filter& filter) {
+  cc::Image out(image.width, image.height, 1);
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      float sum = 0;
+      for (int j = 0; j < filter.height; ++j)
+        for (int i = 0; i < filter.width; ++i) {
+          const int sx = x + i - filter.radius_x(), sy = y + j - filter.radius_y();
+          if (sx >= 0 && sy >= 0 && sx < image.width && sy < image.height) sum += filter.at(j, i) * image.at(0, sy, sx);
+        }
+      out.at(0, y, x) = sum;
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tolerance: on subnormal data a correct float result passes (the underflow floor); a real error fails") {
+  // Pixels of 1 to 101 times FLT_TRUE_MIN (deep subnormals) and non-integer weights: every product and
+  // partial sum rounds to a multiple of FLT_TRUE_MIN, while the relative bound alone is ~1e-49.
+  cc::Image image(17, 13, 1);
+  for (std::size_t i = 0; i < image.data.size(); ++i)
+    image.data[i] = static_cast<float>((i * 37) % 101 + 1) * FLT_TRUE_MIN;
+  const cc::Filter filter{"test", 3, 3, {0.3f, -0.7f, 0.11f, 0.9f, 0.25f, -0.45f, 0.6f, 0.05f, -0.33f}};
+  const cc::Problem problem = cc::make_problem(image, filter, cc::Border::Zero, false);
+  const cc::Image reference = cc::reference_convolve(image, problem);
+  const cc::Tolerance tolerance = cc::tolerance_for(problem, image);
+  CHECK(cc::underflow_floor(filter) == doctest::Approx(10 * FLT_TRUE_MIN));
+
+  const cc::Validation correct = cc::validate(float_correlation(image, filter), reference, tolerance);
+  CHECK(correct.passed);
+  CHECK(correct.max_abs_error > 0);  // float really did round: the floor is what lets it pass
+  const cc::Tolerance relative_only{tolerance.value - cc::underflow_floor(filter), false};
+  CHECK_FALSE(cc::validate(float_correlation(image, filter), reference, relative_only).passed);
+
+  cc::Filter wrong_tap = filter;
+  wrong_tap.weights[2] = 0.61f;  // one weight off by 0.5: up to 50 FLT_TRUE_MIN, five times the floor
+  CHECK_FALSE(cc::validate(float_correlation(image, wrong_tap), reference, tolerance).passed);
+}

@@ -1,9 +1,14 @@
 // fuzz_support.h: what the fuzz targets share: the input as a file, and the checks a loaded result must pass.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <thread>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +16,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/image.h"
 
@@ -66,6 +72,54 @@ inline void check_filter(const cc::Filter& filter) {
   require(odd_side(filter.height), "filter height not odd in 1..kMaxFilterSide");
   require(filter.weights.size() == static_cast<std::size_t>(filter.taps()), "weight count differs from width x height");
   for (float weight : filter.weights) require(std::isfinite(weight), "non-finite filter weight");
+}
+
+// How a load ended: an image, or an InputError (any other exception escapes as a finding). Two
+// outcomes are equal when both refused, or both loaded the same bits.
+struct Outcome {
+  std::optional<cc::Image> image;
+  bool operator==(const Outcome& other) const {
+    if (image.has_value() != other.image.has_value()) return false;
+    if (!image) return true;
+    const cc::Image &a = *image, &b = *other.image;
+    if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.eight_bit != b.eight_bit ||
+        a.data.size() != b.data.size())
+      return false;
+    for (std::size_t i = 0; i < a.data.size(); ++i)
+      if (std::bit_cast<std::uint32_t>(a.data[i]) != std::bit_cast<std::uint32_t>(b.data[i])) return false;
+    return true;
+  }
+};
+
+inline Outcome outcome(const std::function<cc::Image()>& load) {
+  try {
+    return {load()};
+  } catch (const cc::InputError&) {
+    return {};
+  }
+}
+
+// `load` given "/dev/fd/N", the read end of a pipe a thread writes `data` into: the stream paths of
+// the input opener and the readers (no size known, no seeking). The writer stops when the reader is
+// done, read or not (EPIPE, SIGPIPE ignored).
+inline Outcome outcome_from_pipe(const std::uint8_t* data, std::size_t size,
+                                 const std::function<cc::Image(const std::string&)>& load) {
+  static const bool ignore_sigpipe = (::signal(SIGPIPE, SIG_IGN), true);
+  (void)ignore_sigpipe;
+  int ends[2];
+  require(::pipe(ends) == 0, "pipe() failed");
+  std::thread writer([&, write_end = ends[1]] {
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t n = ::write(write_end, data + done, size - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(write_end);
+  });
+  Outcome result = outcome([&] { return load("/dev/fd/" + std::to_string(ends[0])); });
+  ::close(ends[0]);  // the loader's own descriptor is closed; this one too, so a blocked writer wakes
+  writer.join();
+  return result;
 }
 
 }  // namespace fuzz

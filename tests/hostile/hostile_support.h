@@ -1,0 +1,97 @@
+// hostile_support.h: what the hostile suite shares: the backend under test, running convcompare (directly or through sh), and the checks on how a run ended.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/cli/run_command.h"
+
+namespace cc::hostile {
+
+using test::CommandResult;
+
+// "cpu" or "opencl", from CONVCOMPARE_HOSTILE_BACKEND.
+inline std::string backend() {
+  const char* name = std::getenv("CONVCOMPARE_HOSTILE_BACKEND");
+  return name && *name ? name : "cpu";
+}
+
+// Single-quoted for sh.
+inline std::string shell_quoted(const std::string& text) {
+  std::string result = "'";
+  for (const char c : text) result += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return result + "'";
+}
+
+// Every hostile case must end well within this; a hang is a failure, not a stuck CI.
+inline constexpr std::chrono::seconds kTimeout{60};
+
+// convcompare with `args`, no shell.
+inline CommandResult convcompare(const std::vector<std::string>& args) {
+  std::vector<std::string> command{CONVCOMPARE_EXE};
+  command.insert(command.end(), args.begin(), args.end());
+  return test::run_command(command, kTimeout);
+}
+
+// A small, quick run on the backend under test, plus `extra`.
+inline std::vector<std::string> run_args(std::vector<std::string> extra) {
+  std::vector<std::string> args{"--backend", backend(), "--repetitions", "1", "--warmup", "1", "--time-budget", "0.1",
+                                "--no-peaks"};
+  if (backend() == "opencl") args.insert(args.end(), {"--variant", "global,tiled,fast"});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// `script` run by /bin/sh with $CONVCOMPARE set to the binary and $RUN to run_args({}) (pipes, redirections,
+// environment, closed descriptors).
+inline CommandResult shell(const std::string& script) {
+  std::string run;  // the arguments are plain words: $RUN splits back into them
+  for (const std::string& arg : run_args({})) run += arg + " ";
+  return test::run_command({"/bin/sh", "-c", "CONVCOMPARE=" + shell_quoted(CONVCOMPARE_EXE) + "; RUN=" + shell_quoted(run) + "; " + script},
+                           kTimeout);
+}
+
+inline std::string lowercase(std::string text) {
+  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Refused as bad input: exit 2, exactly one line on stderr starting "convcompare: error: " and naming
+// each of `words` (case-insensitive), no control character in it, quick, and no crash or hang.
+inline void check_refused(const CommandResult& result, const std::vector<std::string>& words, double seconds = 15) {
+  INFO("stderr: " << result.err);
+  REQUIRE_FALSE(result.timed_out);
+  CHECK(result.status == 2);
+  CHECK(std::ranges::count(result.err, '\n') == 1);
+  CHECK(result.err.starts_with("convcompare: error: "));
+  CHECK(std::ranges::none_of(result.err.substr(0, result.err.size() - 1),
+                             [](unsigned char c) { return c < 0x20 || c == 0x7f; }));
+  for (const std::string& word : words)
+    CHECK_MESSAGE(lowercase(result.err).find(lowercase(word)) != std::string::npos, word);
+  CHECK(result.seconds < seconds);
+}
+
+// Ran and every result validated: exit 0, nothing on stderr beyond `allowed_stderr` lines besides the
+// progress lines ("[3/10] ...") a long run prints.
+inline void check_validated(const CommandResult& result, std::size_t allowed_stderr = 0) {
+  INFO("stdout: " << result.out << "\nstderr: " << result.err);
+  REQUIRE_FALSE(result.timed_out);
+  CHECK(result.status == 0);
+  std::size_t lines = 0;
+  for (std::size_t start = 0; start < result.err.size();) {
+    const std::size_t end = std::min(result.err.find('\n', start), result.err.size());
+    lines += result.err[start] != '[';
+    start = end + 1;
+  }
+  CHECK(lines <= allowed_stderr);
+}
+
+// Why the backend under test cannot run here ("" when it can): opencl needs a build with it and a device.
+std::string backend_unavailable();
+
+}  // namespace cc::hostile
