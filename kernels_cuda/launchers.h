@@ -65,8 +65,8 @@ inline const PixelKernels& pixel_kernels(int format)
 #else
 #define CC_PIXEL_ENTRY(name) name##_f32
 #endif
-cudaError_t CC_PIXEL_ENTRY(launch_global)(const void* input, void* output, const float* filter, const ConvArgs& args,
-                                          dim3 block, cudaStream_t stream);
+cudaError_t CC_PIXEL_ENTRY(launch_global)(const void* input, void* output, const float* filter,
+                                          const ConvArgs& args, dim3 block, cudaStream_t stream);
 cudaError_t CC_PIXEL_ENTRY(upload_constant_filter)(const float* filter, int taps, cudaStream_t stream);
 cudaError_t CC_PIXEL_ENTRY(launch_constant)(const void* input, void* output, const ConvArgs& args, dim3 block,
                                             cudaStream_t stream);
