@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/geometry/pixel_format.h"
 #include "common/geometry/tile_shape.h"
 
 namespace cc {
@@ -53,8 +54,11 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   const ConvArgs& args = plan.args;
   if (std::string reason = border_reason(variant, problem.border); !reason.empty()) return reason;
   if (!(variant.pixels & pixel_bit(problem.pixel)))
-    return fmt::format("{} has no {} kernels (pixel types: {})", variant.name, to_string(problem.pixel),
-                       pixel_names(variant.pixels));
+    return fmt::format("{} has no {} kernels (pixel types: {}){}{}", variant.name, to_string(problem.pixel),
+                       pixel_names(variant.pixels), variant.pixels_note.empty() ? "" : ": ", variant.pixels_note);
+  // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
+  const int units = problem.pixel == PixelType::F32 ? problem.channels : 1;
+  plan.pixel_bytes = static_cast<std::size_t>(problem.device_bytes_per_pixel() / units);
   if (variant.rank_one) {
     plan.factors = separate(problem.correlation_filter);
     if (!plan.factors) return "filter is not separable";
@@ -89,6 +93,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     case Geometry::Fft: plan.fft = fft_shape(problem); break;
     default: break;
   }
+  if (std::string define = pixel_define(problem); !define.empty()) plan.defines.push_back(std::move(define));
 
   plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);
   if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
@@ -101,10 +106,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
                          limits.image_max_width, limits.image_max_height);
   }
 
-  // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
-  const int units = problem.pixel == PixelType::F32 ? problem.channels : 1;
-  const std::size_t plane_bytes =
-      static_cast<std::size_t>(problem.width) * problem.height * problem.device_bytes_per_pixel() / units;
+  const std::size_t plane_bytes = static_cast<std::size_t>(problem.width) * problem.height * plan.pixel_bytes;
   const bool fft = variant.geometry == Geometry::Fft;
   const std::size_t fft_bytes = fft ? 2 * plan.fft.buffer_bytes() + fft_band_bytes(plan.fft, problem.correlation_filter) : 0;
   plan.frame_bytes = (2 * units + variant.scratch_planes) * plane_bytes + fft_bytes;
@@ -130,16 +132,17 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
           limits.on_chip_bytes > kernel.static_on_chip_bytes ? limits.on_chip_bytes - kernel.static_on_chip_bytes : 0;
       for (const TileGroup candidate : kTileGroups) {
         const GroupShape shape{static_cast<std::size_t>(candidate.x), static_cast<std::size_t>(candidate.y)};
-        if (tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y) <= budget &&
+        if (tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes) <= budget &&
             group_allowed(shape, max_items, limits)) {
           plan.group = shape;
-          plan.on_chip_bytes = tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y);
+          plan.on_chip_bytes = tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes);
           plan.groups = {divide_up(args.width, shape.x), divide_up(args.height, shape.y)};
           return "";
         }
       }
       const TileGroup smallest = std::end(kTileGroups)[-1];
-      const std::size_t smallest_bytes = tile_bytes(args.radius_x, args.radius_y, smallest.x, smallest.y);
+      const std::size_t smallest_bytes =
+          tile_bytes(args.radius_x, args.radius_y, smallest.x, smallest.y, plan.pixel_bytes);
       if (smallest_bytes > budget)
         return fmt::format("a {}x{} tile with its apron (radius {}x{}) needs {} bytes of {}, the device allows {} per "
                            "group", smallest.x, smallest.y, args.radius_x, args.radius_y, smallest_bytes,

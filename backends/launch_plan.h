@@ -57,11 +57,14 @@ struct LaunchPlan {
   GroupShape group;   // work-items per group
   GroupShape groups;  // groups per axis (CUDA's grid; OpenCL's global range is groups x group)
   std::size_t on_chip_bytes = 0;             // tiled, fast, separable: the tile per group
+  std::size_t pixel_bytes = sizeof(float);   // one pixel of a frame unit, as a tile stages it (u8: 1 or 4)
   std::optional<SeparableFactors> factors;   // rank-1 variants
   FastShape fast;
   SeparableShape separable;
   FftShape fft;
-  std::vector<std::string> defines;  // compile-time radius and shape: the same -D for NVRTC and clBuildProgram
+  // compile-time radius and shape, and the pixel format when not f32 (common/geometry/pixel_format.h):
+  // the same -D for NVRTC and clBuildProgram
+  std::vector<std::string> defines;
   std::size_t filter_bytes = 0;      // the filter where the kernels read it (fft: none, it is a spectrum)
   std::size_t frame_bytes = 0;       // one frame in flight: its planes and buffers, without library work areas
 };

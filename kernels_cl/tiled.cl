@@ -1,12 +1,13 @@
 /* tiled.cl: each work-group copies its output tile plus the apron around it into __local memory, then
    every work-item convolves from there: each input pixel is read from global memory about once per
-   work-group instead of once per tap. The filter is in __constant. */
+   work-group instead of once per tap. The filter is in __constant. The tile holds the pixels as stored
+   (cc_pixel: an 8-bit tile takes a quarter of the bytes of float channels) and converts as it reads them. */
 
-__kernel void convolve_tiled(__global const float* restrict input,
-                             __global float* restrict output,
+__kernel void convolve_tiled(__global const cc_pixel* restrict input,
+                             __global cc_pixel* restrict output,
                              __constant float* filter,
                              const ConvArgs args,
-                             __local float* tile)  /* (local_size + 2 * radius) floats per side */
+                             __local cc_pixel* tile)  /* (local_size + 2 * radius) pixels per side, as stored */
 {
     const int tile_width = get_local_size(0) + 2 * args.radius_x;
     const int tile_height = get_local_size(1) + 2 * args.radius_y;
@@ -22,7 +23,7 @@ __kernel void convolve_tiled(__global const float* restrict input,
          i += get_local_size(0) * get_local_size(1)) {
         const int sx = cc_border_index(tile_x0 + i % tile_width, args.width, args.border);
         const int sy = cc_border_index(tile_y0 + i / tile_width, args.height, args.border);
-        tile[i] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+        tile[i] = (sx < 0 || sy < 0) ? cc_pixel_zero : input[sy * args.pitch + sx];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -30,11 +31,11 @@ __kernel void convolve_tiled(__global const float* restrict input,
     const int y = get_global_id(1);
     if (x >= args.width || y >= args.height) return;  /* only after the barrier: every work-item loads */
 
-    float sum = 0.0f;
+    cc_value sum = cc_zero;
     for (int fy = 0; fy < args.filter_height; ++fy) {
         for (int fx = 0; fx < args.filter_width; ++fx) {
-            sum += tile[(ly + fy) * tile_width + lx + fx] * filter[fy * args.filter_width + fx];
+            sum += cc_load(tile, (ly + fy) * tile_width + lx + fx) * filter[fy * args.filter_width + fx];
         }
     }
-    output[y * args.pitch + x] = sum;
+    cc_store(output, y * args.pitch + x, sum);
 }

@@ -1,6 +1,7 @@
 // filter_in_constant.cuh: the __constant__ filter array of a kernel file, and the upload that fills it.
 // Without relocatable device code every .cu is its own module, so each kernel file that includes this
-// gets its own c_filter; the anonymous namespace keeps the copies from clashing at link time.
+// gets its own c_filter, once per pixel format it is compiled for (kernels_cuda/launchers.h); the
+// anonymous namespace keeps the copies from clashing at link time.
 #pragma once
 
 #include "kernels_cuda/launchers.h"

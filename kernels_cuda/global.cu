@@ -1,10 +1,11 @@
 // global.cu: one output pixel per thread; image and filter both read from global memory.
+#include "common/geometry/pixel.h"
 #include "kernels_cuda/launchers.h"
 
 namespace {
 
-__global__ void convolve_global(const float* __restrict__ input,
-                                float* __restrict__ output,
+__global__ void convolve_global(const cc_pixel* __restrict__ input,
+                                cc_pixel* __restrict__ output,
                                 const float* __restrict__ filter,
                                 const ConvArgs args)
 {
@@ -12,26 +13,27 @@ __global__ void convolve_global(const float* __restrict__ input,
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= args.width || y >= args.height) return;  // the grid is rounded up to whole blocks
 
-    float sum = 0.0f;
+    cc_value sum = cc_zero;
     for (int fy = 0; fy < args.filter_height; ++fy) {
         const int sy = cc_border_index(y + fy - args.radius_y, args.height, args.border);
         for (int fx = 0; fx < args.filter_width; ++fx) {
             const int sx = cc_border_index(x + fx - args.radius_x, args.width, args.border);
-            const float pixel = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+            const cc_value pixel = (sx < 0 || sy < 0) ? cc_zero : cc_load(input, sy * args.pitch + sx);
             sum += pixel * filter[fy * args.filter_width + fx];
         }
     }
-    output[y * args.pitch + x] = sum;
+    cc_store(output, y * args.pitch + x, sum);
 }
 
 }  // namespace
 
 namespace cc::cuda_kernels {
 
-cudaError_t launch_global(const float* input, float* output, const float* filter, const ConvArgs& args,
-                          dim3 block, cudaStream_t stream)
+cudaError_t CC_PIXEL_ENTRY(launch_global)(const void* input, void* output, const float* filter,
+                                          const ConvArgs& args, dim3 block, cudaStream_t stream)
 {
-    convolve_global<<<grid_for(args, block), block, 0, stream>>>(input, output, filter, args);
+    convolve_global<<<grid_for(args, block), block, 0, stream>>>(static_cast<const cc_pixel*>(input),
+                                                                 static_cast<cc_pixel*>(output), filter, args);
     return cudaGetLastError();
 }
 

@@ -5,12 +5,17 @@
 // Mirror and wrap are folded in code instead: cudaAddressModeWrap and cudaAddressModeMirror need
 // normalized coordinates (unnormalized, they silently clamp), and the hardware's mirror repeats the
 // edge pixel (abcd|dcba) where ours, OpenCV's REFLECT_101, does not (abcd|cba).
+// 8-bit images (a cudaArray of uchar1 or uchar4 with cudaReadModeNormalizedFloat) are read as normalized
+// floats, 0..1 for 0..255: the hardware converts. The sum is scaled back by 255 once, after the loop
+// (CC_TEXEL_SCALE, 1 for float images): one multiply per output rather than one per tap, and the filter
+// stays the one every variant uploads. cudaAddressModeBorder returns 0 in every channel.
+#include "common/geometry/pixel.h"
 #include "kernels_cuda/filter_in_constant.cuh"
 
 namespace {
 
 __global__ void convolve_texture(cudaTextureObject_t input,
-                                 float* __restrict__ output,
+                                 cc_pixel* __restrict__ output,
                                  const ConvArgs args)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -18,7 +23,7 @@ __global__ void convolve_texture(cudaTextureObject_t input,
     if (x >= args.width || y >= args.height) return;
 
     const bool fold = args.border == CC_BORDER_MIRROR || args.border == CC_BORDER_WRAP;
-    float sum = 0.0f;
+    cc_value sum = cc_zero;
     for (int fy = 0; fy < args.filter_height; ++fy) {
         int sy = y + fy - args.radius_y;
         if (fold) sy = cc_border_index(sy, args.height, args.border);
@@ -26,25 +31,25 @@ __global__ void convolve_texture(cudaTextureObject_t input,
             int sx = x + fx - args.radius_x;
             if (fold) sx = cc_border_index(sx, args.width, args.border);
             // +0.5: texel centres, so point sampling lands on texel (sx, sy) exactly
-            sum += tex2D<float>(input, sx + 0.5f, sy + 0.5f) * c_filter[fy * args.filter_width + fx];
+            sum += cc_texel(input, sx + 0.5f, sy + 0.5f) * c_filter[fy * args.filter_width + fx];
         }
     }
-    output[y * args.pitch + x] = sum;
+    cc_store(output, y * args.pitch + x, sum * CC_TEXEL_SCALE);
 }
 
 }  // namespace
 
 namespace cc::cuda_kernels {
 
-cudaError_t upload_texture_filter(const float* filter, int taps, cudaStream_t stream)
+cudaError_t CC_PIXEL_ENTRY(upload_texture_filter)(const float* filter, int taps, cudaStream_t stream)
 {
     return upload_filter_to_constant(filter, taps, stream);
 }
 
-cudaError_t launch_texture(cudaTextureObject_t input, float* output, const ConvArgs& args, dim3 block,
-                           cudaStream_t stream)
+cudaError_t CC_PIXEL_ENTRY(launch_texture)(cudaTextureObject_t input, void* output, const ConvArgs& args,
+                                           dim3 block, cudaStream_t stream)
 {
-    convolve_texture<<<grid_for(args, block), block, 0, stream>>>(input, output, args);
+    convolve_texture<<<grid_for(args, block), block, 0, stream>>>(input, static_cast<cc_pixel*>(output), args);
     return cudaGetLastError();
 }
 

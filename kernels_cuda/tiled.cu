@@ -1,15 +1,17 @@
 // tiled.cu: each block copies its output tile plus the apron around it into __shared__ memory, then
 // every thread convolves from there: each input pixel is read from global memory about once per block
-// instead of once per tap. The filter is in __constant__ memory.
+// instead of once per tap. The filter is in __constant__ memory. The tile holds the pixels as stored
+// (cc_pixel: an 8-bit tile takes a quarter of the bytes of float channels) and converts as it reads them.
+#include "common/geometry/pixel.h"
 #include "kernels_cuda/filter_in_constant.cuh"
 
 namespace {
 
-__global__ void convolve_tiled(const float* __restrict__ input,
-                               float* __restrict__ output,
+__global__ void convolve_tiled(const cc_pixel* __restrict__ input,
+                               cc_pixel* __restrict__ output,
                                const ConvArgs args)
 {
-    extern __shared__ float tile[];  // (blockDim + 2 * radius) floats per side, sized at launch
+    extern __shared__ cc_pixel tile[];  // (blockDim + 2 * radius) pixels per side, as stored; sized at launch
 
     const int tile_width = blockDim.x + 2 * args.radius_x;
     const int tile_height = blockDim.y + 2 * args.radius_y;
@@ -25,7 +27,7 @@ __global__ void convolve_tiled(const float* __restrict__ input,
          i += blockDim.x * blockDim.y) {
         const int sx = cc_border_index(tile_x0 + i % tile_width, args.width, args.border);
         const int sy = cc_border_index(tile_y0 + i / tile_width, args.height, args.border);
-        tile[i] = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+        tile[i] = (sx < 0 || sy < 0) ? cc_pixel_zero : input[sy * args.pitch + sx];
     }
     __syncthreads();
 
@@ -33,35 +35,36 @@ __global__ void convolve_tiled(const float* __restrict__ input,
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= args.width || y >= args.height) return;  // only after the barrier: every thread loads
 
-    float sum = 0.0f;
+    cc_value sum = cc_zero;
     for (int fy = 0; fy < args.filter_height; ++fy) {
         for (int fx = 0; fx < args.filter_width; ++fx) {
-            sum += tile[(ly + fy) * tile_width + lx + fx] * c_filter[fy * args.filter_width + fx];
+            sum += cc_load(tile, (ly + fy) * tile_width + lx + fx) * c_filter[fy * args.filter_width + fx];
         }
     }
-    output[y * args.pitch + x] = sum;
+    cc_store(output, y * args.pitch + x, sum);
 }
 
 }  // namespace
 
 namespace cc::cuda_kernels {
 
-cudaError_t upload_tiled_filter(const float* filter, int taps, cudaStream_t stream)
+cudaError_t CC_PIXEL_ENTRY(upload_tiled_filter)(const float* filter, int taps, cudaStream_t stream)
 {
     return upload_filter_to_constant(filter, taps, stream);
 }
 
-cudaError_t prepare_tiled(std::size_t shared_bytes)
+cudaError_t CC_PIXEL_ENTRY(prepare_tiled)(std::size_t shared_bytes)
 {
     // Above 48 KB a block gets dynamic shared memory only after opting in, up to the device's limit.
     return cudaFuncSetAttribute(convolve_tiled, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(shared_bytes));
 }
 
-cudaError_t launch_tiled(const float* input, float* output, const ConvArgs& args, dim3 block,
-                         cudaStream_t stream)
+cudaError_t CC_PIXEL_ENTRY(launch_tiled)(const void* input, void* output, const ConvArgs& args, dim3 block,
+                                         cudaStream_t stream)
 {
-    convolve_tiled<<<grid_for(args, block), block, tiled_shared_bytes(args, block), stream>>>(input, output, args);
+    convolve_tiled<<<grid_for(args, block), block, tiled_shared_bytes(args, block, sizeof(cc_pixel)), stream>>>(
+        static_cast<const cc_pixel*>(input), static_cast<cc_pixel*>(output), args);
     return cudaGetLastError();
 }
 

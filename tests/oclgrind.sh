@@ -67,6 +67,16 @@ done
 check "races, API, 3 channels" 7 --data-races --check-api -- --variant $all --filter box:r=2 --border mirror --channels 3
 check "uninitialized values, 3 channels" 6 "${uninitialized[@]}" -- \
   --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border wrap --channels 3
+# 8-bit pixels (--pixel u8): one channel, and RGBA8 with 3 channels padded to 4, through the variants
+# with 8-bit kernels; texture again only for races and API misuse.
+u8=global,constant,tiled,texture
+check "races, API, u8, 1 channel" 4 --data-races --check-api -- --variant $u8 --pixel u8 --filter box:r=2 --border clamp
+check "races, API, u8 RGBA8 (3 channels padded)" 4 --data-races --check-api -- \
+  --variant $u8 --pixel u8 --channels 3 --filter box:r=2 --border mirror
+check "uninitialized values, u8, 1 channel" 3 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled --pixel u8 --filter box:r=2 --border zero
+check "uninitialized values, u8 RGBA8 (3 channels padded)" 3 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled --pixel u8 --channels 3 --filter box:r=2 --border wrap
 # A tiny device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
 # 4x4 tile (radius 8 needs 20x20 floats) and every other variant to 8x8 work-groups; fast, whose
 # smallest tile at radius 8 needs 4.5 KB, and separable, whose smallest needs 12 KB, are skipped there.

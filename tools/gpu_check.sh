@@ -40,8 +40,9 @@ fi
 # Small enough to run in seconds under every tool; 67x45 is no multiple of any block or tile.
 common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # Every variant at r=2 per border; NPP (replicate only); fast's rows scheme (its 4-row loop at r=6, its
-# 2-row loop at r=20) and fft beside r=2; --stream's overlapped pipeline; --variant auto's tuning runs.
-cases=(zero clamp mirror wrap npp rows interior stream auto)
+# 2-row loop at r=20) and fft beside r=2; --stream's overlapped pipeline; --variant auto's tuning runs;
+# 8-bit pixels through the kernels compiled for them (1 channel, RGBA8 with 3 channels padded) and NPP's.
+cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp)
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -51,6 +52,9 @@ case_arguments() {
     interior) echo "--size 640x360 --variant fast,separable,fft --filter box:r=6 --border mirror" ;;
     stream) echo "--size 67x45 --variant global,texture,fast,fft --stream 3 --border wrap" ;;
     auto) echo "--size 67x45 --variant auto --retune --border zero" ;;
+    u8) echo "--size 67x45 --variant global,constant,tiled,texture --pixel u8 --border wrap" ;;
+    u8-rgba) echo "--size 67x45 --variant global,constant,tiled,texture --pixel u8 --channels 3 --border mirror" ;;
+    u8-npp) echo "--size 67x45 --variant npp,npp-separable --pixel u8 --channels 4 --border clamp" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }

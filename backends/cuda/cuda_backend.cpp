@@ -195,7 +195,7 @@ class CudaBackend final : public Backend {
     DeviceLimits limits = limits_[device];
     limits.memory = cuda::free_device_memory();
     const VariantTraits& traits = *find_variant(variant);
-    return plan_launch(planned.plan, traits, problem, limits, frames_in_flight, [&](const LaunchPlan& plan) {
+    const auto build = [&](const LaunchPlan& plan) {
       KernelLimits kernel{.max_group = limits.max_group};
       if (traits.compile_time_radius) {
         planned.module = &runtime_module(ordinal, std::string(traits.name) + ".cu", plan.defines);
@@ -207,7 +207,11 @@ class CudaBackend final : public Backend {
         kernel.max_group = static_cast<std::size_t>(attributes.maxThreadsPerBlock);
       }
       return kernel;
-    });
+    };
+    std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight, build);
+    // A launcher may decline what the rule accepted: a vendor library's own limit (cuda_launchers.h).
+    if (reason.empty() && found->declines) reason = found->declines(planned.plan, problem);
+    return reason;
   }
 
   PrepareVariant prepare(const Planned& planned, const Problem& problem, int device) {
@@ -256,7 +260,10 @@ class CudaBackend final : public Backend {
     if (!module) {
       const auto& sources = embedded_cuda_sources();
       const cuda::RuntimeSource source{
-          file, embedded_source(sources, file), {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")}}};
+          file,
+          embedded_source(sources, file),
+          {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")},
+           {"common/geometry/pixel.h", embedded_source(sources, "pixel.h")}}};
       module = std::make_unique<cuda::RuntimeModule>(source, defines);
     }
     return *module;

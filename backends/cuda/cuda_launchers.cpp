@@ -9,8 +9,10 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_resources.h"
+#include "common/geometry/pixel_format.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
+#include "backends/npp/eight_bit_passes.h"
 #include "backends/npp/npp_baseline.h"
 #endif
 
@@ -44,13 +46,13 @@ class CudaVariant : public PreparedVariant {
  public:
   CudaVariant(const LauncherSetup& setup, cudaStream_t stream)
       : plan_(setup.plan), problem_(setup.problem), limits_(setup.limits), setup_stream_(stream),
-        layout_(FrameLayout::for_problem(setup.problem)) {}
+        layout_(FrameLayout::for_problem(setup.problem)), format_(pixel_format(setup.problem)) {}
 
   std::unique_ptr<DeviceFrame> make_frame() const override {
     auto frame = std::make_unique<CudaFrame>();
     if (plan_.variant->input_as_image) {
       for (int unit = 0; unit < layout_.units; ++unit)
-        frame->textures.emplace_back(problem_.width, problem_.height, problem_.border);
+        frame->textures.emplace_back(problem_.width, problem_.height, problem_.border, texel_format(format_));
     } else {
       frame->input = DeviceBuffer(floats_for(layout_.bytes()));
     }
@@ -126,6 +128,7 @@ class CudaVariant : public PreparedVariant {
   const DeviceLimits& limits_;
   cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
   FrameLayout layout_;
+  int format_;  // the frame's pixel format (common/geometry/pixel.h): which kernels read it
 };
 
 template <typename Variant>
@@ -133,57 +136,67 @@ std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, cudaStream_
   return std::make_unique<Variant>(setup, stream);
 }
 
+// global, constant, tiled and texture run the kernel files compiled for the frame's pixel format, each
+// unit handed over as it is (kernels_cuda/launchers.h's PixelKernels).
+
 // --- global: image and filter in global memory ------------------------------------------------------
 class GlobalVariant final : public CudaVariant {
  public:
   GlobalVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : CudaVariant(setup, stream), filter_(upload_buffer(weights())) {}
+      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)), filter_(upload_buffer(weights())) {}
 
  private:
   void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_global(as_floats(in), as_floats(out), filter_.get(), plan_.args, block(), stream));
+    CC_CUDA_CHECK(kernels_.launch_global(in, out, filter_.get(), plan_.args, block(), stream));
   }
+  const kernels::PixelKernels& kernels_;
   DeviceBuffer filter_;
 };
 
 // --- constant: the filter in the module's __constant__ bank -----------------------------------------
 class ConstantVariant final : public CudaVariant {
  public:
-  ConstantVariant(const LauncherSetup& setup, cudaStream_t stream) : CudaVariant(setup, stream) {
-    CC_CUDA_CHECK(kernels::upload_constant_filter(weights().data(), problem_.correlation_filter.taps(), stream));
+  ConstantVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)) {
+    CC_CUDA_CHECK(kernels_.upload_constant_filter(weights().data(), problem_.correlation_filter.taps(), stream));
   }
 
  private:
   void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_constant(as_floats(in), as_floats(out), plan_.args, block(), stream));
+    CC_CUDA_CHECK(kernels_.launch_constant(in, out, plan_.args, block(), stream));
   }
+  const kernels::PixelKernels& kernels_;
 };
 
 // --- tiled: the tile and apron in shared memory, opting in beyond the default 48 KB ----------------
 class TiledVariant final : public CudaVariant {
  public:
-  TiledVariant(const LauncherSetup& setup, cudaStream_t stream) : CudaVariant(setup, stream) {
-    CC_CUDA_CHECK(kernels::upload_tiled_filter(weights().data(), problem_.correlation_filter.taps(), stream));
-    if (plan_.on_chip_bytes > limits_.on_chip_default) CC_CUDA_CHECK(kernels::prepare_tiled(plan_.on_chip_bytes));
+  TiledVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)) {
+    CC_CUDA_CHECK(kernels_.upload_tiled_filter(weights().data(), problem_.correlation_filter.taps(), stream));
+    if (plan_.on_chip_bytes > limits_.on_chip_default) CC_CUDA_CHECK(kernels_.prepare_tiled(plan_.on_chip_bytes));
   }
 
  private:
   void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_tiled(as_floats(in), as_floats(out), plan_.args, block(), stream));
+    CC_CUDA_CHECK(kernels_.launch_tiled(in, out, plan_.args, block(), stream));
   }
+  const kernels::PixelKernels& kernels_;
 };
 
-// --- texture: each plane a cudaArray read through a texture object ----------------------------------
+// --- texture: each unit a cudaArray (texel_format) read through a texture object -----------------------
 class TextureVariant final : public CudaVariant {
  public:
-  TextureVariant(const LauncherSetup& setup, cudaStream_t stream) : CudaVariant(setup, stream) {
-    CC_CUDA_CHECK(kernels::upload_texture_filter(weights().data(), problem_.correlation_filter.taps(), stream));
+  TextureVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)) {
+    CC_CUDA_CHECK(kernels_.upload_texture_filter(weights().data(), problem_.correlation_filter.taps(), stream));
   }
 
  private:
   void launch_unit(CudaFrame& frame, int unit, const void*, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels::launch_texture(frame.textures[unit].texture(), as_floats(out), plan_.args, block(), stream));
+    CC_CUDA_CHECK(kernels_.launch_texture(frame.textures[unit].texture(), out, plan_.args, block(), stream));
   }
+  const kernels::PixelKernels& kernels_;
 };
 
 // --- fast and separable: NVRTC modules built for the radius, coefficients in module symbols ---------
@@ -250,6 +263,10 @@ class FftVariant final : public CudaVariant {
 
 #ifdef CONVCOMPARE_WITH_NPP
 // --- npp, npp-separable: the vendor's filters, coefficients reversed as NPP reads them --------------
+// A frame unit as NPP's 8-bit filters take it.
+const unsigned char* as_bytes(const void* unit) { return static_cast<const unsigned char*>(unit); }
+unsigned char* as_bytes(void* unit) { return static_cast<unsigned char*>(unit); }
+
 // NPP takes its stream in a context: one per stream launched on, made on first use.
 class NppVariant : public CudaVariant {
  public:
@@ -277,28 +294,47 @@ class Npp2dVariant final : public NppVariant {
 
  private:
   void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    npp::filter_2d(as_floats(in), as_floats(out), plan_.args, filter_.get(), context(stream));
+    if (format_ == CC_PIXEL_F32)
+      npp::filter_2d(as_floats(in), as_floats(out), plan_.args, filter_.get(), context(stream));
+    else
+      npp::filter_2d(as_bytes(in), as_bytes(out), layout_.device_channels, plan_.args, filter_.get(), context(stream));
   }
   std::vector<float> reversed_;  // the upload's source, alive until the setup stream has run it
   DeviceBuffer filter_;
 };
 
+// Float planes: the row pass, then the column pass, as the factors are. 8-bit: the order and scale of
+// eight_bit_passes, since NPP stores the first pass as 8-bit (the plan declined filters it cannot take).
 class NppSeparableVariant final : public NppVariant {
  public:
   NppSeparableVariant(const LauncherSetup& setup, cudaStream_t stream)
       : NppVariant(setup, stream),
-        reversed_row_(npp::reversed(plan_.factors->row)),
-        reversed_column_(npp::reversed(plan_.factors->column)),
-        row_(upload_buffer(reversed_row_)),
-        column_(upload_buffer(reversed_column_)) {}
+        passes_(format_ == CC_PIXEL_F32 ? npp::EightBitPasses{false, plan_.factors->row, plan_.factors->column}
+                                        : *npp::eight_bit_passes(*plan_.factors)),
+        reversed_first_(npp::reversed(passes_.first)),
+        reversed_second_(npp::reversed(passes_.second)),
+        first_(upload_buffer(reversed_first_)),
+        second_(upload_buffer(reversed_second_)) {}
 
  private:
   void launch_unit(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
-    npp::filter_separable(as_floats(in), frame.scratch.get(), as_floats(out), plan_.args, row_.get(), column_.get(), context(stream));
+    if (format_ == CC_PIXEL_F32)
+      npp::filter_separable(as_floats(in), frame.scratch.get(), as_floats(out), plan_.args, first_.get(),
+                            second_.get(), context(stream));
+    else
+      npp::filter_separable(as_bytes(in), as_bytes(frame.scratch.get()), as_bytes(out), layout_.device_channels,
+                            plan_.args, passes_.column_first, first_.get(), second_.get(), context(stream));
   }
-  std::vector<float> reversed_row_, reversed_column_;
-  DeviceBuffer row_, column_;
+  npp::EightBitPasses passes_;
+  std::vector<float> reversed_first_, reversed_second_;  // the uploads' sources, alive until they have run
+  DeviceBuffer first_, second_;
 };
+
+// npp-separable declines an 8-bit problem whose factors both have negative weights (eight_bit_passes.h).
+std::string npp_separable_declines(const LaunchPlan& plan, const Problem& problem) {
+  if (problem.pixel == PixelType::F32 || npp::eight_bit_passes(*plan.factors)) return "";
+  return std::string(npp::kNoEightBitPasses);
+}
 #endif
 
 #ifdef CONVCOMPARE_WITH_CUFFT
@@ -311,10 +347,12 @@ constexpr std::string_view kNoFft = "cuFFT not found at build time";
 #ifdef CONVCOMPARE_WITH_NPP
 constexpr auto kNpp = &prepare<Npp2dVariant>;
 constexpr auto kNppSeparable = &prepare<NppSeparableVariant>;
+constexpr auto kNppSeparableDeclines = &npp_separable_declines;
 constexpr std::string_view kNoNpp = "";
 #else
 constexpr std::unique_ptr<PreparedVariant> (*kNpp)(const LauncherSetup&, cudaStream_t) = nullptr;
 constexpr auto kNppSeparable = kNpp;
+constexpr std::string (*kNppSeparableDeclines)(const LaunchPlan&, const Problem&) = nullptr;
 constexpr std::string_view kNoNpp = "NPP not found at build time";
 #endif
 
@@ -327,7 +365,7 @@ constexpr Launcher kLaunchers[] = {
     {"fft", kFft, kNoFft},
     {"fast", &prepare<FastVariant>, ""},
     {"npp", kNpp, kNoNpp},
-    {"npp-separable", kNppSeparable, kNoNpp},
+    {"npp-separable", kNppSeparable, kNoNpp, kNppSeparableDeclines},
 };
 
 }  // namespace

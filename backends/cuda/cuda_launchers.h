@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include <cuda_runtime_api.h>
@@ -27,6 +28,8 @@ struct Launcher {
   // Sets the variant up with its filter uploads queued on `stream`; null where `missing` says why.
   std::unique_ptr<PreparedVariant> (*prepare)(const LauncherSetup& setup, cudaStream_t stream);
   std::string_view missing;  // why this build cannot run it ("cuFFT not found at build time"), or ""
+  // Why it cannot run a problem the plan accepted, where a vendor library has a limit of its own, or "".
+  std::string (*declines)(const LaunchPlan& plan, const Problem& problem) = nullptr;
 };
 
 // In the variant table's order.

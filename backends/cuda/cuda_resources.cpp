@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "backends/cuda/cuda_check.h"
+#include "common/geometry/pixel.h"
 
 namespace cc::cuda {
 
@@ -66,11 +67,21 @@ double EventPair::elapsed_ms() const {
   return ms;
 }
 
-TextureImage::TextureImage(int width, int height, Border border) {
-  // One 32-bit float per texel: what cudaCreateChannelDesc<float>() of cuda_runtime.h returns.
-  const cudaChannelFormatDesc channel = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+TexelFormat texel_format(int pixel_format) {
+  // What cudaCreateChannelDesc<float>(), <uchar1>() and <uchar4>() of cuda_runtime.h return.
+  switch (pixel_format) {
+    case CC_PIXEL_U8:
+      return {cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned), cudaReadModeNormalizedFloat};
+    case CC_PIXEL_U8X4:
+      return {cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned), cudaReadModeNormalizedFloat};
+    default: return {cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat), cudaReadModeElementType};
+  }
+}
+
+TextureImage::TextureImage(int width, int height, Border border, const TexelFormat& format) {
   cudaArray_t array = nullptr;
-  CC_CUDA_CHECK(cudaMallocArray(&array, &channel, static_cast<std::size_t>(width), static_cast<std::size_t>(height)));
+  CC_CUDA_CHECK(cudaMallocArray(&array, &format.channel, static_cast<std::size_t>(width),
+                                static_cast<std::size_t>(height)));
   array_.reset(array);
 
   cudaResourceDesc resource{};
@@ -82,7 +93,7 @@ TextureImage::TextureImage(int width, int height, Border border) {
   description.addressMode[0] = mode;
   description.addressMode[1] = mode;
   description.filterMode = cudaFilterModePoint;  // the texel itself, never an interpolation
-  description.readMode = cudaReadModeElementType;
+  description.readMode = format.read_mode;
   description.normalizedCoords = 0;  // texel coordinates, as the kernel computes them
   CC_CUDA_CHECK(cudaCreateTextureObject(&texture_, &resource, &description, nullptr));
 }

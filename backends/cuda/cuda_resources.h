@@ -70,13 +70,22 @@ struct EventPair {
 };
 EventPair make_event_pair();
 
-// One image plane as a cudaArray read through a texture object: point sampling, unnormalized
-// coordinates, element reads. A zero border uses cudaAddressModeBorder (0 outside), every other
-// border cudaAddressModeClamp; texture.cu folds mirror and wrap into range itself, because the
-// hardware's wrap and mirror modes need normalized coordinates.
+// What a texture's texels are and how a read returns them: one float read as it is; or 8-bit, one
+// channel or four (RGBA8), read as normalized floats, 0..1 for 0..255 (texture.cu scales back by 255).
+struct TexelFormat {
+  cudaChannelFormatDesc channel;
+  cudaTextureReadMode read_mode;
+};
+// The texel format of a frame unit in a pixel format of common/geometry/pixel.h (CC_PIXEL_F32, ...).
+TexelFormat texel_format(int pixel_format);
+
+// One frame unit (a float plane, or the 8-bit image) as a cudaArray read through a texture object:
+// point sampling, unnormalized coordinates. A zero border uses cudaAddressModeBorder (0 outside, in
+// every channel), every other border cudaAddressModeClamp; texture.cu folds mirror and wrap into range
+// itself, because the hardware's wrap and mirror modes need normalized coordinates.
 class TextureImage {
  public:
-  TextureImage(int width, int height, Border border);
+  TextureImage(int width, int height, Border border, const TexelFormat& format);
   ~TextureImage();
   TextureImage(TextureImage&& other) noexcept;
   TextureImage& operator=(TextureImage&& other) noexcept;

@@ -82,4 +82,50 @@ void filter_separable(const float* input, float* rows_done, float* output, const
                                                   NPP_BORDER_REPLICATE, context));
 }
 
+namespace {
+
+// One 8-bit pass along the rows (nppiFilterRowBorder32f_8u) or down the columns (ColumnBorder), 1 or 4 channels.
+void pass_8u(bool along_rows, const Npp8u* input, Npp8u* output, int channels, const ConvArgs& args,
+             const float* reversed, const NppStreamContext& context) {
+  const int step = args.pitch * channels;  // one byte per channel
+  const NppiSize size{args.width, args.height};
+  const Npp32s taps = along_rows ? args.filter_width : args.filter_height;
+  const Npp32s anchor = along_rows ? args.radius_x : args.radius_y;
+  if (along_rows && channels == 1)
+    CC_NPP_CHECK(nppiFilterRowBorder32f_8u_C1R_Ctx(input, step, size, NppiPoint{0, 0}, output, step, size, reversed,
+                                                   taps, anchor, NPP_BORDER_REPLICATE, context));
+  else if (along_rows)
+    CC_NPP_CHECK(nppiFilterRowBorder32f_8u_C4R_Ctx(input, step, size, NppiPoint{0, 0}, output, step, size, reversed,
+                                                   taps, anchor, NPP_BORDER_REPLICATE, context));
+  else if (channels == 1)
+    CC_NPP_CHECK(nppiFilterColumnBorder32f_8u_C1R_Ctx(input, step, size, NppiPoint{0, 0}, output, step, size,
+                                                      reversed, taps, anchor, NPP_BORDER_REPLICATE, context));
+  else
+    CC_NPP_CHECK(nppiFilterColumnBorder32f_8u_C4R_Ctx(input, step, size, NppiPoint{0, 0}, output, step, size,
+                                                      reversed, taps, anchor, NPP_BORDER_REPLICATE, context));
+}
+
+}  // namespace
+
+void filter_2d(const unsigned char* input, unsigned char* output, int channels, const ConvArgs& args,
+               const float* reversed_filter, const NppStreamContext& context) {
+  const int step = args.pitch * channels;  // one byte per channel
+  const NppiSize size{args.width, args.height};
+  const NppiSize mask{args.filter_width, args.filter_height};
+  const NppiPoint anchor{args.radius_x, args.radius_y};
+  if (channels == 1)
+    CC_NPP_CHECK(nppiFilterBorder32f_8u_C1R_Ctx(input, step, size, NppiPoint{0, 0}, output, step, size, reversed_filter,
+                                                mask, anchor, NPP_BORDER_REPLICATE, context));
+  else
+    CC_NPP_CHECK(nppiFilterBorder32f_8u_C4R_Ctx(input, step, size, NppiPoint{0, 0}, output, step, size, reversed_filter,
+                                                mask, anchor, NPP_BORDER_REPLICATE, context));
+}
+
+void filter_separable(const unsigned char* input, unsigned char* first_done, unsigned char* output, int channels,
+                      const ConvArgs& args, bool column_first, const float* reversed_first,
+                      const float* reversed_second, const NppStreamContext& context) {
+  pass_8u(!column_first, input, first_done, channels, args, reversed_first, context);
+  pass_8u(column_first, first_done, output, channels, args, reversed_second, context);
+}
+
 }  // namespace cc::npp

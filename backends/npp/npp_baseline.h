@@ -32,4 +32,22 @@ void filter_2d(const float* input, float* output, const ConvArgs& args, const fl
 void filter_separable(const float* input, float* rows_done, float* output, const ConvArgs& args,
                       const float* reversed_row, const float* reversed_column, const NppStreamContext& context);
 
+// The 8-bit baselines: one unit of `channels` (1, or 4 interleaved: RGBA8) 8-bit pixels, args.pitch pixels
+// per row, float coefficients and float arithmetic, an 8-bit result. How NPP rounds its result to 8 bits
+// it does not document, so these are not held to this project's rounding rule: validation accepts any
+// value within 1 of the exact one saturated to 0..255 (common/domain/validate.h, Tolerance::any_rounding).
+
+// The whole 2D filter at once: nppiFilterBorder32f_8u_C1R_Ctx / _C4R_Ctx, replicate border.
+void filter_2d(const unsigned char* input, unsigned char* output, int channels, const ConvArgs& args,
+               const float* reversed_filter, const NppStreamContext& context);
+
+// A rank-1 filter as two passes, row then column or column then row (eight_bit_passes.h), the first
+// into `first_done` as 8-bit pixels (nppiFilterRowBorder32f_8u / nppiFilterColumnBorder32f_8u, _C1R_Ctx or
+// _C4R_Ctx: NPP has no float intermediate for 8-bit), replicate border, which is exact for the clamp
+// border in either order. So the result carries the first pass's rounding too, up to 1 per pixel of
+// it, which the second pass weighs by the sum of its |coefficients| (the filter's sum |w|).
+void filter_separable(const unsigned char* input, unsigned char* first_done, unsigned char* output, int channels,
+                      const ConvArgs& args, bool column_first, const float* reversed_first,
+                      const float* reversed_second, const NppStreamContext& context);
+
 }  // namespace cc::npp

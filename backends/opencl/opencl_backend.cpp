@@ -24,6 +24,7 @@
 #include "backends/opencl/opencl_peaks.h"
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
+#include "common/geometry/pixel_format.h"
 
 namespace cc::opencl {
 
@@ -49,15 +50,22 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   return read_input_file(path.string(), "kernel source", 16u << 20, "far more than any kernel source needs");
 }
 
-// conv_args.h followed by the variant's .cl: the .cl files do not #include the header, so a program
-// needs no include path and the same text works from the embedded copies or from --kernel-dir.
+// The headers every kernel reads, conv_args.h then pixel.h, followed by the variant's .cl: the .cl files do
+// not #include them, so a program needs no include path and the same text works from the embedded copies or
+// from --kernel-dir (where a header found in the directory replaces the embedded one).
 std::string program_source(std::string_view file, const std::string& kernel_dir) {
-  if (kernel_dir.empty()) return embedded_cl_source("conv_args.h") + "\n" + embedded_cl_source(file);
+  constexpr std::string_view kHeaders[] = {"conv_args.h", "pixel.h"};
+  std::string source;
+  if (kernel_dir.empty()) {
+    for (std::string_view header : kHeaders) source += embedded_cl_source(header) + "\n";
+    return source + embedded_cl_source(file);
+  }
   const std::filesystem::path dir(kernel_dir);
   const std::optional<std::string> kernel = read_text_file(dir / file);
   if (!kernel) throw InputError(fmt::format("--kernel-dir {}: cannot read {}", kernel_dir, file));
-  const std::optional<std::string> header = read_text_file(dir / "conv_args.h");
-  return header.value_or(embedded_cl_source("conv_args.h")) + "\n" + *kernel;
+  for (std::string_view header : kHeaders)
+    source += read_text_file(dir / header).value_or(embedded_cl_source(header)) + "\n";
+  return source + *kernel;
 }
 
 // The build log's error lines (or its first line), for what(); the whole log goes in build_log().
@@ -176,20 +184,25 @@ class OpenClBackend final : public Backend {
     return contexts_.emplace(device, std::move(made)).first->second;
   }
 
-  // The device's limits, with its single-float image format checked once (CL_R / CL_FLOAT is not among
-  // OpenCL 1.2's required formats, so ask), which needs a context.
-  const DeviceLimits& limits(int device) {
-    ClDevice& found = discovery_.devices[device];
-    if (!images_checked_[device] && found.limits.no_images.empty()) {
+  // The device's limits for a problem, with the image format texture would read its frame through
+  // (opencl_launchers.h's image_format) checked once per device and format: of them only CL_RGBA /
+  // CL_UNORM_INT8 is among OpenCL 1.2's required formats, so ask. Asking needs a context.
+  DeviceLimits limits(int device, const Problem& problem) {
+    DeviceLimits for_problem = discovery_.devices[device].limits;
+    if (!for_problem.no_images.empty()) return for_problem;
+    const ClImageFormat wanted = image_format(pixel_format(problem));
+    const auto [found, added] = missing_image_formats_.try_emplace({device, std::string(wanted.name)});
+    if (added) {
       std::vector<cl::ImageFormat> formats;
       CC_CL(context(device).context.getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats));
-      if (std::ranges::none_of(formats, [](const cl::ImageFormat& format) {
-            return format.image_channel_order == CL_R && format.image_channel_data_type == CL_FLOAT;
+      if (std::ranges::none_of(formats, [&](const cl::ImageFormat& format) {
+            return format.image_channel_order == wanted.format.image_channel_order &&
+                   format.image_channel_data_type == wanted.format.image_channel_data_type;
           }))
-        found.limits.no_images = "device has no CL_R / CL_FLOAT image2d format";
+        found->second = fmt::format("device has no {} image2d format", wanted.name);
     }
-    images_checked_[device] = true;
-    return found.limits;
+    for_problem.no_images = found->second;
+    return for_problem;
   }
 
   const BuiltProgram& program_for(int device, std::string_view file, const std::string& source,
@@ -239,7 +252,8 @@ class OpenClBackend final : public Backend {
     const VariantTraits& traits = *find_variant(variant);
     const std::string file = std::string(variant) + ".cl";
     const std::string source = program_source(file, options.kernel_dir);
-    return plan_launch(planned.plan, traits, problem, limits(device), frames_in_flight, [&](const LaunchPlan& plan) {
+    const DeviceLimits device_limits = limits(device, problem);
+    return plan_launch(planned.plan, traits, problem, device_limits, frames_in_flight, [&](const LaunchPlan& plan) {
       planned.build_options = kBuildOptions;
       for (const std::string& define : plan.defines) planned.build_options += " " + define;
       const BuiltProgram& built = program_for(device, file, source, planned.build_options);
@@ -276,7 +290,8 @@ class OpenClBackend final : public Backend {
   bool discovered_ = false;
   Discovery discovery_;
   std::vector<DeviceInfo> infos_;
-  std::map<int, bool> images_checked_;
+  // Why texture cannot read a frame through an image format on a device ("" where it can), per (device, format name).
+  std::map<std::pair<int, std::string>, std::string> missing_image_formats_;
   std::map<int, DeviceContext> contexts_;
   std::map<int, DevicePeaks> peaks_;  // measured once per device
   std::map<std::tuple<std::string, std::string, int>, BuiltProgram> programs_;  // (source, options, device)

@@ -6,6 +6,7 @@
 
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
+#include "common/geometry/pixel_format.h"
 
 namespace cc::opencl {
 
@@ -36,14 +37,15 @@ class ClVariant : public PreparedVariant {
  public:
   ClVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
       : plan_(setup.plan), problem_(setup.problem), context_(setup.context), setup_queue_(queue),
-        kernels_(setup.kernels), layout_(FrameLayout::for_problem(setup.problem)) {}
+        kernels_(setup.kernels), layout_(FrameLayout::for_problem(setup.problem)),
+        image_format_(image_format(pixel_format(setup.problem)).format) {}
 
   std::unique_ptr<DeviceFrame> make_frame() const override {
     auto frame = std::make_unique<ClFrame>();
     for (int unit = 0; unit < layout_.units; ++unit) {
       if (plan_.variant->input_as_image)
-        frame->images.push_back(CC_CL_OUT(cl::Image2D(context_, CL_MEM_READ_ONLY, cl::ImageFormat(CL_R, CL_FLOAT),
-                                                      problem_.width, problem_.height, 0, nullptr, err)));
+        frame->images.push_back(CC_CL_OUT(
+            cl::Image2D(context_, CL_MEM_READ_ONLY, image_format_, problem_.width, problem_.height, 0, nullptr, err)));
       else
         frame->inputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, layout_.unit_bytes, nullptr, err)));
       frame->outputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, layout_.unit_bytes, nullptr, err)));
@@ -118,6 +120,7 @@ class ClVariant : public PreparedVariant {
   cl::CommandQueue setup_queue_;  // filter uploads; fft: each frame's filter spectrum
   std::vector<cl::Kernel> kernels_;
   FrameLayout layout_;
+  cl::ImageFormat image_format_;  // texture's input
 };
 
 template <typename Variant>
@@ -154,7 +157,7 @@ class TiledVariant final : public ClVariant {
   cl::Buffer filter_;
 };
 
-// --- texture: each plane an image2d read through a sampler ---------------------------------------------
+// --- texture: each unit an image2d (image_format) read through a sampler ------------------------------
 class TextureVariant final : public ClVariant {
  public:
   TextureVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
@@ -235,5 +238,13 @@ std::vector<std::string> Launcher::kernel_names() const {
 }
 
 std::span<const Launcher> launchers() { return kLaunchers; }
+
+ClImageFormat image_format(int pixel_format) {
+  switch (pixel_format) {
+    case CC_PIXEL_U8: return {cl::ImageFormat(CL_R, CL_UNORM_INT8), "CL_R / CL_UNORM_INT8"};
+    case CC_PIXEL_U8X4: return {cl::ImageFormat(CL_RGBA, CL_UNORM_INT8), "CL_RGBA / CL_UNORM_INT8"};
+    default: return {cl::ImageFormat(CL_R, CL_FLOAT), "CL_R / CL_FLOAT"};
+  }
+}
 
 }  // namespace cc::opencl

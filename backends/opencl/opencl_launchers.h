@@ -38,4 +38,13 @@ struct Launcher {
 // In the variant table's order.
 std::span<const Launcher> launchers();
 
+// The image2d format texture reads a frame unit through, for a pixel format of common/geometry/pixel.h:
+// CL_R / CL_FLOAT (float planes), CL_R / CL_UNORM_INT8 (8-bit), CL_RGBA / CL_UNORM_INT8 (RGBA8), with
+// its name for skip reasons. read_imagef returns the 8-bit ones as normalized floats (texture.cl).
+struct ClImageFormat {
+  cl::ImageFormat format;
+  std::string_view name;
+};
+ClImageFormat image_format(int pixel_format);
+
 }  // namespace cc::opencl

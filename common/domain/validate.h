@@ -21,6 +21,11 @@ struct Tolerance {
   // and saturated to 0..255; where the exact value lies within `value` of a rounding boundary (x.5),
   // either neighbour passes. An integer-exact problem's reference is an integer: no boundary is near.
   bool eight_bit = false;
+  // An 8-bit vendor baseline (NPP), whose rounding to 8 bits is its own and undocumented: it passes
+  // within `value` of the exact value saturated to 0..255, rounded either way, instead of by the rule
+  // above; `value` is 1 (any rounding) plus the float bound (plus, for two 8-bit passes, the first
+  // pass's rounding as the second weighs it: sum|w|). docs/correctness.md, "8-bit results".
+  bool any_rounding = false;
 };
 Tolerance tolerance_for(const Problem& problem, const Image& input);
 
@@ -36,7 +41,8 @@ Tolerance fft_tolerance_for(const Problem& problem, const Image& input);
 
 // The bound a variant's result is held to, by its traits: fft's looser bound, else the direct rule; a
 // rank-1 variant's adds the filter's rank-1 residual (separable_error_bound), which ends bit-exactness;
-// a u8 problem's results are compared after rounding (Tolerance::eight_bit).
+// a u8 problem's results are compared after rounding (Tolerance::eight_bit), a baseline's within 1 of
+// the exact value whichever way it rounds (Tolerance::any_rounding).
 Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& problem, const Image& input);
 
 struct Validation {
@@ -46,6 +52,7 @@ struct Validation {
   double tolerance = 0;
   bool exact = false;
   bool eight_bit = false;
+  bool any_rounding = false;
   // The first failing pixel in plane, row, column order (-1 when none failed).
   int bad_channel = -1, bad_x = -1, bad_y = -1;
   double bad_value = 0, bad_expected = 0;

@@ -54,6 +54,7 @@ struct VariantTraits {
   bool auto_candidate = false;      // measured by --variant auto
   std::uint8_t borders = kAllBorders;
   std::uint8_t pixels = kF32;       // PixelBit
+  std::string_view pixels_note = "";  // why the other pixel types are missing, for the skip reason, where needed
   int scratch_planes = 0;           // device planes besides input and output (npp-separable's row pass)
 
   bool implemented_by(ApiBit api) const { return (apis & api) != 0; }
@@ -66,27 +67,32 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "naive", .memory_space = "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against",
      .kind = VariantKind::Reference, .apis = kCpu, .pixels = kF32 | kU8},
     {.name = "global", .memory_space = "image and filter in global memory", .geometry = Geometry::PerPixel,
-     .apis = kCuda | kOpenCl, .auto_candidate = true},
+     .apis = kCuda | kOpenCl, .auto_candidate = true, .pixels = kF32 | kU8},
     {.name = "constant", .memory_space = "filter in constant memory (__constant__ / __constant)",
-     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true},
+     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true,
+     .pixels = kF32 | kU8},
     {.name = "tiled", .memory_space = "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory",
-     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true},
+     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true,
+     .pixels = kF32 | kU8},
     {.name = "texture", .memory_space = "image through the texture path (texture object / image2d_t + sampler)",
      .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .input_as_image = true,
-     .auto_candidate = true},
+     .auto_candidate = true, .pixels = kF32 | kU8},
     {.name = "separable", .memory_space = "row pass then column pass fused on chip, radius compiled in, for rank-1 filters",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = kCuda | kOpenCl,
      .filter_in_constant = true, .rank_one = true, .compile_time_radius = true, .auto_candidate = true},
     {.name = "fft", .memory_space = "frequency domain (cuFFT / VkFFT), for large filters", .kind = VariantKind::Fft,
-     .geometry = Geometry::Fft, .apis = kCuda | kOpenCl, .auto_candidate = true},
+     .geometry = Geometry::Fft, .apis = kCuda | kOpenCl, .auto_candidate = true,
+     .pixels_note = "its transforms (cuFFT, VkFFT) compute on float planes whatever the pixels, so 8-bit would "
+                    "change only its pad and crop steps, which do not convert; run it with --pixel f32"},
     {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
      .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true},
     {.name = "auto", .memory_space = "measures every auto candidate once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
-     .kind = VariantKind::Baseline, .apis = kCuda, .borders = kClampOnly},
+     .kind = VariantKind::Baseline, .apis = kCuda, .borders = kClampOnly, .pixels = kF32 | kU8},
     {.name = "npp-separable", .memory_space = "vendor baseline: NPP row + column filters, for rank-1 filters",
-     .kind = VariantKind::Baseline, .apis = kCuda, .rank_one = true, .borders = kClampOnly, .scratch_planes = 1},
+     .kind = VariantKind::Baseline, .apis = kCuda, .rank_one = true, .borders = kClampOnly, .pixels = kF32 | kU8,
+     .scratch_planes = 1},
 };
 
 inline std::span<const VariantTraits> all_variants() { return kVariants; }

@@ -12,10 +12,12 @@ struct TileGroup {
 };
 inline constexpr TileGroup kTileGroups[] = {{16, 16}, {16, 8}, {8, 8}, {4, 4}};
 
-// A group's tile: its outputs plus the apron on every side, in bytes of float.
-inline std::size_t tile_bytes(int radius_x, int radius_y, std::size_t group_x, std::size_t group_y) {
+// A group's tile: its outputs plus the apron on every side, in bytes: the tile holds the frame's pixels
+// as stored (common/geometry/pixel.h's cc_pixel: a float, or an 8-bit tile of 1 or 4 bytes per pixel).
+inline std::size_t tile_bytes(int radius_x, int radius_y, std::size_t group_x, std::size_t group_y,
+                              std::size_t pixel_bytes) {
   return (group_x + 2 * static_cast<std::size_t>(radius_x)) * (group_y + 2 * static_cast<std::size_t>(radius_y)) *
-         sizeof(float);
+         pixel_bytes;
 }
 
 }  // namespace cc

@@ -277,3 +277,50 @@ TEST_CASE("tolerance: on subnormal data a correct float result passes (the under
   wrong_tap.weights[2] = 0.61f;  // one weight off by 0.5: up to 50 FLT_TRUE_MIN, five times the floor
   CHECK_FALSE(cc::validate(float_correlation(image, wrong_tap), reference, tolerance).passed);
 }
+
+TEST_CASE("8-bit baselines: within the bound of the exact value saturated, whichever way they round") {
+  cc::Image reference = filled(4, 1, 1, 0.0f);
+  reference.at(0, 0, 0) = 10.7f;   // nearest: 11, truncated: 10
+  reference.at(0, 0, 1) = 300.0f;  // saturates to 255
+  reference.at(0, 0, 2) = -7.0f;   // saturates to 0
+  reference.at(0, 0, 3) = 3.0f;
+  cc::Image result = filled(4, 1, 1, 0.0f);
+  for (const auto& [x, value] : {std::pair{0, 10.0f}, std::pair{1, 255.0f}, std::pair{2, 0.0f}, std::pair{3, 3.0f}})
+    result.at(0, 0, x) = value;
+  cc::Tolerance baseline{1.001, false, true};
+  baseline.any_rounding = true;
+  CHECK_MESSAGE(cc::validate(result, reference, baseline).passed, cc::validate(result, reference, baseline).message());
+  // The rounding rule, with a float bound, would not take the truncated 10.
+  CHECK_FALSE(cc::validate(result, reference, cc::Tolerance{0.001, false, true}).passed);
+  SUBCASE("two levels off fails") {
+    result.at(0, 0, 3) = 5.0f;
+    const cc::Validation v = cc::validate(result, reference, baseline);
+    CHECK_FALSE(v.passed);
+    CHECK(v.bad_x == 3);
+    CHECK(v.message().find("8-bit baseline") != std::string::npos);
+  }
+  SUBCASE("saturation is compared, not the raw value: 254 for 300 fails by 1.0 only") {
+    result.at(0, 0, 1) = 253.0f;
+    CHECK_FALSE(cc::validate(result, reference, baseline).passed);
+  }
+}
+
+TEST_CASE("8-bit tolerance by traits: kernels by the rounding rule; NPP within 1, plus sum|w| for two 8-bit passes") {
+  cc::Image image(9, 7, 1, true);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 256);
+  const cc::Filter box{"box", 3, 3, std::vector<float>(9, 2.0f)};  // integer: exact
+  const cc::Problem problem = cc::make_problem(image, box, cc::Border::Clamp, false, cc::PixelType::U8);
+  const cc::Tolerance tiled = cc::tolerance_for_variant(*cc::find_variant("tiled"), problem, image);
+  CHECK(tiled.eight_bit);
+  CHECK(tiled.exact);
+  CHECK_FALSE(tiled.any_rounding);
+  const cc::Tolerance npp = cc::tolerance_for_variant(*cc::find_variant("npp"), problem, image);
+  CHECK(npp.any_rounding);
+  CHECK_FALSE(npp.exact);
+  CHECK(npp.value == doctest::Approx(1.0));
+  const cc::Tolerance two_passes = cc::tolerance_for_variant(*cc::find_variant("npp-separable"), problem, image);
+  CHECK(two_passes.any_rounding);
+  CHECK(two_passes.value == doctest::Approx(1.0 + 18.0));  // sum|w| = 9 x 2
+  const cc::Problem floats = cc::make_problem(image, box, cc::Border::Clamp, false);
+  CHECK_FALSE(cc::tolerance_for_variant(*cc::find_variant("npp"), floats, image).any_rounding);
+}

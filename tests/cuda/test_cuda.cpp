@@ -33,6 +33,15 @@ cc::Image random_image(int width, int height, int channels, unsigned seed) {
   return image;
 }
 
+// Integers 0..255, as an 8-bit frame holds them.
+cc::Image eight_bit_image(int width, int height, int channels, unsigned seed) {
+  cc::Image image(width, height, channels, true);
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> value(0, 255);
+  for (float& pixel : image.data) pixel = static_cast<float>(value(generator));
+  return image;
+}
+
 // Random weights: no symmetry, so a flipped or transposed filter cannot pass by accident.
 cc::Filter random_filter(int width, int height, unsigned seed) {
   cc::Filter filter{"random " + std::to_string(width) + "x" + std::to_string(height), width, height, {}};
@@ -67,8 +76,9 @@ struct Checked {
 
 // Runs one variant and validates it as the driver does, the variant's extra tolerance included.
 Checked run_and_validate(std::string_view variant, const cc::Image& input, const cc::Filter& filter,
-                         cc::Border border, const cc::RunOptions& options = quick_options()) {
-  const cc::Problem problem = cc::make_problem(input, filter, border, false);
+                         cc::Border border, const cc::RunOptions& options = quick_options(),
+                         cc::PixelType pixel = cc::PixelType::F32) {
+  const cc::Problem problem = cc::make_problem(input, filter, border, false, pixel);
   Checked checked{cuda().run(problem, input, variant, 0, options), {}};
   if (checked.run.status != cc::Status::Ok) return checked;
   checked.validation = cc::validate(checked.run.output, cc::reference_convolve(input, problem),
@@ -95,6 +105,53 @@ TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-
     INFO("variant: " << variant);
     CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant) > 0);
     CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) > 0);
+  }
+}
+
+// 8-bit pixels (issue #16): each variant the table gives 8-bit kernels, 1 channel, 3 (padded to RGBA8)
+// and 4, and the rounded reference bit for bit on integer data, 1 channel and RGBA8.
+TEST_CASE("cuda: every memory-space variant with 8-bit kernels validates over the u8 matrix, bit-exact on integers") {
+  int variants = 0;
+  for (const std::string_view variant : kMemorySpaceVariants) {
+    if (!(cc::find_variant(variant)->pixels & cc::kU8)) continue;
+    INFO("variant: " << variant);
+    ++variants;
+    CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant, cc::testing::eight_bit_matrix()) > 0);
+    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant, cc::PixelType::U8) == 8);
+  }
+  CHECK(variants >= 4);  // global, constant, tiled, texture at least
+}
+
+TEST_CASE("cuda: u8 runs the kernels compiled for its format, on 8-bit frames, and tiled stages an 8-bit tile") {
+  const cc::Filter filter = random_filter(3, 3, 41);
+  for (const int channels : {1, 3, 4}) {
+    const cc::Image input = eight_bit_image(37, 19, channels, 42);
+    for (const std::string_view variant : {"global", "constant", "tiled", "texture"}) {
+      INFO(variant << ", " << channels << " channels");
+      const Checked checked = run_and_validate(variant, input, filter, cc::Border::Wrap, quick_options(),
+                                               cc::PixelType::U8);
+      REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
+      CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
+      CHECK(checked.validation.eight_bit);
+      // An input and an output of one byte per pixel, or four (RGBA8), and the 3x3 filter.
+      CHECK(checked.run.device_bytes == 2u * 37 * 19 * (channels == 1 ? 1 : 4) + 9 * 4);
+    }
+  }
+  // Radius 50: a 16x16 block's float tile, 116 x 116 x 4 bytes, needs the opt-in beyond 48 KB; the
+  // 8-bit one, 116 x 116 bytes, does not, and RGBA8's needs it as the float one does. Weights / 101,
+  // so that sums stay of the order of the pixels rather than all saturating.
+  cc::Filter large = random_filter(101, 101, 43);
+  for (float& weight : large.weights) weight /= 101.0f;
+  const cc::Image gray = eight_bit_image(131, 97, 1, 44);
+  const ConvArgs args = cc::make_problem(gray, large, cc::Border::Mirror, false, cc::PixelType::U8).conv_args();
+  CHECK(cc::cuda_kernels::tiled_shared_bytes(args, dim3(16, 16), 1) < 48 * 1024);
+  CHECK(cc::cuda_kernels::tiled_shared_bytes(args, dim3(16, 16), 4) > 48 * 1024);
+  for (const int channels : {1, 4}) {
+    INFO(channels << " channels, radius 50");
+    const Checked checked = run_and_validate("tiled", eight_bit_image(131, 97, channels, 45), large, cc::Border::Mirror,
+                                             quick_options(), cc::PixelType::U8);
+    REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
+    CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
   }
 }
 
@@ -255,7 +312,7 @@ TEST_CASE("cuda: tiled opts in to more than 48 KB of shared memory for a large r
   const cc::Image input = random_image(131, 97, 1, 5);
   const cc::Filter filter = random_filter(101, 101, 6);  // radius 50: a 16x16 tile is (16+100)^2 floats
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
-  REQUIRE(cc::cuda_kernels::tiled_shared_bytes(problem.conv_args(), dim3(16, 16)) > 48 * 1024);
+  REQUIRE(cc::cuda_kernels::tiled_shared_bytes(problem.conv_args(), dim3(16, 16), sizeof(float)) > 48 * 1024);
   const Checked checked = run_and_validate("tiled", input, filter, cc::Border::Mirror);
   REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
   CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
@@ -316,6 +373,58 @@ TEST_CASE("cuda: the NPP baseline validates with the replicate (clamp) border") 
       }
     }
   }
+}
+
+// NPP's 8-bit filters (nppiFilterBorder32f_8u, nppiFilterRowBorder32f_8u + ColumnBorder, C1R and C4R)
+// round as NPP does, which it does not document: they are held to within 1 of the exact value
+// (plus the 8-bit intermediate's rounding for two passes: Tolerance::any_rounding), and this test says
+// which way NPP rounded, for docs/correctness.md.
+TEST_CASE("cuda: NPP's 8-bit baselines validate within their bound, 1 channel and RGBA8, and how NPP rounds") {
+  const std::vector<std::pair<int, int>> sizes{{1, 1}, {1, 17}, {7, 5}, {67, 45}, {257, 131}};
+  unsigned seed = 200;
+  long long nearest = 0, truncated = 0;  // pixels where the two differ
+  for (const auto& [width, height] : sizes) {
+    for (const int radius : {0, 1, 3, 8}) {
+      for (const int channels : {1, 3, 4}) {
+        const cc::Image input = eight_bit_image(width, height, channels, ++seed);
+        const int filter_width = 2 * radius + 1, filter_height = 2 * (radius / 2) + 1;
+        INFO(width << "x" << height << " x" << channels << ", filter " << filter_width << "x" << filter_height);
+        const cc::Filter filter = random_filter(filter_width, filter_height, ++seed);
+        const Checked full =
+            run_and_validate("npp", input, filter, cc::Border::Clamp, quick_options(), cc::PixelType::U8);
+        REQUIRE_MESSAGE(full.run.status == cc::Status::Ok, full.run.reason);
+        CHECK_MESSAGE(full.validation.passed, full.validation.message());
+        CHECK(full.validation.any_rounding);
+        const cc::Image reference =
+            cc::reference_convolve(input, cc::make_problem(input, filter, cc::Border::Clamp, false, cc::PixelType::U8));
+        for (std::size_t i = 0; i < reference.data.size(); ++i) {
+          const double exact = reference.data[i];
+          if (exact < 0 || exact > 255 || exact - std::floor(exact) < 0.5) continue;  // nearest == truncated
+          nearest += full.run.output.data[i] == cc::to_8bit(static_cast<float>(exact));
+          truncated += full.run.output.data[i] == std::floor(exact);
+        }
+        // A rank-1 filter with a factor of one sign (the column), so both orders of the passes occur
+        // as the row factor's signs vary: eight_bit_passes.h.
+        const cc::Filter row = random_filter(filter_width, 1, ++seed), column = random_filter(1, filter_height, ++seed);
+        cc::Filter separable{"separable, column >= 0", filter_width, filter_height, {}};
+        for (const float down : column.weights)
+          for (const float across : row.weights) separable.weights.push_back(std::fabs(down) * across);
+        const Checked two_passes = run_and_validate("npp-separable", input, separable, cc::Border::Clamp,
+                                                    quick_options(), cc::PixelType::U8);
+        REQUIRE_MESSAGE(two_passes.run.status == cc::Status::Ok, two_passes.run.reason);
+        CHECK_MESSAGE(two_passes.validation.passed, two_passes.validation.message());
+      }
+    }
+  }
+  MESSAGE("nppiFilterBorder32f_8u: of " << nearest + truncated << " pixels whose nearest and truncated values differ, "
+                                        << nearest << " were rounded to nearest, " << truncated << " truncated");
+  CHECK(nearest + truncated > 0);
+  // Both factors of mixed sign: the first 8-bit pass would saturate at 0, so it is declined with the reason.
+  const cc::Filter mixed{"mixed", 3, 3, {1, 0, -1, 0, 0, 0, -1, 0, 1}};
+  const Checked declined = run_and_validate("npp-separable", eight_bit_image(16, 16, 1, 11), mixed, cc::Border::Clamp,
+                                            quick_options(), cc::PixelType::U8);
+  CHECK(declined.run.status == cc::Status::Skipped);
+  CHECK(declined.run.reason.find("no negative weight") != std::string::npos);
 }
 
 TEST_CASE("cuda: the NPP baseline skips every border but clamp") {

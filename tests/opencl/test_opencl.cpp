@@ -260,6 +260,79 @@ TEST_CASE("matrix: fast") {
   CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "fast") > 0);
 }
 
+// 8-bit pixels (issue #16): every variant the table gives 8-bit kernels, 1 channel, 3 (padded to
+// RGBA8) and 4, trimmed as the float matrix is.
+TEST_CASE("matrix u8: every variant with 8-bit kernels, 1, 3 and 4 channels") {
+  name_device();
+  int variants = 0;
+  for (const std::string& variant : opencl().variants()) {
+    if (!(cc::find_variant(variant)->pixels & cc::kU8)) continue;
+    CAPTURE(variant);
+    ++variants;
+    const int ran = cc::testing::check_variant_matrix(opencl(), device_under_test(), variant,
+                                                      cc::testing::eight_bit_matrix());
+    if (variant != "texture" || limits().no_images.empty()) CHECK(ran > 0);
+  }
+  CHECK(variants >= 4);  // global, constant, tiled, texture at least
+}
+
+TEST_CASE("integer-exact u8 problems match the rounded reference bit for bit in every variant with 8-bit kernels") {
+  name_device();
+  for (const std::string& variant : opencl().variants()) {
+    if (!(cc::find_variant(variant)->pixels & cc::kU8)) continue;
+    CAPTURE(variant);
+    const int ran = cc::testing::check_integer_exact(opencl(), device_under_test(), variant, cc::PixelType::U8);
+    if (variant != "texture" || limits().no_images.empty()) CHECK(ran == 8);
+  }
+}
+
+TEST_CASE("u8: one program per pixel format, its -D in the compile options, 8-bit frames on the device") {
+  name_device();
+  const cc::Filter filter = box_filter(3, 3, 1.0f);
+  for (const auto& [channels, define] : {std::pair{1, "-DCC_PIXEL=CC_PIXEL_U8"},
+                                         std::pair{3, "-DCC_PIXEL=CC_PIXEL_U8X4"},
+                                         std::pair{4, "-DCC_PIXEL=CC_PIXEL_U8X4"}}) {
+    CAPTURE(channels);
+    const cc::Image input = cc::quantized_8bit(ramp_image(37, 19, channels));
+    const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Zero, false, cc::PixelType::U8);
+    const cc::BackendRun run = opencl().run(problem, input, "global", device_under_test(), quick_options());
+    REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+    CHECK(run.compile_time == std::string("radius: run-time; options: -cl-std=CL1.2 ") + define);
+    // An input and an output of one byte per pixel, or four (RGBA8: 3 channels padded), and the 3x3 filter.
+    CHECK(run.device_bytes == 2u * 37 * 19 * (channels == 1 ? 1 : 4) + 9 * 4);
+    const cc::Validation validation = cc::validate(run.output, cc::reference_convolve(input, problem),
+                                                   cc::testing::tolerance_of("global", problem, input));
+    CHECK_MESSAGE(validation.passed, validation.message());
+    CHECK(validation.eight_bit);
+  }
+}
+
+TEST_CASE("u8: stores round to nearest, ties to even, and saturate at both ends, as the CPU's to_8bit") {
+  name_device();
+  // Pixels 0..255 times 0.5 are exact in float, so every odd pixel is a tie; times 2 and -1 saturate.
+  // Not texture: it reads 8-bit images as normalized floats, c / 255, and scales back by 255, which
+  // need not give c exactly, so a tie may land a hair either side (validation allows that near x.5).
+  for (const int channels : {1, 4}) {
+    cc::Image ramp(256, 1, channels, true);
+    for (std::size_t i = 0; i < ramp.data.size(); ++i) ramp.data[i] = static_cast<float>((i * 7) % 256);
+    for (const float weight : {0.5f, 2.0f, -1.0f}) {
+      const cc::Filter scale{"scale", 1, 1, {weight}};
+      const cc::Problem problem = cc::make_problem(ramp, scale, cc::Border::Zero, false, cc::PixelType::U8);
+      for (const char* variant : {"global", "constant", "tiled"}) {
+        CAPTURE(channels);
+        CAPTURE(weight);
+        CAPTURE(variant);
+        const cc::BackendRun run = opencl().run(problem, ramp, variant, device_under_test(), quick_options());
+        REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+        int wrong = 0;
+        for (std::size_t i = 0; i < ramp.data.size(); ++i)
+          wrong += run.output.data[i] != cc::to_8bit(weight * ramp.data[i]);
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("integer-exact problems match the reference bit for bit in every variant") {
   name_device();
   for (const std::string& variant : opencl().variants()) {
@@ -452,7 +525,8 @@ TEST_CASE("--kernel-dir: sources are read from the directory") {
     CHECK(run.compile_time.find(dir.path()) != std::string::npos);
   }
   SUBCASE("a modified kernel is the one that runs") {
-    dir.edit("global.cl", "output[y * args.pitch + x] = sum;", "output[y * args.pitch + x] = sum + 1000.0f;");
+    dir.edit("global.cl", "cc_store(output, y * args.pitch + x, sum);",
+             "cc_store(output, y * args.pitch + x, sum + 1000.0f);");
     const cc::BackendRun run = run_variant("global", input, filter, options);
     REQUIRE(run.status == cc::Status::Ok);
     const cc::Image reference =
@@ -470,6 +544,26 @@ TEST_CASE("--kernel-dir: sources are read from the directory") {
     CHECK_FALSE(validation.passed);
     CHECK(validation.bad_x == 0);
   }
+  SUBCASE("an 8-bit pixel the kernel never writes comes back NaN (poisoned twice), so validation fails") {
+    dir.edit("global.cl", "if (x >= args.width || y >= args.height) return;",
+             "if (x >= args.width || y >= args.height || x == 0) return;");
+    for (const int channels : {1, 4}) {
+      CAPTURE(channels);
+      const cc::Image eight = cc::quantized_8bit(ramp_image(19, 11, channels));
+      const cc::Problem problem = cc::make_problem(eight, filter, cc::Border::Zero, false, cc::PixelType::U8);
+      const cc::BackendRun run = opencl().run(problem, eight, "global", device_under_test(), options);
+      REQUIRE(run.status == cc::Status::Ok);
+      for (int c = 0; c < channels; ++c)
+        for (int y = 0; y < eight.height; ++y) {
+          CHECK(std::isnan(run.output.at(c, y, 0)));
+          CHECK_FALSE(std::isnan(run.output.at(c, y, 1)));
+        }
+      const cc::Validation validation = cc::validate(run.output, cc::reference_convolve(eight, problem),
+                                                     cc::testing::tolerance_of("global", problem, eight));
+      CHECK_FALSE(validation.passed);
+      CHECK(validation.bad_x == 0);
+    }
+  }
   SUBCASE("a syntax error is CL_BUILD_PROGRAM_FAILURE with the build log") {
     dir.write("tiled.cl", dir.read("tiled.cl") + "\nthis is not OpenCL C;\n");
     try {
@@ -483,13 +577,17 @@ TEST_CASE("--kernel-dir: sources are read from the directory") {
       CHECK_FALSE(error.build_log().empty());
     }
   }
-  SUBCASE("conv_args.h in the directory replaces the embedded one") {
-    dir.write("conv_args.h", "#error conv_args.h read from the kernel directory\n");
-    try {
-      run_variant("constant", input, filter, options);
-      FAIL("the broken header built");
-    } catch (const cc::ApiError& error) {
-      CHECK(error.build_log().find("read from the kernel directory") != std::string::npos);
+  SUBCASE("conv_args.h and pixel.h in the directory replace the embedded ones") {
+    for (const char* header : {"conv_args.h", "pixel.h"}) {
+      CAPTURE(header);
+      dir.write(header, fmt::format("#error {} read from the kernel directory\n", header));
+      try {
+        run_variant("constant", input, filter, options);
+        FAIL("the broken header built");
+      } catch (const cc::ApiError& error) {
+        CHECK(error.build_log().find(fmt::format("{} read from the kernel directory", header)) != std::string::npos);
+      }
+      std::filesystem::remove(std::filesystem::path(dir.path()) / header);
     }
   }
   SUBCASE("a missing kernel file is an input error") {

@@ -28,11 +28,12 @@ bool needs_rank_one(std::string_view variant) {
   return traits && traits->rank_one;
 }
 
-// What a variant may decline in this matrix without failing: a device without images, a filter the
-// variant cannot take, or a library missing at build time. Every other skip (a limit the matrix never
-// approaches) is a failure.
+// What a variant may decline in this matrix without failing: a device without images or without the
+// image format a pixel type needs, a filter the variant cannot take, or a library missing at build
+// time. Every other skip (a limit the matrix never approaches) is a failure.
 bool legitimate_skip(const std::string& reason) {
   return reason.find("not separable") != std::string::npos || reason.find("image support") != std::string::npos ||
+         reason.find("image2d format") != std::string::npos ||
          reason.find("not found at build time") != std::string::npos;
 }
 
@@ -41,29 +42,64 @@ struct Case {
   Border border = Border::Zero;
   bool flip = false;
   bool pinned = true;
+  PixelType pixel = PixelType::F32;
 };
 
-// Pixels in [0, 255), not integers: the float path, not the integer-exact one.
+// What the 8-bit runs' references held: values that saturate at 0 and at 255 and values that round in
+// between, so the matrix can show that its filters exercise all three.
+struct EightBitCoverage {
+  long long below = 0, above = 0, between = 0;
+  void count(const Image& reference) {
+    for (const float value : reference.data) {
+      if (value < -0.5f) ++below;
+      else if (value > 255.5f) ++above;
+      else if (value != std::nearbyint(value)) ++between;
+    }
+  }
+};
+
+// Float pixels in [0, 255), not integers: the float path, not the integer-exact one. 8-bit: integers
+// 0..255, as the device's 8-bit frame holds them.
 Image random_image(const Case& c, std::mt19937& rng) {
   Image image(c.width, c.height, c.channels, true);
+  if (c.pixel == PixelType::U8) {
+    std::uniform_int_distribution<int> pixel(0, 255);
+    for (float& value : image.data) value = static_cast<float>(pixel(rng));
+    return image;
+  }
   std::uniform_real_distribution<float> pixel(0.0f, 255.0f);
   for (float& value : image.data) value = pixel(rng);
   return image;
 }
 
 // Weights in [-1, 1]; or a rank-1 filter, column x row with positive factors, as a gaussian is.
+// 8-bit: weights around 1 / taps (a blur) plus up to 3 / sqrt(taps) either way, so a sum's mean and its
+// spread over 0..255 pixels are both of the order of the pixels, and results leave 0..255 at both ends
+// as often as they land between integers; rank 1: a row factor of either sign, scaled to sum|w| = 2.
 Filter random_filter(const Case& c, bool rank_one, std::mt19937& rng) {
   Filter filter;
   filter.width = 2 * c.radius_x + 1;
   filter.height = 2 * c.radius_y + 1;
   filter.spec = fmt::format("random {}{}x{}", rank_one ? "rank-1 " : "", filter.width, filter.height);
+  const bool eight_bit = c.pixel == PixelType::U8;
   if (rank_one) {
-    std::uniform_real_distribution<double> factor(0.05, 1.0);
+    std::uniform_real_distribution<double> factor(0.05, 1.0), signed_factor(-0.5, 1.0);
     std::vector<double> column(filter.height), row(filter.width);
     for (double& value : column) value = factor(rng);
-    for (double& value : row) value = factor(rng);
+    for (double& value : row) value = eight_bit ? signed_factor(rng) : factor(rng);
+    double scale = 1.0;
+    if (eight_bit) {
+      double column_sum = 0, row_sum = 0;
+      for (double value : column) column_sum += std::fabs(value);
+      for (double value : row) row_sum += std::fabs(value);
+      scale = 2.0 / (column_sum * row_sum);
+    }
     for (double down : column)
-      for (double across : row) filter.weights.push_back(static_cast<float>(down * across));
+      for (double across : row) filter.weights.push_back(static_cast<float>(down * across * scale));
+  } else if (eight_bit) {
+    const double taps = filter.taps();
+    std::uniform_real_distribution<double> spread(-3.0 / std::sqrt(taps), 3.0 / std::sqrt(taps));
+    for (int i = 0; i < filter.taps(); ++i) filter.weights.push_back(static_cast<float>(1.0 / taps + spread(rng)));
   } else {
     std::uniform_real_distribution<float> weight(-1.0f, 1.0f);
     filter.weights.resize(filter.taps());
@@ -72,13 +108,13 @@ Filter random_filter(const Case& c, bool rank_one, std::mt19937& rng) {
   return filter;
 }
 
-// Runs one case and checks it; true when the variant ran.
+// Runs one case and checks it; true when the variant ran. `coverage` counts an 8-bit reference's values.
 bool run_case(Backend& backend, int device, std::string_view variant, const Case& c, const Image& input,
-              const Filter& filter, bool require_exact) {
-  INFO(fmt::format("{} {} on device {}: {}x{}x{} filter {} border {}{} {}", backend.name(), variant, device,
-                   c.width, c.height, c.channels, filter.spec, to_string(c.border), c.flip ? " flip" : "",
-                   c.pinned ? "pinned" : "pageable"));
-  const Problem problem = make_problem(input, filter, c.border, c.flip);
+              const Filter& filter, bool require_exact, EightBitCoverage* coverage = nullptr) {
+  INFO(fmt::format("{} {} on device {}: {}x{}x{} {} filter {} border {}{} {}", backend.name(), variant, device,
+                   c.width, c.height, c.channels, to_string(c.pixel), filter.spec, to_string(c.border),
+                   c.flip ? " flip" : "", c.pinned ? "pinned" : "pageable"));
+  const Problem problem = make_problem(input, filter, c.border, c.flip, c.pixel);
   RunOptions options;
   options.repetitions = 1;
   options.warmup = 0;
@@ -96,8 +132,10 @@ bool run_case(Backend& backend, int device, std::string_view variant, const Case
   CHECK(run.memory == (c.pinned ? "pinned" : "pageable"));
   const Tolerance tolerance = tolerance_of(variant, problem, input);
   if (require_exact) CHECK(tolerance.exact);
-  const Validation validation = validate(run.output, reference_convolve(input, problem), tolerance);
+  const Image reference = reference_convolve(input, problem);
+  const Validation validation = validate(run.output, reference, tolerance);
   CHECK_MESSAGE(validation.passed, validation.message());
+  if (coverage) coverage->count(reference);
   return true;
 }
 
@@ -122,7 +160,7 @@ bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_
   if (pixels <= 65536) return channel == turn % options.channels.size();
   const bool radius_one = c.radius_x == 1 && c.radius_y == 1;
   const bool largest = c.radius_x == largest_radius && c.radius_y == largest_radius;
-  return channel == 0 && (radius_one || (largest && border == 0));
+  return channel == 0 && (radius_one || (largest && border == 0 && options.largest_radius_on_largest_image));
 }
 
 std::vector<Case> matrix_cases(const MatrixOptions& options) {
@@ -136,7 +174,7 @@ std::vector<Case> matrix_cases(const MatrixOptions& options) {
         for (std::size_t b = 0; b < std::size(kBorders); ++b)
           for (bool flip : {false, true}) {
             const Case c{width, height, options.channels[ch], shapes[s].first, shapes[s].second, kBorders[b], flip,
-                         coin() % 2 == 0};
+                         coin() % 2 == 0, options.pixel};
             if (keep_case(c, s, ch, b, largest_radius, options)) cases.push_back(c);
           }
   return cases;
@@ -144,23 +182,45 @@ std::vector<Case> matrix_cases(const MatrixOptions& options) {
 
 }  // namespace
 
+MatrixOptions eight_bit_matrix() {
+  MatrixOptions options;
+  options.channels = {1, 3, 4};
+  options.pixel = PixelType::U8;
+  options.largest_radius_on_largest_image = false;
+  return options;
+}
+
 int check_variant_matrix(Backend& backend, int device, std::string_view variant, const MatrixOptions& options) {
   std::mt19937 rng(kSeed);
   int ran = 0;
+  EightBitCoverage coverage;
   for (const Case& c : matrix_cases(options)) {
     const Image input = random_image(c, rng);
     const Filter filter = random_filter(c, needs_rank_one(variant), rng);
-    ran += run_case(backend, device, variant, c, input, filter, false);
+    ran += run_case(backend, device, variant, c, input, filter, false, &coverage);
+  }
+  if (options.pixel == PixelType::U8 && ran > 0) {
+    INFO(fmt::format("{} {}: 8-bit references below 0: {}, above 255: {}, between integers: {}", backend.name(),
+                     variant, coverage.below, coverage.above, coverage.between));
+    CHECK(coverage.below > 0);
+    CHECK(coverage.above > 0);
+    CHECK(coverage.between > 0);
   }
   return ran;
 }
 
-int check_integer_exact(Backend& backend, int device, std::string_view variant) {
+int check_integer_exact(Backend& backend, int device, std::string_view variant, PixelType pixel) {
   std::mt19937 rng(kSeed);
   Case c{37, 23, 2, 2, 1};
-  Image input(c.width, c.height, c.channels, true);
-  std::uniform_int_distribution<int> pixel(0, 255);
-  for (float& value : input.data) value = static_cast<float>(pixel(rng));
+  c.pixel = pixel;
+  std::uniform_int_distribution<int> pixel_value(0, 255);
+  // 8-bit runs both formats: 1 channel, and 2 padded to RGBA8.
+  const auto integer_image = [&](int channels) {
+    Image image(c.width, c.height, channels, true);
+    for (float& value : image.data) value = static_cast<float>(pixel_value(rng));
+    return image;
+  };
+  const Image input = integer_image(c.channels);
 
   Filter filter;
   filter.width = 2 * c.radius_x + 1;
@@ -180,14 +240,21 @@ int check_integer_exact(Backend& backend, int device, std::string_view variant) 
     for (int i = 0; i < filter.taps(); ++i) filter.weights.push_back(static_cast<float>(weight(rng)));
   }
 
+  const Image single = pixel == PixelType::U8 ? integer_image(1) : input;  // drawn last: f32's draws as they were
   int ran = 0;
   for (Border border : kBorders)
     for (bool flip : {false, true}) {
       c.border = border;
       c.flip = flip;
       c.pinned = !flip;
+      const bool one_channel = pixel == PixelType::U8 && flip;
+      c.channels = one_channel ? 1 : 2;
       // An FFT is not exact even on integers (docs/correctness.md): fft is held to its own bound instead.
-      ran += run_case(backend, device, variant, c, input, filter, find_variant(variant)->kind != VariantKind::Fft);
+      // Neither is a baseline's 8-bit rounding, which is its own (Tolerance::any_rounding).
+      const VariantTraits& traits = *find_variant(variant);
+      const bool exact =
+          traits.kind != VariantKind::Fft && !(pixel == PixelType::U8 && traits.kind == VariantKind::Baseline);
+      ran += run_case(backend, device, variant, c, one_channel ? single : input, filter, exact);
     }
   return ran;
 }

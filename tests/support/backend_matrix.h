@@ -13,21 +13,35 @@ struct MatrixOptions {
   std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {33, 17}, {257, 131}, {1023, 769}};
   std::vector<int> radii{0, 1, 2, 3, 8, 16};
   std::vector<int> channels{1, 3};
+  PixelType pixel = PixelType::F32;  // how the frame is stored on the device
   bool trim = true;  // cover every factor without the full product (CI time on 2 cores)
+  // Trimmed, the largest image runs radius 1 and, once, the largest radius: the costliest run of all.
+  bool largest_radius_on_largest_image = true;
 };
 
-// Runs `variant` on `device` of `backend` over the matrix, every border mode and flip, random float
-// data and non-square filters included, validating each result against the CPU reference with the
-// project's tolerance rule (doctest CHECKs with the case in the message). Returns the number of runs
-// that executed (skips are not counted; a skip is a CHECK failure unless the variant legitimately
+// The matrix for 8-bit pixels (docs/correctness.md, "8-bit results"): 1 channel, 3 (padded to RGBA8)
+// and 4; integer images 0..255, as 8-bit pixels hold them; filters whose sums leave 0..255 at both
+// ends and fall between integers, so saturation and rounding are both exercised (checked: see below).
+// Trimmed as the float matrix, less the largest radius on the largest image: the float matrix runs
+// that one, the medium images run radius 16 in 8 bits, and an 8-bit run launches twice (its unwritten
+// pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
+MatrixOptions eight_bit_matrix();
+
+// Runs `variant` on `device` of `backend` over the matrix, every border mode and flip, random data and
+// non-square filters included, validating each result against the CPU reference with the project's
+// tolerance rule (doctest CHECKs with the case in the message). For 8-bit pixels it also checks that
+// the references it ran held values below 0, above 255 and between integers. Returns the number of
+// runs that executed (skips are not counted; a skip is a CHECK failure unless the variant legitimately
 // cannot run that case, e.g. separable with a non-separable filter).
 int check_variant_matrix(Backend& backend, int device, std::string_view variant,
                          const MatrixOptions& options = {});
 
 // An integer image and integer filter whose sums are exact in float: the result must match the
 // reference bit for bit, every border mode and flip (fft: within its FFT bound, as no FFT is exact).
+// 8-bit: the rounded reference, bit for bit too, with 1 channel and with 2 (padded to RGBA8).
 // Returns how many of its runs executed, as check_variant_matrix does.
-int check_integer_exact(Backend& backend, int device, std::string_view variant);
+int check_integer_exact(Backend& backend, int device, std::string_view variant,
+                        PixelType pixel = PixelType::F32);
 
 // measure_peaks on every device of `backend`: finite positive rates, the same figures again from the
 // cache, and InputError for a device index past the end.

@@ -1,0 +1,28 @@
+// pixel_format.h: a problem's device pixel format (common/geometry/pixel.h) and the -D that builds kernels for it.
+#pragma once
+
+#include <string>
+
+#include "common/domain/problem.h"
+#include "common/geometry/pixel.h"
+
+namespace cc {
+
+// CC_PIXEL_F32, CC_PIXEL_U8 or CC_PIXEL_U8X4: how a kernel reads and writes one unit of this
+// problem's frame (backends/device_api.h's FrameLayout).
+inline int pixel_format(const Problem& problem) {
+  if (problem.pixel == PixelType::F32) return CC_PIXEL_F32;
+  return problem.device_channels() == 1 ? CC_PIXEL_U8 : CC_PIXEL_U8X4;
+}
+
+// The -D option that builds a run-time compiled program for the problem's format, or "" for f32, the
+// header's default, so float programs are built exactly as before.
+inline std::string pixel_define(const Problem& problem) {
+  switch (pixel_format(problem)) {
+    case CC_PIXEL_U8: return "-DCC_PIXEL=CC_PIXEL_U8";
+    case CC_PIXEL_U8X4: return "-DCC_PIXEL=CC_PIXEL_U8X4";
+    default: return "";
+  }
+}
+
+}  // namespace cc
