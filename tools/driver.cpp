@@ -127,13 +127,13 @@ int run_job(const Config& config) {
                                                    to_string(border), to_string(pixel));
               progress.step(what);
               Outcome outcome = run_target(target, problem, input, reference, options, tuner);
-              outcome.record.output = outputs.write_result(target, pinned, std::move(outcome.output),
-                                                           outcome.record.status == Status::Ok);
               if (streams(target)) {
                 progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
                 report.streams.push_back(
-                    stream_target(target, outcome.record, problem, input, reference, job.stream_frames, options));
+                    stream_target(target, outcome, problem, input, reference, job.stream_frames, options));
               }
+              outcome.record.output = outputs.write_result(target, pinned, std::move(outcome.output),
+                                                           outcome.record.status == Status::Ok);
               report.runs.push_back(std::move(outcome.record));
             }
           }

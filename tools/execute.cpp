@@ -87,7 +87,8 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
     return outcome;
   }
 
-  const Validation validation = validate(run.output, reference, tolerance_for_variant(*ran, problem, input));
+  outcome.tolerance = tolerance_for_variant(*ran, problem, input);
+  const Validation validation = validate(run.output, reference, outcome.tolerance);
   record.status = validation.passed ? Status::Ok : Status::Failed;
   record.reason = validation.message();
   record.max_abs_error = validation.max_abs_error;
@@ -99,8 +100,9 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   return outcome;
 }
 
-StreamRecord stream_target(const Target& target, const RunRecord& run, const Problem& problem, const Image& input,
+StreamRecord stream_target(const Target& target, const Outcome& single, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options) {
+  const RunRecord& run = single.record;
   StreamRecord record;  // the run's identity, so a stream row names exactly the run it repeats
   std::tie(record.backend, record.device, record.variant, record.filter) =
       std::tie(run.backend, run.device, run.variant, run.filter);
@@ -131,7 +133,8 @@ StreamRecord stream_target(const Target& target, const RunRecord& run, const Pro
   // Upload and download use separate copy engines, so the slower direction is the floor per frame.
   record.pcie_floor_ms_per_frame = std::max(stream.h2d_ms_per_frame, stream.d2h_ms_per_frame);
   record.floor_fraction = record.pcie_floor_ms_per_frame / (stream.total_ms / frames);
-  const Validation validation = validate(stream.last_output, reference, Tolerance{run.tolerance, run.exact});
+  // The single run's own tolerance, not one rebuilt from the record: 8-bit frames keep the rounding rule.
+  const Validation validation = validate(stream.last_output, reference, single.tolerance);
   record.max_abs_error = validation.max_abs_error;
   if (!validation.passed) {
     record.status = Status::Failed;

@@ -8,6 +8,7 @@
 #include "backends/backend.h"
 #include "common/domain/image.h"
 #include "common/domain/problem.h"
+#include "common/domain/validate.h"
 #include "common/report/report.h"
 #include "tools/autotune.h"
 #include "tools/targets.h"
@@ -28,6 +29,7 @@ class AutoTuner {
 struct Outcome {
   RunRecord record;
   Image output;  // empty unless the backend produced a result
+  Tolerance tolerance;  // the bound the result was validated by (its variant's, its pixel type's)
 };
 
 // Runs the target (auto: the variant it chooses) and validates the result against `reference` with the
@@ -37,7 +39,7 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
                    const RunOptions& options, AutoTuner& tuner);
 
 // The same target with `frames` frames overlapped, its last frame validated by the run's own bound.
-StreamRecord stream_target(const Target& target, const RunRecord& run, const Problem& problem, const Image& input,
+StreamRecord stream_target(const Target& target, const Outcome& single, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options);
 
 // Measured once per device that will run something, before the runs, so "% of bound" has a ceiling.

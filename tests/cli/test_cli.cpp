@@ -412,6 +412,28 @@ TEST_CASE("a kernel that computes a wrong result fails validation: exit status 1
     CHECK(run["max_abs_error"].get<double>() > run["tolerance"].get<double>());
   }
 }
+
+// The stream's last frame is validated by the single run's own tolerance: an 8-bit frame rounded to
+// nearest is within 0.5 of the exact value, which the float bound alone would call a failure.
+TEST_CASE("--stream with 8-bit pixels: the last frame validates by the rounding rule") {
+  const CommandResult list = convcompare({"--list", "--backend", "opencl"});
+  REQUIRE(list.status == 0);
+  if (list.out.find("opencl: no device") != std::string::npos) {
+    MESSAGE("no OpenCL device here: the 8-bit stream check did not run");
+    return;
+  }
+  TempDir dir("cli");
+  const CommandResult result =
+      convcompare({"--backend", "opencl", "--device", "opencl:0:0", "--variant", "global", "--size", "37x29",
+                   "--channels", "3", "--pixel", "u8", "--filter", "box:r=1", "--stream", "3", "--repetitions", "1",
+                   "--warmup", "0", "--json", dir / "report.json"});
+  INFO("stdout: " << result.out << "\nstderr: " << result.err);
+  CHECK(result.status == 0);
+  const json report = json::parse(read_file(dir / "report.json"));
+  REQUIRE(report["streams"].size() == 1);
+  CHECK(report["streams"][0]["status"] == "ok");
+  CHECK(report["streams"][0]["max_abs_error"].get<double>() > 0.01);  // really rounded, as the frame is 8-bit
+}
 #endif
 
 TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, before any slow work") {
