@@ -267,6 +267,8 @@ def block_ncu(out, m):
     for radius in sorted({r for r, _, _ in profiles}):
         rows = [[name] + [column(values) for _, column in NCU_COLUMNS]
                 for r, name, values in profiles if r == radius and values]
+        if not rows:
+            continue
         text += f"\n**r = {radius}** ({2 * radius + 1}x{2 * radius + 1} taps)\n\n" + table(
             ["kernel"] + [title for title, _ in NCU_COLUMNS], rows)
     return text + ncu_note(out, m)
@@ -317,15 +319,23 @@ def block_ptxas(out, m):
     reports = ptxas_reports(out)
     if not reports:
         return "*Not measured: no nvcc in this run.*\n"
+    def order(name):  # the page's variant order, then the radius, then the pixel format
+        stem = name.split("-")[0]
+        numbers = [int(n) for n in re.findall(r"\d+", name)] if stem in ("fast", "separable") else []
+        formats = ["F32", "U8", "U8X4"]
+        return (VARIANTS.index(stem) if stem in VARIANTS else 99, numbers,
+                formats.index(name.split("-")[1]) if name.split("-")[-1] in formats else 0)
+
     rows = []
-    for name, report in reports.items():
+    for name in sorted(reports, key=order):
+        report = reports[name]
         entry = kernel_entry(report)
         if entry:
             rows.append([name, report["options"] or "(none)", entry["registers"],
                          f"{entry['spill_stores']} / {entry['spill_loads']}", entry["stack"], entry["smem"]])
     return (f"*{m.get('nvcc', 'nvcc')}; `nvcc -cubin -arch=sm_90 --fmad=true -Xptxas -v`, as convcompare builds "
             f"each kernel.*\n\n" + table(["build", "-D options", "registers", "spill stores / loads (bytes)",
-                                           "stack (bytes)", "static shared (bytes)"], rows))
+                                           "stack (bytes)", "static shared (bytes; tiles are sized at launch)"], rows))
 
 
 def sass_counts(out):
