@@ -507,7 +507,7 @@ def rewrite(out, page, only):
 def ptxas_jobs(out, vendor_csv):
     """The fast and separable builds to give ptxas: every -D set the runs used, and the vendor table's."""
     seen = {}
-    for path in sorted(out.glob("*.json")):
+    for path in sorted(out.glob("warm*.json")):  # written before the ptxas step starts (the others may not be)
         for run in json.loads(path.read_text())["runs"]:
             if run["variant"] in ("fast", "separable") and run.get("compile_time"):
                 options = " ".join(f"-D{k}={v}" for k, v in DEFINE.findall(run["compile_time"]))
