@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """memory_spaces_tables.py: the generated tables of docs/memory-spaces.md, from what tools/memory_spaces.sh measured.
 
-  memory_spaces_tables.py OUT_DIR PAGE.md [--only NAME,...]   rewrite the blocks between
-        <!-- generated: NAME --> and <!-- end generated --> (all of them, or those named)
+  memory_spaces_tables.py OUT_DIR PAGE.md [--only NAME,...] [--vendor-csv CSV]   rewrite the blocks between
+        <!-- generated: NAME --> and <!-- end generated --> (all of them, or those named); the vendor table
+        reads docs/vendor-resources.csv unless told otherwise
   memory_spaces_tables.py --ptxas-jobs OUT_DIR VENDOR.csv     the fast/separable builds memory_spaces.sh
         gives ptxas: NAME <tab> FILE <tab> OPTIONS, one a line
 
@@ -405,13 +406,12 @@ def block_vendors(out, m, vendor_csv):
     def amd(r):
         if not r:
             return "-"
-        waves = r["occupancy"].replace(" waves/SIMD", "")
-        return f"{r['registers']}; LDS {r['local']}; {waves}"
+        return f"{r['registers']}; LDS {r['local']} B; {r['occupancy']}"
 
     def intel(r):
         if not r:
             return "-"
-        return f"{r['registers']}, spills {r['spills']}"
+        return f"{r['registers']}, spills {r['spills']}; {r['occupancy']}"
 
     table_rows = []
     for file, options, label in THREE_VENDOR:
@@ -462,8 +462,7 @@ def block_apron(out, m):
 
 # --- the page ------------------------------------------------------------------------------------------------------
 
-def blocks(out, m):
-    vendor_csv = REPO / "docs" / "vendor-resources.csv"
+def blocks(out, m, vendor_csv=REPO / "docs" / "vendor-resources.csv"):
     return {
         "warm": lambda: block_warm(out, m),
         "pixels": lambda: block_pixels(out, m),
@@ -481,9 +480,9 @@ def blocks(out, m):
 MARK = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
 
-def rewrite(out, page, only):
+def rewrite(out, page, only, vendor_csv=REPO / "docs" / "vendor-resources.csv"):
     m = meta(out)
-    makers = blocks(out, m)
+    makers = blocks(out, m, vendor_csv)
     text = page.read_text()
     seen = set()
 
@@ -532,14 +531,18 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "--ptxas-jobs":
         ptxas_jobs(pathlib.Path(argv[2]), pathlib.Path(argv[3]))
         return
-    only = None
+    only, vendor_csv = None, REPO / "docs" / "vendor-resources.csv"
     if "--only" in argv:
         index = argv.index("--only")
         only = set(argv[index + 1].split(","))
         argv = argv[:index] + argv[index + 2:]
+    if "--vendor-csv" in argv:
+        index = argv.index("--vendor-csv")
+        vendor_csv = pathlib.Path(argv[index + 1])
+        argv = argv[:index] + argv[index + 2:]
     if len(argv) != 3:
         sys.exit(__doc__)
-    rewrite(pathlib.Path(argv[1]), pathlib.Path(argv[2]), only)
+    rewrite(pathlib.Path(argv[1]), pathlib.Path(argv[2]), only, vendor_csv)
 
 
 if __name__ == "__main__":

@@ -136,6 +136,23 @@ class Tables(unittest.TestCase):
                       "-DOUT_Y=4", jobs)
         self.assertTrue(any(job.startswith("separable-r32x32-t128-w32x128-b32x6\t") for job in jobs))
 
+    def test_one_kernel_three_vendors(self):
+        vendor_csv = self.out / "vendor.csv"
+        header = "file,options,target,kernel,target,registers,local,scratch,spills,occupancy\n"
+        rows = [f'tiled.cl,(none),{t},convolve_tiled,{t},"{r}",0,0,"{s}",{o}\n' for t, r, s, o in (
+            ("gfx1030", "24 VGPR, 20 SGPR", "0 VGPR, 0 SGPR", "16 waves/SIMD (wave32)"),
+            ("gfx90a", "25 VGPR, 30 SGPR", "0 VGPR, 0 SGPR", "8 waves/SIMD (wave64)"),
+            ("tgllp", "128 GRF", "0 bytes", "7 threads/EU (SIMD16)"),
+            ("acm-g10", "128 GRF", "64 bytes", "8 threads/EU (SIMD16)"))]
+        vendor_csv.write_text(header + "".join(rows))
+        self.page.write_text("<!-- generated: vendors -->\nOLD-CONTENT\n<!-- end generated -->\n")
+        tables.rewrite(self.out, self.page, None, vendor_csv)
+        self.assertIn("| tiled | 40 regs; spills 8 B; shared: tile sized at launch | 24 VGPR, 20 SGPR; LDS 0 B; "
+                      "16 waves/SIMD (wave32) | 25 VGPR, 30 SGPR; LDS 0 B; 8 waves/SIMD (wave64) | 128 GRF, spills "
+                      "0 bytes; 7 threads/EU (SIMD16) | 128 GRF, spills 64 bytes; 8 threads/EU (SIMD16) |",
+                      self.block("vendors"))
+        self.assertIn("| global | - | - | - | - | - |", self.block("vendors"))
+
     def test_the_script_parses(self):
         subprocess.run(["bash", "-n", str(REPO / "tools/memory_spaces.sh")], check=True)
 
