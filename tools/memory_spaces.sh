@@ -17,7 +17,7 @@
 #                      the warm-up, launch 2 the timed one: --launch-skip 1 --launch-count 1)
 #   ptxas/*.txt        `nvcc -cubin -arch=sm_90 -Xptxas -v` of each CUDA twin as convcompare builds it
 #                      (offline kernels per pixel format; fast and separable with the -D options the runs
-#                      used and those of the vendor table, docs/vendor-resources.csv)
+#                      used and those of the page's three-vendor table)
 #   resource-usage.txt, sass.txt   `cuobjdump --dump-resource-usage` and `-sass` of the binary and of the
 #                      fast/separable cubins (GPU host only: this machine's CUDA has no cuobjdump)
 # Every step is bounded (timeout) so the whole stays near 6 minutes on an H100 host; a failed step is
@@ -105,7 +105,7 @@ ptxas_all() {
     wait
   done
   # fast and separable: the -D options of every run above and of the vendor table's configurations
-  python3 "$repo/tools/memory_spaces_tables.py" --ptxas-jobs "$out" "$repo/docs/vendor-resources.csv" |
+  python3 "$repo/tools/memory_spaces_tables.py" --ptxas-jobs "$out" "$repo/docs/memory-spaces-vendors.csv" |
     while IFS=$'\t' read -r name file options; do
       # shellcheck disable=SC2086  # the options are several words
       ptxas_one "$name" "$file" $options

@@ -3,11 +3,11 @@
 
   memory_spaces_tables.py OUT_DIR PAGE.md [--only NAME,...] [--vendor-csv CSV]   rewrite the blocks between
         <!-- generated: NAME --> and <!-- end generated --> (all of them, or those named); the vendor table
-        reads docs/vendor-resources.csv unless told otherwise
+        reads docs/memory-spaces-vendors.csv unless told otherwise
   memory_spaces_tables.py --ptxas-jobs OUT_DIR VENDOR.csv     the fast/separable builds memory_spaces.sh
         gives ptxas: NAME <tab> FILE <tab> OPTIONS, one a line
 
-Every figure in a block comes from a file of OUT_DIR (or docs/vendor-resources.csv, or the geometry headers
+Every figure in a block comes from a file of OUT_DIR (or docs/memory-spaces-vendors.csv, or the geometry headers
 for the arithmetic of the apron): a block whose data is missing says so instead of keeping old numbers. A
 run made with `memory_spaces.sh --local` (OpenCL on the CPU, small sizes) is labelled as such in every
 measurement block, so a test output can never pass for the H100's.
@@ -20,13 +20,17 @@ import re
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+# The three-vendor table's AMD and Intel figures: `bash tools/vendor_kernels.sh tools/memory_spaces_configurations.sh
+# docs/memory-spaces-vendors.md` writes this CSV beside its table (the same script and parser as
+# docs/vendor-resources.md, over the table's configurations only, so it runs in minutes).
+VENDOR_CSV = REPO / "docs" / "memory-spaces-vendors.csv"
 VARIANTS = ["global", "constant", "tiled", "texture", "separable", "fast"]
 PIXELS = [("f32", 1, "f32"), ("u8", 1, "u8"), ("u8", 4, "RGBA8")]  # (pixel, channels, label)
 DEFINE = re.compile(r"-D(RADIUS_X|RADIUS_Y|BLOCK_X|BLOCK_Y|OUT_X|OUT_Y|THREADS|TILE_W|TILE_H|ROW_OUT|COLUMN_OUT|BAND|BANDS)=(\d+)")
 
 # The configurations of "one kernel, three vendors' resource bills": the shapes a large device takes
 # (CUDA, and OpenCL with 48 KB of local memory and 256 work-items), each at the largest radius of its
-# scheme, exactly as docs/vendor-resources.csv names them (tools/cl_configurations prints them).
+# scheme, exactly as tools/cl_configurations prints them (so docs/vendor-resources.md has them too).
 THREE_VENDOR = [
     ("global.cl", "(none)", "global"),
     ("constant.cl", "(none)", "constant"),
@@ -387,7 +391,7 @@ def block_sass(out, m):
 
 def block_vendors(out, m, vendor_csv):
     if not vendor_csv.exists():
-        return "*Not measured: no docs/vendor-resources.csv (tools/vendor_kernels.sh writes it).*\n"
+        return f"*Not measured: no {vendor_csv.name} (tools/vendor_kernels.sh writes it).*\n"
     with open(vendor_csv) as handle:
         rows = [r for r in csv.DictReader(handle) if r["kernel"].startswith("convolve_")]
     reports = ptxas_reports(out)
@@ -431,7 +435,8 @@ def block_vendors(out, m, vendor_csv):
         table_rows.append([label, nv, amd(vendor(file, options, "gfx1030")), amd(vendor(file, options, "gfx90a")),
                            intel(vendor(file, options, "tgllp")), intel(vendor(file, options, "acm-g10"))])
     return ("*NVIDIA: the CUDA twin with the same -D options, ptxas for sm_90 (" + m.get("nvcc", "nvcc") +
-            "); AMD and Intel: the OpenCL kernel, from docs/vendor-resources.csv (tools/vendor_kernels.sh).*\n\n" +
+            "); AMD and Intel: the OpenCL kernel, from docs/memory-spaces-vendors.csv (`tools/vendor_kernels.sh "
+            "tools/memory_spaces_configurations.sh docs/memory-spaces-vendors.md`).*\n\n" +
             table(["kernel", "NVIDIA sm_90 (CUDA twin)", "AMD gfx1030 (RDNA2, wave32)",
                    "AMD gfx90a (CDNA2, wave64)", "Intel tgllp (Xe-LP)", "Intel acm-g10 (Xe-HPG)"], table_rows))
 
@@ -462,7 +467,7 @@ def block_apron(out, m):
 
 # --- the page ------------------------------------------------------------------------------------------------------
 
-def blocks(out, m, vendor_csv=REPO / "docs" / "vendor-resources.csv"):
+def blocks(out, m, vendor_csv=VENDOR_CSV):
     return {
         "warm": lambda: block_warm(out, m),
         "pixels": lambda: block_pixels(out, m),
@@ -480,7 +485,7 @@ def blocks(out, m, vendor_csv=REPO / "docs" / "vendor-resources.csv"):
 MARK = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
 
-def rewrite(out, page, only, vendor_csv=REPO / "docs" / "vendor-resources.csv"):
+def rewrite(out, page, only, vendor_csv=VENDOR_CSV):
     m = meta(out)
     makers = blocks(out, m, vendor_csv)
     text = page.read_text()
@@ -528,10 +533,15 @@ def ptxas_jobs(out, vendor_csv):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] == "--vendor-configurations":  # cl_configurations' format: FILE, OPTIONS, what
+        for file, options, label in THREE_VENDOR:
+            if options != "(none)":
+                print(f"{file}\t{options}\t{label}")
+        return
     if len(argv) == 4 and argv[1] == "--ptxas-jobs":
         ptxas_jobs(pathlib.Path(argv[2]), pathlib.Path(argv[3]))
         return
-    only, vendor_csv = None, REPO / "docs" / "vendor-resources.csv"
+    only, vendor_csv = None, VENDOR_CSV
     if "--only" in argv:
         index = argv.index("--only")
         only = set(argv[index + 1].split(","))
