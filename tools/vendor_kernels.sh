@@ -31,9 +31,10 @@ device_libs=$(dirname "$(dpkg -L rocm-device-libs | grep -m1 '/ocml\.bc$')")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src" "$work/out"
-# Each program as the backend builds it: common/geometry/conv_args.h, then the kernel file.
+# Each program as the backend builds it (backends/opencl/opencl_backend.cpp): common/geometry/conv_args.h,
+# then common/geometry/pixel.h, then the kernel file.
 for kernel in "$repo"/kernels_cl/*.cl; do
-  cat "$repo/common/geometry/conv_args.h" "$kernel" >"$work/src/$(basename "$kernel")"
+  cat "$repo/common/geometry/conv_args.h" "$repo/common/geometry/pixel.h" "$kernel" >"$work/src/$(basename "$kernel")"
 done
 
 # The jobs: one line per (kernel file, options, target).

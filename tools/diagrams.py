@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""diagrams.py: the pictures of docs/memory-spaces.md (docs/img/*.svg), drawn from the project's own shape constants.
+
+  diagrams.py            write docs/img/*.svg
+  diagrams.py --check    exit 1 when a file in docs/img differs from what this script draws (CI, ctest)
+
+Standard library only, deterministic (no dates, no randomness, fixed number formatting). The shapes come from
+the headers the kernels and hosts share (common/geometry/tile_shape.h, fast_shape.h, separable_shape.h) and the
+border rule from conv_args.h, read here with regular expressions, so a change of a constant there changes the
+picture, and --check says the picture is stale.
+"""
+import math
+import pathlib
+import re
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+GEOMETRY = REPO / "common" / "geometry"
+IMG = REPO / "docs" / "img"
+
+COLOURS = dict(output="#4e79a7", apron="#f28e2b", corner="#e15759", idle="#bab0ac", outside="#eeeeee",
+               thread="#59a14f", window="#edc948", band="#76b7b2", done="#b07aa1", line="#333333", grid="#ffffff")
+
+
+# --- the constants, from the headers ------------------------------------------------------------------------
+
+def header(name):
+    return (GEOMETRY / name).read_text()
+
+
+def constant(text, name):
+    return int(re.search(rf"\b{name}\s*=\s*(\d+)(?:\s*\*\s*(\d+))?", text).group(1)) * int(
+        re.search(rf"\b{name}\s*=\s*(\d+)(?:\s*\*\s*(\d+))?", text).group(2) or 1)
+
+
+def pairs(text, pattern):
+    body = re.search(pattern, text, re.S).group(1)
+    return [(int(x), int(y)) for x, y in re.findall(r"\{(\d+),\s*(\d+)\}", body)]
+
+
+def shapes():
+    tile = header("tile_shape.h")
+    fast = header("fast_shape.h")
+    separable = header("separable_shape.h")
+    return dict(
+        tile_groups=pairs(tile, r"kTileGroups\[\]\s*=\s*\{(.*?)\};"),
+        rows_radius=constant(fast, "kFastRowsRadius"),
+        tall_radius=constant(fast, "kFastTallRowsRadius"),
+        max_radius=constant(fast, "kFastMaxRadius"),
+        warp_wide=pairs(fast, r"fast_warp_wide_blocks\(\).*?blocks(\{.*?\});"),
+        tall_rows=pairs(fast, r"fast_tall_row_blocks\(\).*?blocks(\{.*?\});"),
+        wide_rows=pairs(fast, r"fast_wide_row_blocks\(\).*?blocks(\{.*?\});"),
+        min_band=constant(separable, "kSeparableMinBand"),
+        portable_bytes=constant(separable, "kSeparablePortableBytes"),
+    )
+
+
+def separable_shape(radius, portable_bytes, min_band):
+    """separable_shape.h's choice for a square radius on a large device (no work-group limit), within the
+    portable 48 KB: the same tiles, the same cost model (separable_slots_per_output), the same search."""
+    if radius <= 4:
+        tiles = [(256, 64, 32)]
+    elif radius <= 8:
+        tiles = [(256, 64, 64)]
+    else:
+        tiles = [(128, 32, 128), (64, 32, 64)]
+    best = None
+    for threads, tile_w, tile_h in tiles:
+        rows_needed = tile_h + 2 * radius
+        bands = 1
+        while math.ceil(rows_needed / bands) >= min_band:
+            band = math.ceil(rows_needed / bands)
+            in_pitch = (tile_w + 2 * radius) | 1
+            bytes_ = (band * in_pitch + band * bands * (tile_w + 1)) * 4
+            if bytes_ <= portable_bytes:
+                rounds = lambda items: math.ceil(items / threads)  # noqa: E731
+                staged = bands * rounds(band * (tile_w + 2 * radius)) * 5.0
+                row_item = (8 + 2 * radius) + 8 * (2 * radius + 1) + 8 + 8
+                rows = bands * rounds(band * tile_w / 8) * row_item
+                columns = rounds(tile_w * tile_h / 8) * row_item
+                cost = (staged + rows + columns) * threads / (tile_w * tile_h)
+                if best is None or cost < best[0]:
+                    best = (cost, dict(threads=threads, tile_w=tile_w, tile_h=tile_h, band=band, bands=bands,
+                                       bytes=bytes_))
+            bands += 1
+    return best[1]
+
+
+def border_index(i, n, mode):
+    """conv_args.h's cc_border_index (-1: the zero border)."""
+    if 0 <= i < n:
+        return i
+    if mode == "zero":
+        return -1
+    if mode == "clamp":
+        return 0 if i < 0 else n - 1
+    if mode == "wrap":
+        return i % n
+    period = 2 * n - 2  # mirror: REFLECT_101
+    m = i % period
+    return m if m < n else period - m
+
+
+# --- a tiny SVG writer ----------------------------------------------------------------------------------------
+
+class Svg:
+    def __init__(self, width, height):
+        self.width, self.height, self.items = width, height, []
+
+    def rect(self, x, y, w, h, fill, stroke="none", width=1.0, opacity=None):
+        extra = f' fill-opacity="{opacity}"' if opacity is not None else ""
+        self.items.append(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="{fill}" '
+                          f'stroke="{stroke}" stroke-width="{width:g}"{extra}/>')
+
+    def line(self, x1, y1, x2, y2, stroke=COLOURS["line"], width=1.0, dash=None):
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        self.items.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{stroke}" '
+                          f'stroke-width="{width:g}"{extra}/>')
+
+    def text(self, x, y, s, size=12, anchor="start", weight="normal", fill="#000000"):
+        s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        self.items.append(f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
+                          f'font-weight="{weight}" fill="{fill}">{s}</text>')
+
+    def grid(self, x, y, columns, rows, cell, colour):
+        for c in range(columns + 1):
+            self.line(x + c * cell, y, x + c * cell, y + rows * cell, colour, 0.5)
+        for r in range(rows + 1):
+            self.line(x, y + r * cell, x + columns * cell, y + r * cell, colour, 0.5)
+
+    def legend(self, x, y, entries):
+        for i, (colour, label) in enumerate(entries):
+            self.rect(x, y + i * 18, 12, 12, colour, COLOURS["line"], 0.5)
+            self.text(x + 18, y + i * 18 + 10, label, 11)
+
+    def render(self):
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
+                f'viewBox="0 0 {self.width} {self.height}" font-family="DejaVu Sans, Arial, sans-serif">\n'
+                f'<rect width="100%" height="100%" fill="#ffffff"/>\n' + "\n".join(self.items) + "\n</svg>\n")
+
+
+# --- the pictures ---------------------------------------------------------------------------------------------
+
+def tile_svg(s):
+    """tiled: a block's outputs, its apron, the four corners, and the rounds its threads load the tile in."""
+    gx, gy = s["tile_groups"][0]
+    r = 3
+    tw, th = gx + 2 * r, gy + 2 * r
+    cell = 12
+    svg = Svg(2 * tw * cell + 220, th * cell + 90)
+    svg.text(10, 20, f"tiled: one {gx} x {gy} block, r = {r}: a {tw} x {th} tile in __shared__ / __local memory", 14,
+             weight="bold")
+    ox, oy = 10, 40
+    for ty in range(th):
+        for tx in range(tw):
+            inside_x, inside_y = r <= tx < r + gx, r <= ty < r + gy
+            colour = (COLOURS["output"] if inside_x and inside_y else
+                      COLOURS["corner"] if not inside_x and not inside_y else COLOURS["apron"])
+            svg.rect(ox + tx * cell, oy + ty * cell, cell, cell, colour)
+    svg.grid(ox, oy, tw, th, cell, COLOURS["grid"])
+    svg.rect(ox, oy, tw * cell, th * cell, "none", COLOURS["line"], 1.5)
+    svg.text(ox, oy + th * cell + 18, "what one block needs: its outputs, the apron on every side,", 11)
+    svg.text(ox, oy + th * cell + 32, "and the four corners (loading the apron as side strips loses one)", 11)
+    # the load rounds: index i = ly * gx + lx + round * gx * gy walks the tile row by row
+    threads = gx * gy
+    rounds = math.ceil(tw * th / threads)
+    ox2 = ox + tw * cell + 120
+    shades = ["#9ecae1", "#4292c6", "#08519c", "#08306b"]
+    for i in range(tw * th):
+        svg.rect(ox2 + (i % tw) * cell, oy + (i // tw) * cell, cell, cell, shades[min(i // threads, len(shades) - 1)])
+    svg.grid(ox2, oy, tw, th, cell, COLOURS["grid"])
+    svg.rect(ox2, oy, tw * cell, th * cell, "none", COLOURS["line"], 1.5)
+    idle = rounds * threads - tw * th
+    svg.text(ox2, oy + th * cell + 18, f"the load: {threads} threads walk the {tw * th} pixels in {rounds} rounds", 11)
+    svg.text(ox2, oy + th * cell + 32, f"(i += {threads}); in the last, {threads - idle} load and {idle} wait", 11)
+    svg.legend(ox + tw * cell + 8, oy + 4, [(COLOURS["output"], "out"), (COLOURS["apron"], "apron"),
+                                            (COLOURS["corner"], "corner")])
+    svg.legend(ox + tw * cell + 8, oy + 80, [(shades[k], f"round {k + 1}") for k in range(rounds)])
+    return svg.render()
+
+
+def idle_svg(s):
+    """Idle threads: seed 004's one-thread-per-tile-pixel block against ours, and the blocks at the image's edge."""
+    gx, gy = s["tile_groups"][0]
+    r = 16
+    tw = gx + 2 * r
+    cell = 4
+    svg = Svg(940, 310)
+    svg.text(10, 20, f"Idle threads at r = {r} ({gx} x {gy} outputs per block)", 14, weight="bold")
+    ox, oy = 10, 40
+    svg.rect(ox, oy, tw * cell, tw * cell, COLOURS["idle"])
+    svg.rect(ox + r * cell, oy + r * cell, gx * cell, gy * cell, COLOURS["output"])
+    svg.rect(ox, oy, tw * cell, tw * cell, "none", COLOURS["line"], 1.5)
+    svg.text(ox, oy + tw * cell + 16, f"seed 004, figure 5: {tw} x {tw} threads,", 11)
+    svg.text(ox, oy + tw * cell + 30, "one per tile pixel; after the load only", 11)
+    svg.text(ox, oy + tw * cell + 44, f"{gx * gy} of {tw * tw} compute (1/{tw * tw // (gx * gy)})", 11)
+    ox2 = ox + tw * cell + 70
+    rounds = math.ceil(tw * tw / (gx * gy))
+    for k in range(rounds):
+        cx, cy = ox2 + (k % 3) * (gx * cell + 4), oy + (k // 3) * (gy * cell + 4)
+        svg.rect(cx, cy, gx * cell, gy * cell, COLOURS["thread"] if k else COLOURS["output"])
+        svg.text(cx + gx * cell / 2, cy + gy * cell / 2 + 4, f"{k + 1}", 11, "middle", fill="#ffffff")
+    svg.text(ox2, oy + tw * cell + 16, f"ours: {gx} x {gy} threads load the tile", 11)
+    svg.text(ox2, oy + tw * cell + 30, f"in {rounds} rounds, then every one of", 11)
+    svg.text(ox2, oy + tw * cell + 44, "them computes an output", 11)
+    # the image's edge: a 40-pixel-wide image in blocks of gx
+    ox3, width, blocks = ox2 + 3 * (gx * cell + 4) + 70, 40, 3
+    c3 = 4
+    for b in range(blocks):
+        for t in range(gx):
+            x = b * gx + t
+            svg.rect(ox3 + x * c3, oy, c3, gy * c3, COLOURS["output"] if x < width else COLOURS["idle"])
+        svg.rect(ox3 + b * gx * c3, oy, gx * c3, gy * c3, "none", COLOURS["line"], 1)
+    svg.line(ox3 + width * c3, oy - 6, ox3 + width * c3, oy + gy * c3 + 6, COLOURS["corner"], 2)
+    svg.text(ox3, oy + gy * c3 + 20, f"an image {width} pixels wide, blocks of {gx}:", 11)
+    svg.text(ox3, oy + gy * c3 + 34, f"the last block's {blocks * gx - width} threads past the edge", 11)
+    svg.text(ox3, oy + gy * c3 + 48, "load their share, then return after the barrier", 11)
+    return svg.render()
+
+
+def fast_svg(s):
+    """fast's schemes: quads (4 x 4 outputs per thread from global memory) and rows (8 x 4 / 8 x 2 from a tile)."""
+    qx, qy = s["warp_wide"][0]
+    tx, ty = s["tall_rows"][0]
+    wx, wy = s["wide_rows"][0]
+    svg = Svg(800, 420)
+    svg.text(10, 20, "fast: one scheme per radius (common/geometry/fast_shape.h)", 14, weight="bold")
+    # quads: one thread's 4 x 4 outputs and the 12 x (4 + 2r) window it reads, r = 3
+    r, cell, ox, oy = 3, 14, 10, 72
+    svg.text(ox, oy - 28, f"quads, r < {s['rows_radius']}", 12, weight="bold")
+    svg.text(ox, oy - 12, f"{qx} x {qy} threads, 4 x 4 outputs each (r = {r})", 11)
+    for row in range(4 + 2 * r):
+        for col in range(12):
+            svg.rect(ox + col * cell, oy + row * cell, cell, cell, COLOURS["window"])
+    for row in range(4):
+        for col in range(4):
+            svg.rect(ox + (4 + col) * cell, oy + (r + row) * cell, cell, cell, COLOURS["output"])
+    svg.grid(ox, oy, 12, 4 + 2 * r, cell, COLOURS["grid"])
+    for k in range(3):
+        svg.rect(ox + 4 * k * cell, oy, 4 * cell, (4 + 2 * r) * cell, "none", COLOURS["line"], 1.2)
+    y = oy + (4 + 2 * r) * cell
+    svg.text(ox, y + 16, "per input row: three 16-byte loads (left, centre,", 11)
+    svg.text(ox, y + 30, "right quad) straight from global memory; L1", 11)
+    svg.text(ox, y + 44, f"serves the overlap; block = {qx * 4} x {qy * 4} outputs", 11)
+    # rows: a thread's 8 x 4 outputs and its segments, r = 12, in a block's tile
+    r2, cell2, ox2 = 12, 3, 290
+    out_x, out_y = 8, 4
+    tile_w = tx * out_x + (2 * r2 + out_x - 1) // out_x * out_x
+    tile_h = ty * out_y + 2 * r2
+    svg.text(ox2, oy - 28, f"rows, {s['rows_radius']} <= r <= {s['tall_radius']}", 12, weight="bold")
+    svg.text(ox2, oy - 12, f"{tx} x {ty} threads, {out_x} x {out_y} outputs each (r = {r2})", 11)
+    svg.rect(ox2, oy, tile_w * cell2, tile_h * cell2, COLOURS["apron"])
+    svg.rect(ox2 + r2 * cell2, oy + r2 * cell2, tx * out_x * cell2, ty * out_y * cell2, COLOURS["output"], opacity=0.55)
+    for k in range(1, tx):
+        svg.line(ox2 + (r2 + k * out_x) * cell2, oy + r2 * cell2, ox2 + (r2 + k * out_x) * cell2,
+                 oy + (r2 + ty * out_y) * cell2, COLOURS["grid"], 0.5)
+    for k in range(1, ty):
+        svg.line(ox2 + r2 * cell2, oy + (r2 + k * out_y) * cell2, ox2 + (r2 + tx * out_x) * cell2,
+                 oy + (r2 + k * out_y) * cell2, COLOURS["grid"], 0.5)
+    # one thread (3, 5): its outputs, and the segment it reads for filter row fy = 0
+    t_x, t_y = 3, 5
+    seg = out_x + (2 * r2 + 3) // 4 * 4
+    svg.rect(ox2 + t_x * out_x * cell2, oy + t_y * out_y * cell2, seg * cell2, out_y * cell2, COLOURS["window"],
+             COLOURS["line"], 1)
+    svg.rect(ox2 + (r2 + t_x * out_x) * cell2, oy + (r2 + t_y * out_y) * cell2, out_x * cell2, out_y * cell2,
+             COLOURS["thread"], COLOURS["line"], 1)
+    svg.rect(ox2, oy, tile_w * cell2, tile_h * cell2, "none", COLOURS["line"], 1.5)
+    y2 = oy + tile_h * cell2
+    svg.text(ox2, y2 + 16, f"a {tile_w} x {tile_h} tile; a thread (green) reads one {seg}-pixel", 11)
+    svg.text(ox2, y2 + 30, "segment (yellow) per output row and filter row, as float4s,", 11)
+    svg.text(ox2, y2 + 44, f"and uses each coefficient for {out_x * out_y} FMAs; the loop over", 11)
+    svg.text(ox2, y2 + 58, "filter rows stays rolled", 11)
+    ox3 = 610
+    svg.text(ox3, oy - 28, f"rows, r > {s['tall_radius']}", 12, weight="bold")
+    lines = [f"8 x 2 outputs per thread,", f"blocks {wx} x {wy} first, then", "smaller where the tile",
+             "does not fit on chip", "(NVIDIA's OpenCL, 48 KB:", f"8 x 16 at r = {s['max_radius']});",
+             "columns (1 x 8 or 1 x 4)", "only where no rows", "tile fits"]
+    for i, line in enumerate(lines):
+        svg.text(ox3, oy + 12 + 15 * i, line, 11)
+    svg.legend(ox3, oy + 160, [(COLOURS["output"], "block's outputs"), (COLOURS["apron"], "apron"),
+                               (COLOURS["thread"], "one thread's outputs"), (COLOURS["window"], "what it reads")])
+    return svg.render()
+
+
+def separable_svg(s):
+    """separable: the input rows staged in bands, the row pass into rows_done, the column pass out."""
+    r = 12
+    shape = separable_shape(r, s["portable_bytes"], s["min_band"])
+    tile_w, tile_h, band, bands = shape["tile_w"], shape["tile_h"], shape["band"], shape["bands"]
+    cell = 2
+    in_w = tile_w + 2 * r
+    rows = band * bands
+    svg = Svg(780, rows * cell + 140)
+    svg.text(10, 20, f"separable, r = {r}: a {tile_w} x {tile_h} tile, {shape['threads']} threads, "
+             f"{bands} bands of {band} rows ({shape['bytes']} bytes on chip)", 14, weight="bold")
+    ox, oy = 10, 70
+    shades = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"]
+    for b in range(bands):
+        svg.rect(ox, oy + b * band * cell, in_w * cell, band * cell, shades[b % len(shades)], COLOURS["line"], 0.5)
+        svg.text(ox + in_w * cell + 6, oy + b * band * cell + band * cell / 2 + 4, f"band {b + 1}", 10)
+    svg.rect(ox + r * cell, oy + r * cell, tile_w * cell, tile_h * cell, "none", COLOURS["corner"], 1.5)
+    svg.text(ox, oy - 22, f"input: {in_w} wide,", 11)
+    svg.text(ox, oy - 8, "staged one band at a time", 11)
+    ox2 = ox + in_w * cell + 170
+    svg.rect(ox2, oy, tile_w * cell, (tile_h + 2 * r) * cell, COLOURS["done"], COLOURS["line"], 0.5)
+    svg.text(ox2, oy - 22, "rows_done: each", 11)
+    svg.text(ox2, oy - 8, "band's row pass", 11)
+    svg.line(ox + in_w * cell + 60, oy + rows * cell / 2, ox2 - 6, oy + rows * cell / 2, COLOURS["line"], 1.5)
+    svg.text(ox + in_w * cell + 62, oy + rows * cell / 2 - 6, f"2r+1 = {2 * r + 1} taps", 10)
+    ox3 = ox2 + tile_w * cell + 150
+    svg.rect(ox3, oy + r * cell, tile_w * cell, tile_h * cell, COLOURS["output"], COLOURS["line"], 0.5)
+    svg.text(ox3, oy - 22, "output: the", 11)
+    svg.text(ox3, oy - 8, "column pass", 11)
+    svg.line(ox2 + tile_w * cell + 6, oy + rows * cell / 2, ox3 - 6, oy + rows * cell / 2, COLOURS["line"], 1.5)
+    svg.text(ox2 + tile_w * cell + 8, oy + rows * cell / 2 - 6, f"{2 * r + 1} taps down", 10)
+    y = oy + rows * cell + 20
+    svg.text(ox, y, "Each thread computes 8 outputs of a row in the row pass and 8 of a column in the column pass;", 11)
+    svg.text(ox, y + 14, "the image crosses DRAM once each way, with no temporary image. Bands keep the staged input", 11)
+    svg.text(ox, y + 28, f"within {s['portable_bytes'] // 1024} KB (common/geometry/separable_shape.h).", 11)
+    return svg.render()
+
+
+def sampler_svg(s):
+    """The sampler's address modes on a 5-pixel row: what each returns 3 pixels beyond either edge."""
+    n, beyond, cell = 5, 3, 26
+    names = "abcde"
+    modes = [
+        ("zero: cudaAddressModeBorder / CLK_ADDRESS_CLAMP", lambda i: border_index(i, n, "zero")),
+        ("clamp: cudaAddressModeClamp / CLK_ADDRESS_CLAMP_TO_EDGE", lambda i: border_index(i, n, "clamp")),
+        ("mirror (ours, OpenCV's REFLECT_101): folded in code", lambda i: border_index(i, n, "mirror")),
+        ("hardware mirror: cudaAddressModeMirror / CLK_ADDRESS_MIRRORED_REPEAT (normalized only): repeats the edge",
+         lambda i: (i if 0 <= i < n else (-i - 1 if i < 0 else 2 * n - 1 - i))),
+        ("wrap: cudaAddressModeWrap / CLK_ADDRESS_REPEAT with normalized coordinates", lambda i: i % n),
+        ("'wrap' with unnormalized coordinates: silently clamps", lambda i: border_index(i, n, "clamp")),
+    ]
+    svg = Svg(760, 40 + len(modes) * 56)
+    svg.text(10, 20, "The sampler's address modes, 3 pixels beyond each edge of a 5-pixel row", 14, weight="bold")
+    for k, (label, fold) in enumerate(modes):
+        y = 40 + k * 56
+        svg.text(10, y + 10, label, 11, weight="bold" if k in (3, 5) else "normal",
+                 fill=COLOURS["corner"] if k in (3, 5) else "#000000")
+        for j, i in enumerate(range(-beyond, n + beyond)):
+            x = 10 + j * cell
+            source = fold(i)
+            inside = 0 <= i < n
+            svg.rect(x, y + 16, cell, cell, COLOURS["output"] if inside else COLOURS["outside"], COLOURS["line"], 0.5)
+            svg.text(x + cell / 2, y + 16 + cell * 0.68, "0" if source < 0 else names[source], 12, "middle",
+                     fill="#ffffff" if inside else "#000000")
+        svg.line(10 + beyond * cell, y + 12, 10 + beyond * cell, y + 20 + cell, COLOURS["corner"], 2)
+        svg.line(10 + (beyond + n) * cell, y + 12, 10 + (beyond + n) * cell, y + 20 + cell, COLOURS["corner"], 2)
+    return svg.render()
+
+
+PICTURES = {"tile.svg": tile_svg, "idle-threads.svg": idle_svg, "fast-schemes.svg": fast_svg,
+            "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg}
+
+
+def main(argv):
+    check = "--check" in argv
+    s = shapes()
+    stale = []
+    IMG.mkdir(parents=True, exist_ok=True)
+    for name, draw in PICTURES.items():
+        text = draw(s)
+        path = IMG / name
+        if check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(name)
+        else:
+            path.write_text(text)
+    if stale:
+        print(f"diagrams.py: stale in docs/img (run python3 tools/diagrams.py): {', '.join(stale)}")
+        return 1
+    print(f"diagrams.py: {len(PICTURES)} pictures {'up to date' if check else 'written'} in docs/img")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
