@@ -14,8 +14,10 @@
 #define CC_PIXEL CC_PIXEL_F32
 #endif
 
-/* OpenCL programs get conv_args.h prepended (opencl_backend.cpp); everyone else includes it. */
-#ifndef __OPENCL_VERSION__
+/* OpenCL programs get conv_args.h prepended (opencl_backend.cpp); everyone else includes it.
+   __OPENCL_C_VERSION__ too, as conv_args.h's CC_FN: a compiler run outside a runtime (clang -x cl)
+   defines only that one. */
+#if !defined(__OPENCL_VERSION__) && !defined(__OPENCL_C_VERSION__)
 #include "common/geometry/conv_args.h"
 #endif
 
@@ -43,7 +45,7 @@
      cc_quad_values(quad, values)   the four pixels as cc_values, into values[0..3]
      cc_quad_of(a, b, c, d)         four cc_values stored as a quad (8-bit: rounded and saturated) */
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 
 /* OpenCL C has the vector types and their conversions built in: every entry is a macro over them,
    which also keeps it free of any address space (__global input, __local tile alike). */
@@ -209,7 +211,7 @@ CC_FN float4& operator+=(float4& sum, float4 value) {
 
 #endif /* __OPENCL_VERSION__, __CUDACC__ */
 
-#if defined(__OPENCL_VERSION__) || defined(__CUDACC__)
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__) || defined(__CUDACC__)
 #define cc_load(pointer, index) cc_to_value((pointer)[index])
 #define cc_store(pointer, index, value) ((pointer)[index] = cc_to_pixel(value))
 #define cc_load_channel(pointer, index) cc_channel_value((pointer)[index])
