@@ -7,7 +7,10 @@
    ROW_OUT outputs of a row, then COLUMN_OUT of a column, using every pixel it loads for several FMAs.
    Borders stay exact: only the staging folds coordinates (cc_border_index), and a zero border stages
    zeros, which the row pass turns into zero rows.
-   Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS. */
+   Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS, and
+   CC_PIXEL for 8-bit frames (common/geometry/pixel.h): each pixel is converted to float once, as it is
+   staged, and RGBA8 runs its four channels one after the other through the same on-chip arrays, so the
+   passes are the float ones and the on-chip bytes those of f32 (docs/performance.md, "8-bit"). */
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
@@ -23,8 +26,8 @@
 
 /* BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
    sites, so the copy for work-groups wholly inside the image has no border arithmetic at all. */
-CC_FN void stage_band(__local float* band, __global const float* input, const ConvArgs args,
-                      int x0, int y0, bool fold)
+CC_FN void stage_band(__local float* band, __global const cc_channel* input, const ConvArgs args,
+                      int x0, int y0, int channel, bool fold)
 {
     #pragma unroll
     for (int round = 0; round < STAGE_ROUNDS; ++round) {
@@ -35,9 +38,9 @@ CC_FN void stage_band(__local float* band, __global const float* input, const Co
             if (fold) {
                 const int sx = cc_border_index(x0 + col, args.width, args.border);
                 const int sy = cc_border_index(y0 + row, args.height, args.border);
-                pixel = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+                pixel = (sx < 0 || sy < 0) ? 0.0f : cc_load_channel(input, (sy * args.pitch + sx) * CC_CHANNELS + channel);
             } else {
-                pixel = input[(y0 + row) * args.pitch + x0 + col];
+                pixel = cc_load_channel(input, ((y0 + row) * args.pitch + x0 + col) * CC_CHANNELS + channel);
             }
             band[row * IN_PITCH + col] = pixel;
         }
@@ -73,8 +76,8 @@ CC_FN void row_pass(__local const float* band, __local float* rows_done, __const
 
 /* The column pass: COLUMN_OUT outputs down a column per item, from rows_done; a warp's work-items take
    neighbouring columns, so its local reads and its global stores are each one contiguous row. */
-CC_FN void column_pass(__local const float* rows_done, __global float* output, const ConvArgs args,
-                       int x0, int y0, __constant float* column_filter)
+CC_FN void column_pass(__local const float* rows_done, __global cc_channel* output, const ConvArgs args,
+                       int x0, int y0, int channel, __constant float* column_filter)
 {
     for (int round = 0; round < COLUMN_ROUNDS; ++round) {
         const int item = get_local_id(0) + round * THREADS;
@@ -94,7 +97,8 @@ CC_FN void column_pass(__local const float* rows_done, __global float* output, c
             if (x0 + x < args.width) {
                 #pragma unroll
                 for (int o = 0; o < COLUMN_OUT; ++o)
-                    if (y0 + y + o < args.height) output[(y0 + y + o) * args.pitch + x0 + x] = sum[o];
+                    if (y0 + y + o < args.height)
+                        cc_store_channel(output, ((y0 + y + o) * args.pitch + x0 + x) * CC_CHANNELS + channel, sum[o]);
             }
         }
     }
@@ -102,8 +106,8 @@ CC_FN void column_pass(__local const float* rows_done, __global float* output, c
 
 /* No register cap here: OpenCL C has no counterpart of CUDA's __launch_bounds__ minimum of blocks. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
-void convolve_separable(__global const float* restrict input,
-                        __global float* restrict output,
+void convolve_separable(__global const cc_pixel* restrict input,
+                        __global cc_pixel* restrict output,
                         __constant float* row_filter,
                         __constant float* column_filter,
                         const ConvArgs args)
@@ -118,15 +122,22 @@ void convolve_separable(__global const float* restrict input,
     const bool inside = stage_x0 >= 0 && stage_x0 + IN_W <= args.width && stage_y0 >= 0 &&
                         stage_y0 + DONE_ROWS <= args.height;
 
-    for (int b = 0; b < BANDS; ++b) {
-        if (b > 0) barrier(CLK_LOCAL_MEM_FENCE);  /* the previous band's row pass is done reading `band` */
-        if (inside)
-            stage_band(band, input, args, stage_x0, stage_y0 + b * BAND, false);
-        else
-            stage_band(band, input, args, stage_x0, stage_y0 + b * BAND, true);
+    __global const cc_channel* channels_in = (__global const cc_channel*)input;
+    __global cc_channel* channels_out = (__global cc_channel*)output;
+    /* RGBA8: one channel at a time through the same arrays (CC_CHANNELS; f32 and 8-bit: once) */
+    #pragma unroll 1
+    for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        for (int b = 0; b < BANDS; ++b) {
+            /* the previous band's row pass is done reading `band`, the previous channel's column pass `rows_done` */
+            if (b > 0 || channel > 0) barrier(CLK_LOCAL_MEM_FENCE);
+            if (inside)
+                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, false);
+            else
+                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, true);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            row_pass(band, rows_done + b * BAND * DONE_PITCH, row_filter);
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
-        row_pass(band, rows_done + b * BAND * DONE_PITCH, row_filter);
+        column_pass(rows_done, channels_out, args, x0, y0, channel, column_filter);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    column_pass(rows_done, output, args, x0, y0, column_filter);
 }

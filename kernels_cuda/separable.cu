@@ -7,10 +7,13 @@
 // ROW_OUT outputs of a row, then COLUMN_OUT of a column, using every pixel it loads for several FMAs.
 // Borders stay exact: only the staging folds coordinates (cc_border_index), and a zero border stages
 // zeros, which the row pass turns into zero rows.
-// Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS.
+// Built with -D RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND, BANDS, and
+// CC_PIXEL for 8-bit frames (common/geometry/pixel.h): each pixel is converted to float once, as it is
+// staged, and RGBA8 runs its four channels one after the other through the same on-chip arrays, so the
+// passes are the float ones and the on-chip bytes those of f32 (docs/performance.md, "8-bit").
 // The helpers take no __restrict__, as their OpenCL twins may not (common/geometry/conv_args.h's
 // CC_FN); the kernels' own parameters keep it, and nvcc's PTX is the same with or without.
-#include "common/geometry/conv_args.h"
+#include "common/geometry/pixel.h"
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
@@ -29,8 +32,8 @@ __constant__ float c_column_filter[FILTER_H];
 
 // BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
 // sites, so the copy for blocks wholly inside the image has no border arithmetic at all.
-__device__ __forceinline__ void stage_band(float* band, const float* input, const ConvArgs& args,
-                                           int x0, int y0, bool fold)
+__device__ __forceinline__ void stage_band(float* band, const cc_channel* input, const ConvArgs& args,
+                                           int x0, int y0, int channel, bool fold)
 {
     #pragma unroll
     for (int round = 0; round < STAGE_ROUNDS; ++round) {
@@ -41,9 +44,9 @@ __device__ __forceinline__ void stage_band(float* band, const float* input, cons
             if (fold) {
                 const int sx = cc_border_index(x0 + col, args.width, args.border);
                 const int sy = cc_border_index(y0 + row, args.height, args.border);
-                pixel = (sx < 0 || sy < 0) ? 0.0f : input[sy * args.pitch + sx];
+                pixel = (sx < 0 || sy < 0) ? 0.0f : cc_load_channel(input, (sy * args.pitch + sx) * CC_CHANNELS + channel);
             } else {
-                pixel = input[(y0 + row) * args.pitch + x0 + col];
+                pixel = cc_load_channel(input, ((y0 + row) * args.pitch + x0 + col) * CC_CHANNELS + channel);
             }
             band[row * IN_PITCH + col] = pixel;
         }
@@ -79,8 +82,8 @@ __device__ __forceinline__ void row_pass(const float* band, float* rows_done)
 
 // The column pass: COLUMN_OUT outputs down a column per item, from rows_done; a warp's threads take
 // neighbouring columns, so its shared reads and its global stores are each one contiguous row.
-__device__ __forceinline__ void column_pass(const float* rows_done, float* output, const ConvArgs& args,
-                                            int x0, int y0)
+__device__ __forceinline__ void column_pass(const float* rows_done, cc_channel* output, const ConvArgs& args,
+                                            int x0, int y0, int channel)
 {
     for (int round = 0; round < COLUMN_ROUNDS; ++round) {
         const int item = threadIdx.x + round * THREADS;
@@ -100,7 +103,8 @@ __device__ __forceinline__ void column_pass(const float* rows_done, float* outpu
             if (x0 + x < args.width) {
                 #pragma unroll
                 for (int o = 0; o < COLUMN_OUT; ++o)
-                    if (y0 + y + o < args.height) output[(y0 + y + o) * args.pitch + x0 + x] = sum[o];
+                    if (y0 + y + o < args.height)
+                        cc_store_channel(output, ((y0 + y + o) * args.pitch + x0 + x) * CC_CHANNELS + channel, sum[o]);
             }
         }
     }
@@ -109,8 +113,8 @@ __device__ __forceinline__ void column_pass(const float* rows_done, float* outpu
 // At least 1024 threads per SM: caps registers at 64 (unbounded, ptxas took 142 at r = 16, which
 // would leave 3 blocks of 128 threads per SM); nvcc reports no spills at that cap up to r = 64.
 extern "C" __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
-convolve_separable(const float* __restrict__ input,
-                   float* __restrict__ output,
+convolve_separable(const cc_pixel* __restrict__ input,
+                   cc_pixel* __restrict__ output,
                    const ConvArgs args)
 {
     // Dynamic, so that large radii may opt in above 48 KB: BAND x IN_PITCH staged pixels, then
@@ -125,15 +129,22 @@ convolve_separable(const float* __restrict__ input,
     const bool inside = stage_x0 >= 0 && stage_x0 + IN_W <= args.width && stage_y0 >= 0 &&
                         stage_y0 + DONE_ROWS <= args.height;
 
-    for (int b = 0; b < BANDS; ++b) {
-        if (b > 0) __syncthreads();  // the previous band's row pass is done reading `band`
-        if (inside)
-            stage_band(band, input, args, stage_x0, stage_y0 + b * BAND, false);
-        else
-            stage_band(band, input, args, stage_x0, stage_y0 + b * BAND, true);
+    const cc_channel* channels_in = reinterpret_cast<const cc_channel*>(input);
+    cc_channel* channels_out = reinterpret_cast<cc_channel*>(output);
+    // RGBA8: one channel at a time through the same arrays (CC_CHANNELS; f32 and 8-bit: once)
+    #pragma unroll 1
+    for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        for (int b = 0; b < BANDS; ++b) {
+            // the previous band's row pass is done reading `band`, the previous channel's column pass `rows_done`
+            if (b > 0 || channel > 0) __syncthreads();
+            if (inside)
+                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, false);
+            else
+                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, true);
+            __syncthreads();
+            row_pass(band, rows_done + b * BAND * DONE_PITCH);
+        }
         __syncthreads();
-        row_pass(band, rows_done + b * BAND * DONE_PITCH);
+        column_pass(rows_done, channels_out, args, x0, y0, channel);
     }
-    __syncthreads();
-    column_pass(rows_done, output, args, x0, y0);
 }

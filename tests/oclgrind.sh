@@ -68,15 +68,30 @@ check "races, API, 3 channels" 7 --data-races --check-api -- --variant $all --fi
 check "uninitialized values, 3 channels" 6 "${uninitialized[@]}" -- \
   --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border wrap --channels 3
 # 8-bit pixels (--pixel u8): one channel, and RGBA8 with 3 channels padded to 4, through the variants
-# with 8-bit kernels; texture again only for races and API misuse.
-u8=global,constant,tiled,texture
-check "races, API, u8, 1 channel" 4 --data-races --check-api -- --variant $u8 --pixel u8 --filter box:r=2 --border clamp
-check "races, API, u8 RGBA8 (3 channels padded)" 4 --data-races --check-api -- \
+# with 8-bit kernels (fast at r = 2: its quads, 4-byte and 16-byte loads); texture again only for races
+# and API misuse.
+u8=global,constant,tiled,texture,separable,fast
+check "races, API, u8, 1 channel" 6 --data-races --check-api -- --variant $u8 --pixel u8 --filter box:r=2 --border clamp
+check "races, API, u8 RGBA8 (3 channels padded)" 6 --data-races --check-api -- \
   --variant $u8 --pixel u8 --channels 3 --filter box:r=2 --border mirror
-check "uninitialized values, u8, 1 channel" 3 "${uninitialized[@]}" -- \
-  --variant global,constant,tiled --pixel u8 --filter box:r=2 --border zero
-check "uninitialized values, u8 RGBA8 (3 channels padded)" 3 "${uninitialized[@]}" -- \
-  --variant global,constant,tiled --pixel u8 --channels 3 --filter box:r=2 --border wrap
+check "uninitialized values, u8, 1 channel" 5 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled,separable,fast --pixel u8 --filter box:r=2 --border zero
+check "uninitialized values, u8 RGBA8 (3 channels padded)" 5 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled,separable,fast --pixel u8 --channels 3 --filter box:r=2 --border wrap
+# u8 fast's on-chip schemes, which stage one channel at a time as float (RGBA8: four rounds through
+# one tile, a barrier between): rows of 4 (r = 8), rows of 2 (r = 20), and columns (r = 32 in 32 KB
+# with 64-item groups, where no rows tile fits); separable in one band and in bands beside them.
+for radius in 8 20; do
+  check "races, API, u8 RGBA8 fast and separable, r=$radius" 2 --data-races --check-api -- \
+    --variant separable,fast --pixel u8 --channels 4 --filter box:r=$radius --border wrap
+  check "uninitialized values, u8 RGBA8 fast and separable, r=$radius" 2 "${uninitialized[@]}" -- \
+    --variant separable,fast --pixel u8 --channels 4 --filter box:r=$radius --border mirror
+done
+for channels in 1 4; do
+  size=40x12 check "races, API, u8 fast columns (32 KB, 64-item groups, r=32), $channels channel(s)" 1 --data-races \
+    --check-api --local-mem-size 32768 --max-wgsize 64 -- --variant fast --pixel u8 --channels $channels \
+    --filter box:r=32 --border clamp
+done
 # A tiny device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
 # 4x4 tile (radius 8 needs 20x20 floats) and every other variant to 8x8 work-groups; fast, whose
 # smallest tile at radius 8 needs 4.5 KB, and separable, whose smallest needs 12 KB, are skipped there.

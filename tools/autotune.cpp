@@ -26,8 +26,8 @@ namespace cc {
 
 // The cache file's key object: one JSON field per member; a missing or mistyped field throws
 // json::exception, and the file is then treated as corrupt.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TuningKey, width, height, channels, radius_x, radius_y, border, separable, backend,
-                                   versions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TuningKey, width, height, channels, radius_x, radius_y, border, pixel, separable,
+                                   backend, versions)
 
 namespace {
 
@@ -35,7 +35,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Bumped when the file layout changes; a file of another format is rebuilt like a corrupt one.
-constexpr int kCacheFormat = 1;
+// 2: the key holds the pixel type (issue #16), so an f32 choice is never reused for u8.
+constexpr int kCacheFormat = 2;
 
 // Letters, digits, '.' and '-' kept (case too, so the file name still reads as the device); every
 // other run of characters becomes one '-'.
@@ -91,6 +92,7 @@ TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, co
   key.radius_x = problem.radius_x();
   key.radius_y = problem.radius_y();
   key.border = std::string(to_string(problem.border));
+  key.pixel = std::string(to_string(problem.pixel));
   key.separable = separate(problem.correlation_filter).has_value();
   key.backend = std::string(backend);
   std::vector<std::string> versions;
@@ -216,13 +218,15 @@ void TuningCache::write(const std::vector<std::pair<TuningKey, AutoChoice>>& ent
 AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,
                           const RunOptions& options, TuningCache& cache, bool retune) {
   std::vector<std::string> candidates = backend.variants();
-  std::erase_if(candidates, [](const std::string& variant) {
+  // Only the candidates with kernels for the problem's pixel type (the table's `pixels`).
+  std::erase_if(candidates, [&](const std::string& variant) {
     const VariantTraits* traits = find_variant(variant);
-    return !traits || !traits->auto_candidate;
+    return !traits || !traits->auto_candidate || !(traits->pixels & pixel_bit(problem.pixel));
   });
   AutoChoice choice;
   if (candidates.empty()) {
-    choice.reason = fmt::format("the {} backend has none of the variants auto chooses from", backend.name());
+    choice.reason = fmt::format("the {} backend has none of the variants auto chooses from for {} pixels",
+                                backend.name(), to_string(problem.pixel));
     return choice;
   }
 

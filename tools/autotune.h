@@ -15,7 +15,8 @@
 
 namespace cc {
 
-// Auto chooses among the variants the table marks auto_candidate (common/domain/variants.h): every one of
+// Auto chooses among the variants the table marks auto_candidate (common/domain/variants.h) that store the
+// problem's pixel type (the table's `pixels`: fft does not run u8, so an 8-bit auto never measures it): every one of
 // the project's own single-pass and two-pass forms, so that "auto" is never slower than the best of
 // them by more than the timing noise; not naive (a one-thread CPU baseline) nor the vendor baselines.
 // The tile shape is not tuned here: `fast` picks its shape per radius at compile time
@@ -42,6 +43,7 @@ struct AutoChoice {
 struct TuningKey {
   int width = 0, height = 0, channels = 0, radius_x = 0, radius_y = 0;
   std::string border;      // "zero", "clamp", ...
+  std::string pixel;       // "f32", "u8": the device frame's pixels, which decide the candidates and their speed
   bool separable = false;  // rank-1 filter: the separable variant can run
   std::string backend;     // "cuda", "opencl", "cpu"
   std::string versions;    // the device's driver / runtime / platform versions and convcompare's

@@ -7,7 +7,10 @@
 // common/geometry/fast_shape.h and separable_shape.h for every radius pair 0..32 (square or not), every
 // on-chip size in kOnChipSizes and every work-group limit in kWorkGroupLimits, exactly as the OpenCL backend
 // calls them; configurations the backend would skip (no tile fits) are left out, as it never builds them.
-// The other kernels_cl/ files take no -D options: the script builds each of them once.
+// Each comes once per pixel format (common/geometry/pixel_format.h's pixel_define: f32 with no -D, 8-bit,
+// RGBA8), whose -D the backend appends after the shape's; the shapes themselves do not depend on it, as
+// both kernels stage float whatever the format. The script builds every other kernels_cl/ file once per
+// format it reads (tools/vendor_kernels.sh).
 #include <algorithm>
 #include <cstdlib>
 #include <cstddef>
@@ -29,6 +32,8 @@ constexpr int kMaxRadius = 32;  // fast's compile-time limit; separable's shapes
 constexpr std::size_t kOnChipSizes[] = {32 * 1024, 48 * 1024, 64 * 1024};
 // 256 stands for every larger device too: no shape has more work-items. 32 is Rusticl's kernel limit.
 constexpr std::size_t kWorkGroupLimits[] = {256, 128, 64, 32};
+// The pixel formats' -D, as common/geometry/pixel_format.h's pixel_define writes them (f32: none).
+constexpr std::string_view kPixelDefines[] = {"", "-DCC_PIXEL=CC_PIXEL_U8", "-DCC_PIXEL=CC_PIXEL_U8X4"};
 
 struct Configuration {
   std::string file;
@@ -41,24 +46,29 @@ std::string joined(const std::vector<std::string>& defines, std::size_t skip = 0
   return fmt::format("{}", fmt::join(defines.begin() + static_cast<std::ptrdiff_t>(skip), defines.end(), " "));
 }
 
-// Every configuration the backend can build, one per (radius pair, on-chip size, limit), duplicates included.
+// Every configuration the backend can build, one per (pixel format, radius pair, on-chip size, limit),
+// duplicates included.
 std::vector<Configuration> every_configuration() {
   std::vector<Configuration> all;
+  for (const std::string_view pixel : kPixelDefines)
   for (const std::size_t on_chip : kOnChipSizes)
     for (const std::size_t limit : kWorkGroupLimits)
       for (int radius_x = 0; radius_x <= kMaxRadius; ++radius_x)
         for (int radius_y = 0; radius_y <= kMaxRadius; ++radius_y) {
           const cc::FastShape fast = cc::fast_shape(radius_x, radius_y, on_chip, limit);
           if (cc::fast_tile_bytes(fast, radius_x, radius_y) <= on_chip) {
-            const std::vector<std::string> defines = cc::fast_defines(fast, radius_x, radius_y);
+            std::vector<std::string> defines = cc::fast_defines(fast, radius_x, radius_y);
+            if (!pixel.empty()) defines.emplace_back(pixel);
             all.push_back({"fast.cl", joined(defines), joined(defines, 2), radius_x, radius_y});
           }
           if (const auto separable = cc::separable_shape(radius_x, radius_y, on_chip, limit)) {
-            const std::vector<std::string> defines = cc::separable_defines(*separable, radius_x, radius_y);
+            std::vector<std::string> defines = cc::separable_defines(*separable, radius_x, radius_y);
+            if (!pixel.empty()) defines.emplace_back(pixel);
             // BAND follows the radius; one band or several is the structural difference
-            const std::string shape = fmt::format("THREADS={} TILE_W={} TILE_H={} {}", separable->threads,
+            const std::string shape = fmt::format("THREADS={} TILE_W={} TILE_H={} {}{}{}", separable->threads,
                                                   separable->tile_w, separable->tile_h,
-                                                  separable->bands == 1 ? "one band" : "bands");
+                                                  separable->bands == 1 ? "one band" : "bands",
+                                                  pixel.empty() ? "" : " ", pixel);
             all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
           }
         }

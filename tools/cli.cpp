@@ -2,11 +2,13 @@
 #include "tools/cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <tuple>
+#include <vector>
 
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
@@ -24,6 +26,17 @@ std::string help_footer() {
       "Variants:\n{}Filters: {}, file:PATH\n"
       "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input.",
       variants, fmt::join(builtin_filter_names(), ", "));
+}
+
+// The --pixel help: the variants with 8-bit kernels, from the table's `pixels` (never a list of names).
+std::string pixel_help() {
+  std::vector<std::string_view> eight_bit;
+  for (const VariantTraits& variant : all_variants())
+    if (variant.pixels & kU8) eight_bit.push_back(variant.name);
+  return fmt::format("Pixel storage on the device: f32 (float planes) or u8 (8-bit, 1 or 4 interleaved channels, "
+                     "float arithmetic, results rounded and saturated; runs in {}, the others skip); a comma list "
+                     "runs each",
+                     fmt::join(eight_bit, ", "));
 }
 
 // CLI11 prefixes some messages with the program name; the driver adds its own prefix.
@@ -133,9 +146,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
           ->allow_extra_args(false)
           ->check(CLI::IsMember({"pinned", "pageable", "both"}))
           ->default_str("pinned");
-  app.add_option("--pixel", config.pixels,
-                 "Pixel storage on the device: f32 (float planes) or u8 (8-bit, 1 or 4 interleaved channels, "
-                 "float arithmetic, results rounded and saturated); a comma list runs each")
+  app.add_option("--pixel", config.pixels, pixel_help())
       ->type_name("LIST")
       ->delimiter(',')
       ->allow_extra_args(false)

@@ -8,8 +8,10 @@
 # ("undefined hidden symbol", docs/portability.md). Targets gfx1030 (RDNA2) and gfx90a (CDNA2).
 # Intel: ocloc, the offline front of Intel's compute runtime (Debian's intel-opencl-icd), for tgllp (Xe-LP)
 # and acm-g10 (Xe-HPG), in the zebin format, whose .ze_info carries each kernel's resources.
-# The configurations come from cl_configurations (the project's shape code); every other kernels_cl/
-# file is built once as it is. Exit 1 on any compile or link error, after building everything.
+# The configurations come from cl_configurations (the project's shape code, each pixel format included);
+# every other kernels_cl/ file is built once per pixel format it reads (common/geometry/pixel.h: f32,
+# and -DCC_PIXEL=CC_PIXEL_U8 / CC_PIXEL_U8X4 where the file uses cc_pixel). Exit 1 on any compile or
+# link error, after building everything.
 set -uo pipefail
 
 configurations=${1:?usage: vendor_kernels.sh PATH/TO/cl_configurations [TABLE.md]}
@@ -42,7 +44,11 @@ done
   "$configurations" | cut -f1,2
   for kernel in "$repo"/kernels_cl/*.cl; do
     name=$(basename "$kernel")
-    "$configurations" | cut -f1 | grep -qx "$name" || printf '%s\t\n' "$name"
+    "$configurations" | cut -f1 | grep -qx "$name" && continue
+    printf '%s\t\n' "$name"
+    if grep -q cc_pixel "$kernel"; then
+      printf '%s\t%s\n' "$name" -DCC_PIXEL=CC_PIXEL_U8 "$name" -DCC_PIXEL=CC_PIXEL_U8X4
+    fi
   done
 } | while IFS=$'\t' read -r file options; do
   for target in gfx1030 gfx90a tgllp acm-g10; do printf '%s\t%s\t%s\n' "$file" "$options" "$target"; done

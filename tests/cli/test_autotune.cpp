@@ -148,6 +148,7 @@ TEST_CASE("auto: the tuning key holds the shape, radius, border, separability an
   CHECK(box.radius_x == 2);
   CHECK(box.radius_y == 2);
   CHECK(box.border == "mirror");
+  CHECK(box.pixel == "f32");
   CHECK(box.separable);
   CHECK(box.backend == "cuda");
   CHECK(box.versions.find("driver version 13.0") != std::string::npos);
@@ -155,6 +156,12 @@ TEST_CASE("auto: the tuning key holds the shape, radius, border, separability an
   const cc::TuningKey laplacian = cc::make_tuning_key(
       "cuda", fake_device(), cc::make_problem(image, cc::parse_filter_spec("laplacian"), cc::Border::Mirror, false));
   CHECK_FALSE(laplacian.separable);
+  const cc::TuningKey eight_bit = cc::make_tuning_key(
+      "cuda", fake_device(),
+      cc::make_problem(cc::quantized_8bit(image), cc::parse_filter_spec("box:r=2"), cc::Border::Mirror, false,
+                       cc::PixelType::U8));
+  CHECK(eight_bit.pixel == "u8");
+  CHECK(eight_bit != box);  // an f32 choice is never reused for u8
 
   cc::DeviceInfo updated = fake_device();
   updated.properties[0].second = "13.1";
@@ -193,7 +200,7 @@ TEST_CASE("auto: the cache keeps one file per device and finds only the exact ke
   CHECK(found->variant == "fast");
   CHECK(found->measured == sample_choice().measured);
   for (auto change : {+[](cc::TuningKey& key) { key.width += 1; }, +[](cc::TuningKey& key) { key.radius_y += 1; },
-                      +[](cc::TuningKey& key) { key.border = "wrap"; },
+                      +[](cc::TuningKey& key) { key.border = "wrap"; }, +[](cc::TuningKey& key) { key.pixel = "u8"; },
                       +[](cc::TuningKey& key) { key.separable = !key.separable; },
                       +[](cc::TuningKey& key) { key.versions += " changed"; }}) {
     cc::TuningKey other = sample_key();
@@ -385,4 +392,27 @@ TEST_CASE("auto: a backend with one candidate (cpu: fast) still measures it once
   CHECK(second.from_cache);
   CHECK(second.summary().starts_with("fast (cached; fast "));
   CHECK(counting.runs == 1);
+}
+
+TEST_CASE("auto: an 8-bit problem measures only the candidates with 8-bit kernels, separable and fast among them") {
+  cc::Backend* opencl = opencl_backend();
+  if (!opencl) return;
+  const TempDir dir("autotune");
+  const cc::Image image = cc::quantized_8bit(cc::make_default_image(96, 64, 4));
+  const cc::Problem problem =
+      cc::make_problem(image, cc::parse_filter_spec("box:r=2"), cc::Border::Mirror, false, cc::PixelType::U8);
+  CountingBackend counting(*opencl);
+  cc::TuningCache cache(dir.path, opencl->devices()[0]);
+  const cc::AutoChoice choice = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
+  const auto eight_bit = std::ranges::count_if(opencl->variants(), [](const std::string& variant) {
+    const cc::VariantTraits* traits = cc::find_variant(variant);
+    return traits && traits->auto_candidate && (traits->pixels & cc::kU8);
+  });
+  CHECK(eight_bit < static_cast<long>(auto_candidate_count(*opencl)));  // fft has no 8-bit kernels
+  CHECK(counting.runs == eight_bit);  // never a run that could only skip
+  CHECK(choice.measured.size() == static_cast<std::size_t>(eight_bit));
+  for (const char* variant : {"separable", "fast"})
+    CHECK(std::ranges::any_of(choice.measured, [&](const auto& entry) { return entry.first == variant; }));
+  CHECK(std::ranges::none_of(choice.measured, [](const auto& entry) { return entry.first == "fft"; }));
+  CHECK(read_json(cache.file()).at("entries")[0]["key"]["pixel"] == "u8");
 }

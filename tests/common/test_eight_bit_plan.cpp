@@ -93,8 +93,38 @@ TEST_CASE("u8 skips: a variant without 8-bit kernels says which pixel types it h
     if (variant.geometry == cc::Geometry::None || (variant.pixels & cc::kU8)) continue;
     CHECK(plan(variant.name, problem, limits).reason.starts_with(std::string(variant.name) + " has no u8 kernels"));
   }
-  for (const char* variant : {"global", "constant", "tiled", "texture", "npp", "npp-separable"})
+  for (const char* variant : {"global", "constant", "tiled", "texture", "separable", "fast", "npp", "npp-separable"})
     CHECK(cc::find_variant(variant)->pixels == (cc::kF32 | cc::kU8));
+}
+
+TEST_CASE("fast and separable on 8-bit: f32's shapes and on-chip bytes (they stage float), 8-bit frames, the format's -D") {
+  for (const std::size_t on_chip : {std::size_t{32768}, std::size_t{49152}, std::size_t{232448}}) {
+    const cc::DeviceLimits limits = device_with(on_chip);
+    for (const int radius : {1, 4, 5, 16, 17, 32}) {
+      for (const char* variant : {"fast", "separable"}) {
+        CAPTURE(on_chip);
+        CAPTURE(radius);
+        CAPTURE(variant);
+        const Planned floats = plan(variant, problem_of(1, cc::PixelType::F32, radius), limits);
+        REQUIRE(floats.reason.empty());
+        for (const int channels : {1, 3, 4}) {
+          CAPTURE(channels);
+          const Planned bytes = plan(variant, problem_of(channels, cc::PixelType::U8, radius), limits);
+          REQUIRE(bytes.reason.empty());
+          CHECK(bytes.plan.on_chip_bytes == floats.plan.on_chip_bytes);
+          CHECK(bytes.plan.group.items() == floats.plan.group.items());
+          CHECK(bytes.plan.groups.x == floats.plan.groups.x);
+          CHECK(bytes.plan.groups.y == floats.plan.groups.y);
+          std::vector<std::string> defines = floats.plan.defines;
+          defines.emplace_back(channels == 1 ? "-DCC_PIXEL=CC_PIXEL_U8" : "-DCC_PIXEL=CC_PIXEL_U8X4");
+          CHECK(bytes.plan.defines == defines);
+          const std::size_t pixel_bytes = channels == 1 ? 1 : 4;
+          CHECK(bytes.plan.pixel_bytes == pixel_bytes);
+          CHECK(bytes.plan.frame_bytes == 2u * 45 * 31 * pixel_bytes);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("npp-separable on 8-bit: the non-negative factor first, scaled to sum 1, the product unchanged") {

@@ -155,6 +155,47 @@ TEST_CASE("cuda: u8 runs the kernels compiled for its format, on 8-bit frames, a
   }
 }
 
+// fast and separable for 8-bit (issue #16): each NVRTC shape for one channel and RGBA8, on an image
+// with blocks wholly inside it (quads' 4-byte / 16-byte loads, rows' unfolded staging) and at every
+// edge, every border, with the pixel format's -D in the module's options.
+TEST_CASE("cuda: u8 fast and separable validate in every scheme and shape, 1, 3 and 4 channels") {
+  struct Shape {
+    const char* variant;
+    int width, height;
+    const char* define;  // the scheme's tell-tale in the options
+  };
+  const Shape shapes[] = {{"fast", 3, 3, "-DOUT_X=4 -DOUT_Y=4"},    {"fast", 7, 5, "-DOUT_X=4 -DOUT_Y=4"},
+                          {"fast", 13, 11, "-DOUT_X=8 -DOUT_Y=4"},  {"fast", 35, 19, "-DOUT_X=8 -DOUT_Y=2"},
+                          {"fast", 65, 65, "-DOUT_X=8 -DOUT_Y=2"},  {"separable", 7, 5, "-DBANDS=1"},
+                          {"separable", 33, 25, "-DBANDS="}};
+  unsigned seed = 60;
+  for (const int channels : {1, 3, 4}) {
+    const cc::Image input = eight_bit_image(300, 150, channels, ++seed);
+    for (const Shape& shape : shapes) {
+      const bool separable = std::string_view(shape.variant) == "separable";
+      cc::Filter filter = separable ? random_separable_filter(shape.width, shape.height, ++seed)
+                                    : random_filter(shape.width, shape.height, ++seed);
+      // Sums of the order of the pixels, both signs: some round, some saturate at each end.
+      for (float& weight : filter.weights) weight *= 4.0f / std::sqrt(static_cast<float>(filter.taps()));
+      for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
+        INFO(shape.variant << " " << shape.width << "x" << shape.height << ", " << channels << " channels, border "
+                           << cc::to_string(border));
+        const Checked checked = run_and_validate(shape.variant, input, filter, border, quick_options(),
+                                                 cc::PixelType::U8);
+        REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
+        CHECK_MESSAGE(checked.validation.passed, checked.validation.message());
+        CHECK(checked.validation.eight_bit);
+        CHECK(checked.run.compile_time.find(shape.define) != std::string::npos);
+        CHECK(checked.run.compile_time.ends_with(channels == 1 ? "-DCC_PIXEL=CC_PIXEL_U8" : "-DCC_PIXEL=CC_PIXEL_U8X4"));
+        // One byte per pixel each way, or four (RGBA8), and the filter (separable: its two factors).
+        const std::size_t filter_bytes =
+            separable ? (static_cast<std::size_t>(shape.width) + shape.height) * 4 : filter.weights.size() * 4;
+        CHECK(checked.run.device_bytes == 2u * 300 * 150 * (channels == 1 ? 1 : 4) + filter_bytes);
+      }
+    }
+  }
+}
+
 #ifdef CONVCOMPARE_WITH_CUFFT
 TEST_CASE("cuda: fft validates over the test matrix within its FFT bound") {
   CHECK(cc::testing::check_variant_matrix(cuda(), 0, "fft") > 0);

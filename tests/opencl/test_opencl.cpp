@@ -1,5 +1,6 @@
 // test_opencl.cpp: the OpenCL backend on one OpenCL device (PoCL in CI): discovery, every variant
 // through the test matrix and bit-exact, --kernel-dir, timing fields, and the limits that skip.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -274,6 +275,67 @@ TEST_CASE("matrix u8: every variant with 8-bit kernels, 1, 3 and 4 channels") {
     if (variant != "texture" || limits().no_images.empty()) CHECK(ran > 0);
   }
   CHECK(variants >= 4);  // global, constant, tiled, texture at least
+}
+
+// fast and separable for 8-bit (issue #16): each of their shapes, built for one channel and for RGBA8
+// (3 channels padded, and 4), on an image with groups wholly inside it (fast's quads and rows read it
+// without folding there) and groups at every edge, every border; weights that leave 0..255 and fall
+// between integers, so rounding and saturation are both exercised.
+TEST_CASE("u8 fast and separable: every scheme and shape, 1, 3 and 4 channels, every border") {
+  name_device();
+  struct Shape {
+    const char* variant;
+    int radius_x, radius_y;
+    const char* what;  // fast_shape / separable_shape's choice on a device with room for it
+  };
+  const Shape shapes[] = {{"fast", 3, 2, "quads"},          {"fast", 1, 1, "quads"},
+                          {"fast", 6, 5, "rows of 4"},      {"fast", 17, 9, "rows of 2"},
+                          {"separable", 3, 2, "one band"},  {"separable", 16, 12, "bands"}};
+  long below = 0, above = 0;  // reference values the stores must saturate
+  for (const int channels : {1, 3, 4}) {
+    const cc::Image input = cc::quantized_8bit(ramp_image(300, 150, channels));
+    for (const Shape& shape : shapes) {
+      cc::Filter filter = box_filter(2 * shape.radius_x + 1, 2 * shape.radius_y + 1, 0.0f);
+      const bool separable = std::string_view(shape.variant) == "separable";
+      for (int y = 0; y < filter.height; ++y)
+        for (int x = 0; x < filter.width; ++x)  // rank 1 for separable; sums beyond 0..255 either way
+          filter.weights[static_cast<std::size_t>(y) * filter.width + x] =
+              separable ? (1.2f - 0.35f * static_cast<float>((x * 5) % 7)) * (6.0f / filter.height + 0.01f * (y % 3))
+                        : (1.2f - 0.35f * static_cast<float>((x * 5 + y * 3) % 7)) * 8.0f / static_cast<float>(filter.taps());
+      for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
+        CAPTURE(channels);
+        CAPTURE(shape.variant);
+        CAPTURE(shape.what);
+        CAPTURE(shape.radius_x);
+        INFO("border " << cc::to_string(border));
+        const cc::Problem problem = cc::make_problem(input, filter, border, false, cc::PixelType::U8);
+        const cc::BackendRun run = opencl().run(problem, input, shape.variant, device_under_test(), quick_options());
+        REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+        CHECK(run.compile_time.ends_with(channels == 1 ? " -DCC_PIXEL=CC_PIXEL_U8" : " -DCC_PIXEL=CC_PIXEL_U8X4"));
+        // The shape is the one f32 takes: both kernels stage float whatever the pixels.
+        const std::size_t items = work_group_items(run.compile_time);
+        const std::string defines =
+            separable ? joined_defines(cc::separable_defines(
+                            *cc::separable_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items),
+                            shape.radius_x, shape.radius_y))
+                      : joined_defines(cc::fast_defines(
+                            cc::fast_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items),
+                            shape.radius_x, shape.radius_y));
+        CHECK(run.compile_time.find(defines) != std::string::npos);
+        const cc::Image reference = cc::reference_convolve(input, problem);
+        const cc::Validation validation =
+            cc::validate(run.output, reference, cc::testing::tolerance_of(shape.variant, problem, input));
+        CHECK_MESSAGE(validation.passed, validation.message());
+        CHECK(validation.eight_bit);
+        below += std::ranges::count_if(reference.data, [](float v) { return v < 0.0f; });
+        above += std::ranges::count_if(reference.data, [](float v) { return v > 255.0f; });
+      }
+    }
+  }
+  // The cases exercised what 8-bit stores must do: saturate at both ends (and round: validation's
+  // neighbour rule sees the values between integers).
+  CHECK(below > 0);
+  CHECK(above > 0);
 }
 
 TEST_CASE("integer-exact u8 problems match the rounded reference bit for bit in every variant with 8-bit kernels") {
