@@ -212,7 +212,10 @@ Filter parse_filter_text(const std::string& text, const std::string& origin) {
   int sizes_read = 0;
   std::size_t expected = 0;
   std::vector<float> weights;
-  std::istringstream lines(text);
+  // A UTF-8 byte order mark (some Windows editors write one) is not part of the first number. CR LF
+  // line ends need nothing: CR is whitespace to the tokenizer.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  std::istringstream lines(text.starts_with(kByteOrderMark) ? text.substr(kByteOrderMark.size()) : text);
   std::string line;
   for (int line_number = 1; std::getline(lines, line); ++line_number) {
     line = line.substr(0, line.find('#'));
