@@ -21,6 +21,7 @@
 #include "common/domain/reference.h"
 #include "common/domain/temporary_files.h"
 #include "common/report/compare.h"
+#include "common/report/report_read.h"
 #include "common/report/plot.h"
 #include "tools/environment.h"
 #include "tools/execute.h"
@@ -81,7 +82,7 @@ bool any_failed(const Report& report) {
 
 int run_job(const Config& config) {
   if (!config.merge_reports.empty()) return run_merge(config.merge_reports, std::cout);
-  const Job job = make_job(config);
+  Job job = make_job(config);
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
     print_listing(job, backends, std::cout);
@@ -104,6 +105,7 @@ int run_job(const Config& config) {
   // Every output path, checked against the others and the inputs, before any work.
   const OutputPlan plan(job, image, targets);
   OutputWriter outputs(plan);
+  if (!job.compare_path.empty()) job.baseline = read_json_report(job.compare_path);
 
   Report report = report_header(job, image, backends);
   if (job.measure_peaks) measure_device_peaks(targets, report);

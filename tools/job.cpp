@@ -181,8 +181,7 @@ Job make_job(const Config& config) {
   job.plot_path = config.plot_path;
   job.output_dir = config.output_dir;
   job.output_format = config.output_format;
-  job.compare_path = config.compare_path;
-  if (!config.compare_path.empty()) job.baseline = read_json_report(config.compare_path);
+  job.compare_path = config.compare_path;  // read by the driver once the output plan has checked it
   return job;
 }
 

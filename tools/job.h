@@ -80,8 +80,8 @@ struct Job {
   std::string plot_path;
   std::string output_dir;     // the reference, every result and the contact sheet
   std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
-  std::optional<Report> baseline;  // --compare, read before any work
-  std::string compare_path;        // its file, an input the outputs must not overwrite
+  std::string compare_path;        // --compare: an input the outputs must not overwrite
+  std::optional<Report> baseline;  // read from it once the output plan has checked the paths, before any work
 
   // As the user gave them, for the report's environment block.
   std::vector<std::string> memory_names;
@@ -90,8 +90,7 @@ struct Job {
 };
 
 // Checks and resolves the configuration; throws InputError (one line) on anything wrong, before any
-// slow work: names, sizes, inputs that cannot be read (a pipe named twice), a baseline that cannot be
-// read. Where the outputs go is checked by OutputPlan (tools/outputs.h), once the targets are known.
+// slow work: names, sizes, inputs that cannot be read (a pipe named twice). Where the outputs go is checked by OutputPlan (tools/outputs.h), once the targets are known.
 Job make_job(const Config& config);
 
 // The host memory the run needs at its largest image, refused before allocating it (InputError with

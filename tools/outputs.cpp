@@ -165,7 +165,7 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     check_name_length(file);
     check_report_path(file);
     // Two writers on one stream would interleave: the console report and a report on standard output.
-    if ((!job.quiet || job.baseline) && is_standard_output(file.path))
+    if ((!job.quiet || !job.compare_path.empty()) && is_standard_output(file.path))
       throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
                                    file.what, file.path));
   }

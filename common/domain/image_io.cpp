@@ -136,10 +136,7 @@ PfmHeader read_pfm_header(InputFile& input) {
 }
 
 // File rows [first, first + count) from `bytes` into the image (rows are stored bottom to top).
-// A NaN or an infinity is refused: it spreads through every filter, and NaN is also the poison that
-// marks pixels a kernel left unwritten, so it would hide them (docs/correctness.md).
-void store_pfm_rows(const InputFile& input, Image& image, const PfmHeader& header, int first, int count,
-                    const char* bytes) {
+void store_pfm_rows(Image& image, const PfmHeader& header, int first, int count, const char* bytes) {
   for (int file_row = first; file_row < first + count; ++file_row) {
     const int y = image.height - 1 - file_row;
     for (int x = 0; x < header.width; ++x)
@@ -147,11 +144,7 @@ void store_pfm_rows(const InputFile& input, Image& image, const PfmHeader& heade
         std::uint32_t bits = 0;
         std::memcpy(&bits, bytes, sizeof bits);
         if (header.swap) bits = __builtin_bswap32(bits);
-        const float value = std::bit_cast<float>(bits);
-        if (!std::isfinite(value))
-          input.fail(fmt::format("pixel ({}, {}) channel {} is {}: only finite values can be filtered and checked", x,
-                                 y, c, std::isnan(value) ? "NaN" : "infinite"));
-        image.at(c, y, x) = value;
+        image.at(c, y, x) = std::bit_cast<float>(bits);
       }
   }
 }
@@ -174,7 +167,7 @@ Image read_pfm(InputFile& input) {
     for (int file_row = 0; file_row < header.height; ++file_row) {
       if (!input.read_exact(row.data(), row.size()))
         input.fail(fmt::format("truncated PFM: the data end in row {} of {}", file_row, header.height));
-      store_pfm_rows(input, image, header, file_row, 1, row.data());
+      store_pfm_rows(image, header, file_row, 1, row.data());
     }
     return image;
   }
@@ -202,7 +195,7 @@ Image read_pfm(InputFile& input) {
   Image image(header.width, header.height, header.channels, false);
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const int first = static_cast<int>(b) * rows_per_block;
-    store_pfm_rows(input, image, header, first, std::min(rows_per_block, header.height - first), blocks[b].data());
+    store_pfm_rows(image, header, first, std::min(rows_per_block, header.height - first), blocks[b].data());
     std::vector<char>().swap(blocks[b]);  // freed as it is copied: the peak stays near one image
   }
   return image;
