@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <fstream>
 #include <map>
 
@@ -24,18 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxSheetTiles = 16;
-// Longer filter specs are shortened in file names (the hash keeps them apart).
-constexpr std::size_t kMaxSpecInName = 64;
 // write_file_atomically writes "<name>.tmp-<pid>-<n>" beside each output first: a name must leave room
 // for that suffix within the usual 255-byte limit of one path component.
 constexpr std::size_t kMaxOutputName = 255 - 32;
-
-// FNV-1a: a stable hash (the same name on every machine and run), short enough for a file name.
-std::uint32_t fnv1a(std::string_view text) {
-  std::uint32_t hash = 2166136261u;
-  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-  return hash;
-}
 
 // One file the run writes: the option that asks for it, its path, and what it holds (two entries with
 // the same `content` are one file written twice with the same bytes, e.g. a filter given twice).
@@ -128,29 +118,6 @@ void prepare_output_dir(const fs::path& dir) {
 }
 
 }  // namespace
-
-std::string slug(std::string_view text) {
-  std::string result;
-  for (const char c : text) {
-    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const bool keep = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') || lower == '.' || lower == '-';
-    result += keep ? lower : '-';
-  }
-  return result;
-}
-
-std::string filter_stem(std::string_view spec) {
-  // A built-in spec ("gaussian:sigma=3.2,r=5") is lowercase [a-z0-9.-] apart from its grammar's ':', '='
-  // and ',', which the parameter names keep apart: its slug is already distinct. Anything else gets
-  // the hash of the exact spec.
-  const bool grammar_only = !spec.starts_with("file:") && std::ranges::all_of(spec, [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ':' || c == '=' || c == ',';
-  });
-  std::string name = slug(spec);
-  if (grammar_only && name.size() <= kMaxSpecInName) return name;
-  if (name.size() > kMaxSpecInName) name.resize(kMaxSpecInName);
-  return fmt::format("{}-{:08x}", name, fnv1a(spec));
-}
 
 OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Target>& targets)
     : dir_(job.output_dir),

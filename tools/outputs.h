@@ -13,14 +13,6 @@
 
 namespace cc {
 
-// File-name-safe form: lowercase, anything but [a-z0-9.-] becomes '-'.
-std::string slug(std::string_view text);
-
-// A filter spec as a file-name part, distinct for distinct specs: its slug, plus a stable short hash
-// of the spec where the slug lost information (a file: path, capitals, other characters) or was
-// shortened, so file:a/b.txt, file:a-b.txt and file:a_b.txt never share a name.
-std::string filter_stem(std::string_view spec);
-
 // Every path a run writes, computed from the job, the input and the targets in one place before any
 // work starts (docs/architecture.md, "Outputs"): the reports (--json, --csv, --markdown), --plot, and
 // under --output-dir each problem's reference, each run's result, contact_sheet.png and the probe that
