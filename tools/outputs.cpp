@@ -92,11 +92,12 @@ void check_report_path(const PlannedFile& file) {
     throw InputError(fmt::format("cannot write {} '{}': it is a directory", file.what, file.path));
 }
 
-// Whether `path` reaches the file standard output writes to.
+// Whether `path` reaches the file standard output writes to (/dev/null aside: it loses nothing).
 bool is_standard_output(const std::string& path) {
-  struct stat out {}, named {};
-  return ::fstat(STDOUT_FILENO, &out) == 0 && ::stat(path.c_str(), &named) == 0 && out.st_dev == named.st_dev &&
-         out.st_ino == named.st_ino;
+  struct stat out {}, named {}, null {};
+  if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &named) != 0) return false;
+  if (S_ISCHR(named.st_mode) && ::stat("/dev/null", &null) == 0 && named.st_rdev == null.st_rdev) return false;
+  return out.st_dev == named.st_dev && out.st_ino == named.st_ino;
 }
 
 // Creates the directory if needed and proves it writable with a probe file (removed on a signal too),
