@@ -115,9 +115,12 @@ fs::path TuningCache::default_directory() {
   return fs::temp_directory_path() / "convcompare-cache";
 }
 
+fs::path TuningCache::file_for(const fs::path& directory, const DeviceInfo& device) {
+  return directory / fmt::format("{}_{}.json", file_name_part(device.id), file_name_part(device.name));
+}
+
 TuningCache::TuningCache(fs::path directory, const DeviceInfo& device)
-    : file_(std::move(directory) / fmt::format("{}_{}.json", file_name_part(device.id), file_name_part(device.name))),
-      device_(device) {
+    : file_(file_for(directory, device)), device_(device) {
   entries_ = read_entries();
 }
 

@@ -65,6 +65,9 @@ class TuningCache {
   // ~/.cache/convcompare (the temp directory when there is no home).
   static std::filesystem::path default_directory();
 
+  // The device's file under `directory` (what file() will be), without reading it.
+  static std::filesystem::path file_for(const std::filesystem::path& directory, const DeviceInfo& device);
+
   // Reads the device's file if there is one (the directory is created on the first store).
   TuningCache(std::filesystem::path directory, const DeviceInfo& device);
 

@@ -2,6 +2,7 @@
 #include "tools/driver.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "common/domain/reference.h"
 #include "common/domain/temporary_files.h"
 #include "common/report/compare.h"
+#include "common/report/report_read.h"
 #include "common/report/plot.h"
 #include "tools/environment.h"
 #include "tools/execute.h"
@@ -48,6 +50,14 @@ void guard_standard_streams() {
     }
 }
 
+// A reader that goes away (`convcompare | head -1`) or a file-size limit (ulimit -f) makes the write
+// fail (EPIPE, EFBIG) instead of killing the process: the reports still get written, a temporary is
+// removed, and the failure is one line and exit 2 (docs/correctness.md, "Hostile inputs and outputs").
+void report_write_failures_as_errors() {
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGXFSZ, SIG_IGN);
+}
+
 // Everything printed to stdout reached it (a full disk or a closed stdout is an error, not exit 0).
 bool stdout_written(std::string& problem) {
   errno = 0;
@@ -72,7 +82,7 @@ bool any_failed(const Report& report) {
 
 int run_job(const Config& config) {
   if (!config.merge_reports.empty()) return run_merge(config.merge_reports, std::cout);
-  const Job job = make_job(config);
+  Job job = make_job(config);
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
     print_listing(job, backends, std::cout);
@@ -80,13 +90,22 @@ int run_job(const Config& config) {
   }
   check_variants(job, backends);
 
-  // The input: the file, or the generated chart at the first size (a size sweep makes it again at each).
+  // The input: the file, or the generated chart at the first size (a size sweep makes it again at each);
+  // the memory for the largest one checked before it is made.
+  if (job.image_path.empty()) {
+    const auto largest = std::ranges::max(job.sizes, {}, [](const auto& size) { return 1LL * size.first * size.second; });
+    check_run_memory(job, largest.first, largest.second, job.channels, false);
+  }
   Image image = job.image_path.empty()
                     ? make_default_image(job.sizes.front().first, job.sizes.front().second, job.channels)
                     : load_image(job.image_path);
-  OutputWriter outputs(job, image);
+  if (!job.image_path.empty()) check_run_memory(job, image.width, image.height, image.channels, true);
   check_devices(job, backends);
   const std::vector<Target> targets = plan_targets(job, backends);
+  // Every output path, checked against the others and the inputs, before any work.
+  const OutputPlan plan(job, image, targets);
+  OutputWriter outputs(plan);
+  if (!job.compare_path.empty()) job.baseline = read_json_report(job.compare_path);
 
   Report report = report_header(job, image, backends);
   if (job.measure_peaks) measure_device_peaks(targets, report);
@@ -156,6 +175,7 @@ int run_job(const Config& config) {
 
 int convcompare_main(int argc, const char* const* argv) {
   guard_standard_streams();
+  report_write_failures_as_errors();
   remove_temporaries_on_signals();
   int status = 0;
   try {

@@ -3,16 +3,16 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
-#include "common/report/plot.h"
+#include "common/domain/memory.h"
 #include "common/report/report_read.h"
 #include "tools/sweep.h"
 
@@ -76,49 +76,27 @@ std::vector<const VariantTraits*> select_variants(const std::vector<std::string>
   return selected;
 }
 
-// Creates the directory if needed and proves it writable with a probe file, so a typo fails now and
-// not after minutes of runs.
-void prepare_output_dir(const fs::path& dir) {
-  std::error_code error;
-  if (fs::exists(dir, error) && !fs::is_directory(dir, error))
-    throw InputError(fmt::format("--output-dir '{}' exists and is not a directory", dir.string()));
-  fs::create_directories(dir, error);
-  if (error) throw InputError(fmt::format("cannot create --output-dir '{}': {}", dir.string(), error.message()));
-  const fs::path probe = dir / fmt::format(".convcompare-probe-{}", getpid());
-  const bool writable = std::ofstream(probe).good();
-  fs::remove(probe, error);
-  if (!writable) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
-}
-
-// --json, --csv, --markdown and --plot each need a file of their own, and none may be an input of the
-// run (the image, a filter file, the --compare baseline): writing one would destroy another.
-void check_reports_distinct(const Config& config) {
-  const std::pair<std::string_view, const std::string*> reports[] = {
-      {"--json", &config.json_path}, {"--csv", &config.csv_path}, {"--markdown", &config.markdown_path},
-      {"--plot", &config.plot_path}};
+// Every input file is read once; a pipe or device (/dev/stdin) can be read only once, so naming one
+// twice (two file: filters, or the image and a filter) would hand the second reader an empty stream.
+void check_streams_named_once(const Config& config) {
   std::vector<std::pair<std::string, std::string>> inputs = {{"--image", config.image_path},
                                                              {"--compare", config.compare_path}};
   for (const std::string& spec : config.filters)
     if (spec.starts_with("file:")) inputs.emplace_back("--filter", spec.substr(5));
-  for (auto report = std::begin(reports); report != std::end(reports); ++report) {
-    if (report->second->empty()) continue;
-    for (auto other = std::begin(reports); other != report; ++other)
-      if (!other->second->empty() && same_file(*report->second, *other->second))
-        throw InputError(fmt::format("{} and {} name the same file '{}': each needs its own", other->first,
-                                     report->first, *report->second));
-    for (const auto& [option, input] : inputs)
-      if (!input.empty() && same_file(*report->second, input))
-        throw InputError(fmt::format("{} '{}' is the {} input of this run: writing it would destroy the input",
-                                     report->first, *report->second, option));
+  std::vector<std::tuple<dev_t, ino_t, std::string>> streams;
+  for (const auto& [option, path] : inputs) {
+    struct stat info {};
+    if (path.empty() || ::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode) || S_ISDIR(info.st_mode)) continue;
+    for (const auto& [device, inode, earlier] : streams)
+      if (device == info.st_dev && inode == info.st_ino)
+        throw InputError(fmt::format("{} and {} '{}' name one stream: a pipe or device can be read only once",
+                                     earlier, option, path));
+    streams.emplace_back(info.st_dev, info.st_ino, fmt::format("{} '{}'", option, path));
   }
 }
 
-void check_report_path(const std::string& path, std::string_view option) {
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent))
-    throw InputError(fmt::format("cannot write {} '{}': directory '{}' does not exist", option, path, parent.string()));
-  if (fs::is_directory(path)) throw InputError(fmt::format("cannot write {} '{}': it is a directory", option, path));
-}
+// "-" is standard output, as in most tools.
+std::string report_path(const std::string& path) { return path == "-" ? "/dev/stdout" : path; }
 
 }  // namespace
 
@@ -161,9 +139,10 @@ Job make_job(const Config& config) {
   const std::vector<std::string> specs = !config.filters.empty() ? config.filters
                                          : sweep.radii.empty()   ? default_filter_specs()
                                                                  : std::vector<std::string>{"box"};
+  check_streams_named_once(config);
   for (const std::string& spec : specs) {
-    parse_filter_spec(spec);  // a bad spec is named as the user wrote it
-    if (sweep.radii.empty()) job.filters.push_back(parse_filter_spec(spec));
+    Filter parsed = parse_filter_spec(spec);  // read once (a pipe has no second reading); a bad spec is named as the user wrote it
+    if (sweep.radii.empty()) job.filters.push_back(std::move(parsed));
     for (const int radius : sweep.radii) job.filters.push_back(parse_filter_spec(filter_spec_with_radius(spec, radius)));
   }
   for (const std::string& name : config.borders)
@@ -195,21 +174,39 @@ Job make_job(const Config& config) {
   job.measure_peaks = config.measure_peaks;
 
   job.quiet = config.quiet;
-  for (const auto& [path, option, format] : {std::tuple{&config.json_path, "--json", ReportFormat::Json},
-                                             std::tuple{&config.csv_path, "--csv", ReportFormat::Csv},
-                                             std::tuple{&config.markdown_path, "--markdown", ReportFormat::Markdown}})
-    if (!path->empty()) {
-      check_report_path(*path, option);
-      job.reports.push_back({*path, format});
-    }
-  check_reports_distinct(config);
+  for (const auto& [path, format] : {std::pair{&config.json_path, ReportFormat::Json},
+                                     std::pair{&config.csv_path, ReportFormat::Csv},
+                                     std::pair{&config.markdown_path, ReportFormat::Markdown}})
+    if (!path->empty()) job.reports.push_back({report_path(*path), format});
   job.plot_path = config.plot_path;
-  if (!job.plot_path.empty()) check_plot_path(job.plot_path);
   job.output_dir = config.output_dir;
   job.output_format = config.output_format;
-  if (!job.output_dir.empty()) prepare_output_dir(job.output_dir);
-  if (!config.compare_path.empty()) job.baseline = read_json_report(config.compare_path);
+  job.compare_path = config.compare_path;  // read by the driver once the output plan has checked it
   return job;
+}
+
+void check_run_memory(const Job& job, int width, int height, int channels, bool input_loaded) {
+  const std::uint64_t image_bytes = std::uint64_t{4} * static_cast<std::uint64_t>(width) *
+                                    static_cast<std::uint64_t>(height) * static_cast<std::uint64_t>(channels);
+  std::uint64_t images = 4 + (input_loaded ? 0 : 1);  // input, reference, result, two host frames
+  std::vector<std::string> parts{"input, reference, result and two host frames"};
+  if (contains(job.pixels, PixelType::U8)) {
+    images += 2;
+    parts.emplace_back("the 8-bit input and its reference");
+  }
+  if (!job.output_dir.empty()) {
+    const std::size_t tiles =
+        std::min<std::size_t>(job.filters.size() * job.borders.size() * job.pixels.size() + 1, 16);
+    images += 1 + tiles;
+    parts.push_back(fmt::format("an encoded copy and {} contact-sheet tiles", tiles));
+  }
+  if (job.stream_frames > 0) {
+    images += 6;
+    parts.emplace_back("the --stream frames");
+  }
+  check_host_memory(images * image_bytes,
+                    fmt::format("a {}x{} image with {} channel{} ({} images of {}: {})", width, height, channels,
+                                channels == 1 ? "" : "s", images, describe_bytes(image_bytes), fmt::join(parts, "; ")));
 }
 
 std::string output_format(const Job& job, const Image& image) {

@@ -80,7 +80,8 @@ struct Job {
   std::string plot_path;
   std::string output_dir;     // the reference, every result and the contact sheet
   std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
-  std::optional<Report> baseline;  // --compare, read before any work
+  std::string compare_path;        // --compare: an input the outputs must not overwrite
+  std::optional<Report> baseline;  // read from it once the output plan has checked the paths, before any work
 
   // As the user gave them, for the report's environment block.
   std::vector<std::string> memory_names;
@@ -89,8 +90,15 @@ struct Job {
 };
 
 // Checks and resolves the configuration; throws InputError (one line) on anything wrong, before any
-// slow work: names, sizes, paths that cannot be written, a baseline that cannot be read.
+// slow work: names, sizes, inputs that cannot be read (a pipe named twice). Where the outputs go is checked by OutputPlan (tools/outputs.h), once the targets are known.
 Job make_job(const Config& config);
+
+// The host memory the run needs at its largest image, refused before allocating it (InputError with
+// the figures: common/domain/memory.h). Counted in images of width x height x channels floats: the
+// input, its reference, a result and the backend's two host frames; with --pixel u8 the 8-bit input
+// and its reference; with --output-dir an encoded copy and the contact sheet's tiles; with --stream the
+// three slots' frames. `input_loaded`: the input is already in memory (an --image file).
+void check_run_memory(const Job& job, int width, int height, int channels, bool input_loaded);
 
 // png for 8-bit input, pfm for float, unless --output-format says otherwise; throws InputError when
 // the chosen format cannot hold the image's channels.

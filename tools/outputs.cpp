@@ -1,40 +1,211 @@
-// outputs.cpp: --output-dir's file names, the image writes and the contact sheet.
+// outputs.cpp: the output plan (every path a run writes, named and checked before any work) and the --output-dir image writes and contact sheet.
 #include "tools/outputs.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <cctype>
+#include <fstream>
+#include <map>
 
+#include "common/domain/error.h"
 #include "common/domain/image_io.h"
+#include "common/domain/input_file.h"
+#include "common/domain/temporary_files.h"
 #include "common/report/contact_sheet.h"
+#include "common/report/plot.h"
+#include "tools/autotune.h"
 
 namespace cc {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr std::size_t kMaxSheetTiles = 16;
+// write_file_atomically writes "<name>.tmp-<pid>-<n>" beside each output first: a name must leave room
+// for that suffix within the usual 255-byte limit of one path component.
+constexpr std::size_t kMaxOutputName = 255 - 32;
+
+// One file the run writes: the option that asks for it, its path, and what it holds (two entries with
+// the same `content` are one file written twice with the same bytes, e.g. a filter given twice).
+struct PlannedFile {
+  std::string what;
+  std::string path;
+  std::string content;
+};
+
+// One file the run reads.
+struct InputName {
+  std::string what;
+  std::string path;
+};
+
+std::string_view report_option(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::Json: return "--json";
+    case ReportFormat::Csv: return "--csv";
+    case ReportFormat::Markdown: return "--markdown";
+    case ReportFormat::Console: break;
+  }
+  return "report";
+}
+
+// The image, the filter files, the baseline, the OpenCL sources of --kernel-dir, and the tuning cache
+// of every device --variant auto runs on (with its lock file).
+std::vector<InputName> run_inputs(const Job& job, const std::vector<Target>& targets) {
+  std::vector<InputName> inputs;
+  if (!job.image_path.empty()) inputs.push_back({"--image", job.image_path});
+  for (const Filter& filter : job.filters)
+    if (filter.spec.starts_with("file:")) inputs.push_back({"--filter", filter.spec.substr(5)});
+  if (!job.compare_path.empty()) inputs.push_back({"--compare", job.compare_path});
+  if (!job.options.kernel_dir.empty()) {
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(job.options.kernel_dir, error))
+      if (entry.is_regular_file(error)) inputs.push_back({"--kernel-dir", entry.path().string()});
+  }
+  for (const Target& target : targets)
+    if (target.runs() && target.variant && target.variant->kind == VariantKind::Choice) {
+      const fs::path cache = TuningCache::file_for(TuningCache::default_directory(),
+                                                   target.backend->devices()[target.device]);
+      inputs.push_back({"tuning cache", cache.string()});
+      inputs.push_back({"tuning cache", cache.string() + ".lock"});
+    }
+  return inputs;
+}
+
+void check_name_length(const PlannedFile& file) {
+  const std::string name = fs::path(file.path).filename().string();
+  if (name.size() > kMaxOutputName)
+    throw InputError(fmt::format("{} '{}': the file name is {} bytes long, at most {} fit beside its temporary",
+                                 file.what, file.path, name.size(), kMaxOutputName));
+}
+
+// A report's directory exists and the report is not one.
+void check_report_path(const PlannedFile& file) {
+  const fs::path parent = fs::path(file.path).parent_path();
+  std::error_code error;
+  if (!parent.empty() && !fs::is_directory(parent, error))
+    throw InputError(fmt::format("cannot write {} '{}': directory '{}' does not exist", file.what, file.path,
+                                 parent.string()));
+  if (fs::is_directory(file.path, error))
+    throw InputError(fmt::format("cannot write {} '{}': it is a directory", file.what, file.path));
+}
+
+// Whether `path` reaches the file standard output writes to (/dev/null aside: it loses nothing).
+bool is_standard_output(const std::string& path) {
+  struct stat out {}, named {}, null {};
+  if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &named) != 0) return false;
+  if (S_ISCHR(named.st_mode) && ::stat("/dev/null", &null) == 0 && named.st_rdev == null.st_rdev) return false;
+  return out.st_dev == named.st_dev && out.st_ino == named.st_ino;
+}
+
+// Creates the directory if needed and proves it writable with a probe file (removed on a signal too),
+// so a typo fails now and not after minutes of runs.
+void prepare_output_dir(const fs::path& dir) {
+  std::error_code error;
+  if (fs::exists(dir, error) && !fs::is_directory(dir, error))
+    throw InputError(fmt::format("--output-dir '{}' exists and is not a directory", dir.string()));
+  fs::create_directories(dir, error);
+  if (error) throw InputError(fmt::format("cannot create --output-dir '{}': {}", dir.string(), error.message()));
+  const fs::path probe = dir / fmt::format(".convcompare-probe-{}", getpid());
+  bool writable = false;
+  {
+    const TemporaryFile removed_on_signals(probe.string());
+    writable = std::ofstream(probe).good();
+    fs::remove(probe, error);
+  }
+  if (!writable) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
+}
 
 }  // namespace
 
-std::string slug(std::string_view text) {
-  std::string result;
-  for (const char c : text) {
-    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const bool keep = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') || lower == '.' || lower == '-';
-    result += keep ? lower : '-';
-  }
-  return result;
-}
-
-OutputWriter::OutputWriter(const Job& job, const Image& input)
+OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Target>& targets)
     : dir_(job.output_dir),
       format_(output_format(job, input)),
       several_sizes_(job.sizes.size() > 1),
       several_memories_(job.pinned.size() > 1),
-      several_pixels_(job.pixels.size() > 1) {}
+      several_pixels_(job.pixels.size() > 1) {
+  std::vector<PlannedFile> files;
+  for (const ReportOutput& report : job.reports) files.push_back({std::string(report_option(report.format)), report.path, ""});
+  if (!job.plot_path.empty()) files.push_back({"--plot", job.plot_path, ""});
+  for (const PlannedFile& file : files) {
+    check_name_length(file);
+    check_report_path(file);
+    // Two writers on one stream would interleave: the console report and a report on standard output.
+    if ((!job.quiet || !job.compare_path.empty()) && is_standard_output(file.path))
+      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
+                                   file.what, file.path));
+  }
+  if (!job.plot_path.empty()) check_plot_path(job.plot_path);
 
-void OutputWriter::save(const Image& image, const std::filesystem::path& path) const {
-  if (format_ == "png")
+  if (images()) {
+    const std::size_t reports = files.size();
+    files.push_back({"--output-dir's contact sheet", contact_sheet_path().string(), "contact sheet"});
+    files.push_back({"--output-dir's probe", (dir_ / fmt::format(".convcompare-probe-{}", getpid())).string(), "probe"});
+    // An image file's size, or each generated size.
+    std::vector<std::pair<int, int>> sizes = job.sizes;
+    if (!job.image_path.empty()) sizes = {{input.width, input.height}};
+    for (const auto& [width, height] : sizes)
+      for (const Filter& filter : job.filters)
+        for (const Border border : job.borders)
+          for (const PixelType pixel : job.pixels) {
+            const std::string problem = fmt::format("{}|{}|{}|{}x{}|{}", filter.spec, to_string(border), job.flip,
+                                                    width, height, to_string(pixel));
+            const std::string name = stem(filter.spec, border, job.flip, width, height, pixel);
+            files.push_back({"--output-dir's reference", reference_path(name).string(), problem});
+            for (const bool pinned : job.pinned)
+              for (const Target& target : targets)
+                if (target.variant)
+                  files.push_back({"--output-dir's result", result_path(name, target, pinned).string(),
+                                   fmt::format("{}|{}|{}|{}", problem, target.device_id, target.variant->name,
+                                               several_memories_ && !pinned)});
+          }
+    for (std::size_t i = reports; i < files.size(); ++i) check_name_length(files[i]);
+  }
+
+  // Collisions, by identity (file_identity: "" for streams and devices, which may be shared).
+  std::map<std::string, const PlannedFile*> written;
+  for (const PlannedFile& file : files) {
+    const std::string identity = file_identity(file.path);
+    if (identity.empty()) continue;
+    const auto [entry, added] = written.emplace(identity, &file);
+    const PlannedFile& other = *entry->second;
+    if (!added && (other.content.empty() || other.content != file.content))
+      throw InputError(fmt::format("{} and {} name the same file '{}': each needs its own", other.what, file.what,
+                                   file.path));
+  }
+  for (const InputName& read : run_inputs(job, targets)) {
+    const std::string identity = file_identity(read.path);
+    if (const auto found = written.find(identity); !identity.empty() && found != written.end())
+      throw InputError(fmt::format("{} '{}' is the {} input of this run: writing it would destroy the input",
+                                   found->second->what, found->second->path, read.what));
+  }
+
+  if (images()) prepare_output_dir(dir_);
+}
+
+std::string OutputPlan::stem(std::string_view spec, Border border, bool flip, int width, int height,
+                             PixelType pixel) const {
+  std::string name = fmt::format("{}_{}{}", filter_stem(spec), to_string(border), flip ? "_flip" : "");
+  if (several_sizes_) name += fmt::format("_{}x{}", width, height);
+  if (several_pixels_) name += fmt::format("_{}", to_string(pixel));
+  return name;
+}
+
+std::string OutputPlan::stem(const Problem& problem) const {
+  return stem(problem.filter.spec, problem.border, problem.flip, problem.width, problem.height, problem.pixel);
+}
+
+fs::path OutputPlan::reference_path(const std::string& stem) const { return dir_ / (stem + "_reference." + format_); }
+
+fs::path OutputPlan::result_path(const std::string& stem, const Target& target, bool pinned) const {
+  return dir_ / fmt::format("{}_{}_{}_{}{}.{}", stem, target.backend_name, slug(target.device_id),
+                            target.variant->name, several_memories_ && !pinned ? "_pageable" : "", format_);
+}
+
+void OutputWriter::save(const Image& image, const fs::path& path) const {
+  if (plan_.format() == "png")
     save_png(image, path.string());
   else
     save_pfm(image, path.string());
@@ -48,21 +219,17 @@ void OutputWriter::begin_image(const Image& image) {
 
 void OutputWriter::begin_problem(const Problem& problem, const Image& reference) {
   if (!enabled()) return;
-  stem_ = fmt::format("{}_{}{}", slug(problem.filter.spec), to_string(problem.border), problem.flip ? "_flip" : "");
-  if (several_sizes_) stem_ += fmt::format("_{}x{}", problem.width, problem.height);
-  if (several_pixels_) stem_ += fmt::format("_{}", to_string(problem.pixel));
+  stem_ = plan_.stem(problem);
   problem_label_ = fmt::format("{} {}{}", problem.filter.spec, to_string(problem.border),
-                               several_pixels_ ? fmt::format(" {}", to_string(problem.pixel)) : "");
-  save(reference, dir_ / (stem_ + "_reference." + format_));
+                               plan_.several_pixels() ? fmt::format(" {}", to_string(problem.pixel)) : "");
+  save(reference, plan_.reference_path(stem_));
   reference_ = &reference;
   tile_.reset();
 }
 
 std::string OutputWriter::write_result(const Target& target, bool pinned, Image output, bool run_ok) {
   if (!enabled() || output.empty()) return "";
-  const std::filesystem::path path =
-      dir_ / fmt::format("{}_{}_{}_{}{}.{}", stem_, target.backend_name, slug(target.device_id), target.variant->name,
-                         several_memories_ && !pinned ? "_pageable" : "", format_);
+  const fs::path path = plan_.result_path(stem_, target, pinned);
   save(output, path);
   if (!tile_ && run_ok && target.has_device_memory())
     tile_ = Tile{fmt::format("{}: {} {}", problem_label_, target.device_id, target.variant->name), std::move(output)};
@@ -78,7 +245,7 @@ void OutputWriter::write_contact_sheet() const {
   if (!enabled()) return;
   std::vector<LabelledImage> tiles;
   for (const Tile& entry : sheet_) tiles.push_back({entry.label, &entry.image});
-  cc::write_contact_sheet(tiles, (dir_ / "contact_sheet.png").string());
+  cc::write_contact_sheet(tiles, plan_.contact_sheet_path().string());
 }
 
 }  // namespace cc

@@ -1,4 +1,4 @@
-// outputs.h: --output-dir: where each problem's reference and each run's result go, and the contact sheet.
+// outputs.h: every file a run writes, planned and checked before any work (OutputPlan), and the --output-dir images and contact sheet (OutputWriter).
 #pragma once
 
 #include <filesystem>
@@ -13,14 +13,42 @@
 
 namespace cc {
 
-// File-name-safe form: lowercase, anything but [a-z0-9.-] becomes '-'.
-std::string slug(std::string_view text);
+// Every path a run writes, computed from the job, the input and the targets in one place before any
+// work starts (docs/architecture.md, "Outputs"): the reports (--json, --csv, --markdown), --plot, and
+// under --output-dir each problem's reference, each run's result, contact_sheet.png and the probe that
+// proves the directory writable. The constructor refuses (InputError, one line) two outputs that reach
+// one file (canonical paths, symlinks and hard links included: file_identity), an output that is an
+// input of the run (the image, a filter file, the --compare baseline, the tuning cache, a --kernel-dir
+// source), a report sent to standard output while the console report goes there too, a name too long
+// for its temporary, and a directory that does not exist or cannot be written; then creates
+// --output-dir.
+class OutputPlan {
+ public:
+  OutputPlan(const Job& job, const Image& input, const std::vector<Target>& targets);
 
-// Writes the images of one job, named from the problem and the target; does nothing without --output-dir.
+  bool images() const { return !dir_.empty(); }
+  const std::string& format() const { return format_; }
+  bool several_pixels() const { return several_pixels_; }
+  // Every image of a problem starts with its stem: filter, border, flip, and the size and pixel type
+  // where the job has several.
+  std::string stem(const Problem& problem) const;
+  std::filesystem::path reference_path(const std::string& stem) const;
+  std::filesystem::path result_path(const std::string& stem, const Target& target, bool pinned) const;
+  std::filesystem::path contact_sheet_path() const { return dir_ / "contact_sheet.png"; }
+
+ private:
+  std::string stem(std::string_view spec, Border border, bool flip, int width, int height, PixelType pixel) const;
+
+  std::filesystem::path dir_;
+  std::string format_;
+  bool several_sizes_ = false, several_memories_ = false, several_pixels_ = false;
+};
+
+// Writes the images of one job at the plan's paths; does nothing without --output-dir.
 class OutputWriter {
  public:
-  OutputWriter(const Job& job, const Image& input);  // resolves the format (throws InputError)
-  bool enabled() const { return !dir_.empty(); }
+  explicit OutputWriter(const OutputPlan& plan) : plan_(plan) {}
+  bool enabled() const { return plan_.images(); }
 
   // A new image size (the sheet shows the last size of a sweep): the sheet starts with the original.
   void begin_image(const Image& image);
@@ -39,9 +67,7 @@ class OutputWriter {
   };
   void save(const Image& image, const std::filesystem::path& path) const;
 
-  std::filesystem::path dir_;
-  std::string format_;
-  bool several_sizes_, several_memories_, several_pixels_;
+  const OutputPlan& plan_;
   std::string stem_, problem_label_;
   const Image* reference_ = nullptr;
   std::optional<Tile> tile_;

@@ -2,6 +2,7 @@
 #include "common/domain/filter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -212,7 +213,10 @@ Filter parse_filter_text(const std::string& text, const std::string& origin) {
   int sizes_read = 0;
   std::size_t expected = 0;
   std::vector<float> weights;
-  std::istringstream lines(text);
+  // A UTF-8 byte order mark (some Windows editors write one) is not part of the first number. CR LF
+  // line ends need nothing: CR is whitespace to the tokenizer.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  std::istringstream lines(text.starts_with(kByteOrderMark) ? text.substr(kByteOrderMark.size()) : text);
   std::string line;
   for (int line_number = 1; std::getline(lines, line); ++line_number) {
     line = line.substr(0, line.find('#'));
@@ -255,6 +259,43 @@ Filter load_filter_file(const std::string& path) {
   constexpr std::uint64_t kMaxFilterFileBytes = 16u << 20;  // far above 1025^2 numbers' worth of need
   return parse_filter_text(read_input_file(path, "filter file", kMaxFilterFileBytes, "far more than a 1025x1025 filter needs"),
                            path);
+}
+
+namespace {
+
+// Longer filter specs are shortened in file names (the hash keeps them apart).
+constexpr std::size_t kMaxSpecInName = 64;
+
+// FNV-1a: a stable hash (the same name on every machine and run), short enough for a file name.
+std::uint32_t fnv1a(std::string_view text) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return hash;
+}
+
+}  // namespace
+
+std::string slug(std::string_view text) {
+  std::string result;
+  for (const char c : text) {
+    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool keep = (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') || lower == '.' || lower == '-';
+    result += keep ? lower : '-';
+  }
+  return result;
+}
+
+std::string filter_stem(std::string_view spec) {
+  // A built-in spec ("gaussian:sigma=3.2,r=5") is lowercase [a-z0-9.-] apart from its grammar's ':', '='
+  // and ',', which the parameter names keep apart: its slug is already distinct. Anything else gets
+  // the hash of the exact spec.
+  const bool grammar_only = !spec.starts_with("file:") && std::ranges::all_of(spec, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ':' || c == '=' || c == ',';
+  });
+  std::string name = slug(spec);
+  if (grammar_only && name.size() <= kMaxSpecInName) return name;
+  if (name.size() > kMaxSpecInName) name.resize(kMaxSpecInName);
+  return fmt::format("{}-{:08x}", name, fnv1a(spec));
 }
 
 Filter flipped(const Filter& filter) {

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cc {
@@ -56,6 +58,15 @@ std::optional<SeparableFactors> separate(const Filter& filter);
 // Bytes a kernel holds of the filter on the device: its row and column when it runs as `factors`,
 // else every tap.
 std::size_t filter_device_bytes(const Filter& filter, const std::optional<SeparableFactors>& factors);
+
+// File-name-safe form: lowercase, anything but [a-z0-9.-] becomes '-'.
+std::string slug(std::string_view text);
+
+// A filter spec as a file-name part (--output-dir's images), distinct for distinct accepted specs: its
+// slug, plus a stable short hash of the spec where the slug lost information (a file: path, other
+// characters) or was shortened, so file:a/b.txt, file:a-b.txt and file:a_b.txt never share a name.
+// At most 73 characters of [a-z0-9.-].
+std::string filter_stem(std::string_view spec);
 
 // The built-in filter names, for --help and --list.
 std::vector<std::string> builtin_filter_names();

@@ -26,16 +26,37 @@ std::string system_message(int error) { return std::strerror(error); }
 
 }  // namespace
 
+std::filesystem::path write_destination(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path current = fs::absolute(path, error);
+  if (error) return fs::path(path).lexically_normal();
+  // A dangling symlink is written through (the write creates its target): follow it by hand, as far as
+  // the kernel would (40 links), since weakly_canonical stops at the first name that does not exist.
+  for (int links = 0; links < 40; ++links) {
+    const fs::file_status status = fs::symlink_status(current, error);
+    if (error || !fs::is_symlink(status) || fs::exists(current, error)) break;
+    const fs::path target = fs::read_symlink(current, error);
+    if (error) break;
+    current = (target.is_absolute() ? target : current.parent_path() / target).lexically_normal();
+  }
+  const fs::path canonical = fs::weakly_canonical(current, error);
+  return error ? current.lexically_normal() : canonical;
+}
+
+std::string file_identity(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (!S_ISREG(info.st_mode)) return "";
+    return fmt::format("inode {}:{}", static_cast<unsigned long long>(info.st_dev),
+                       static_cast<unsigned long long>(info.st_ino));
+  }
+  return "path " + write_destination(path).string();
+}
+
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat first {}, second {};
-  const bool a_exists = ::stat(a.c_str(), &first) == 0, b_exists = ::stat(b.c_str(), &second) == 0;
-  if (a_exists && b_exists)
-    return first.st_dev == second.st_dev && first.st_ino == second.st_ino && S_ISREG(first.st_mode);
-  if (a_exists || b_exists) return false;
-  std::error_code error_a, error_b;
-  const std::filesystem::path canonical_a = std::filesystem::weakly_canonical(a, error_a);
-  const std::filesystem::path canonical_b = std::filesystem::weakly_canonical(b, error_b);
-  return !error_a && !error_b && canonical_a == canonical_b;
+  const std::string first = file_identity(a);
+  return !first.empty() && first == file_identity(b);
 }
 
 std::string describe_bytes(std::uint64_t bytes) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,8 +76,18 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
 // no permission to search a directory), so they are reported instead of read as "absent".
 bool input_exists(const std::string& path, std::string_view what);
 
+// Where a write to `path` lands, absolute and normal: existing symlinks resolved, and dangling ones
+// followed to the name the write would create.
+std::filesystem::path write_destination(const std::string& path);
+
+// One key per file a path reaches, so two paths collide exactly when their keys are equal: an existing
+// regular file by its device and inode (hard links, symlinks and "./" spellings agree), a name no file
+// has yet by write_destination. "" for pipes and devices (/dev/stdout, /dev/null), which may be shared:
+// each write goes through.
+std::string file_identity(const std::string& path);
+
 // Whether two paths name one regular file, or one name no file has yet (so a write to one would
-// replace the other). Pipes and devices (/dev/stdout) may be shared: each write goes through.
+// replace the other): their file_identity is equal and not "".
 bool same_file(const std::string& a, const std::string& b);
 
 // "2.5 GB", "180 MB", "12 KB", "300 bytes": sizes as the messages give them.
