@@ -22,7 +22,8 @@ std::string help_footer() {
     variants += fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
   return fmt::format(
       "Variants:\n{}Filters: {}, file:PATH\n"
-      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input.",
+      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input,\n"
+      "3 --compare found a run slower than its baseline (and nothing failed validation).",
       variants, fmt::join(builtin_filter_names(), ", "));
 }
 
@@ -171,7 +172,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("FILE")
       ->check(named_file);
   app.add_option("--compare", config.compare_path,
-                 "Mark runs slower than in this saved --json report (beyond their noise) or no longer validating")
+                 "Mark runs slower than in this saved --json report (Mann-Whitney U test on the samples and --min-change) "
+                 "or no longer validating; exit 3 when any is slower")
       ->type_name("BASELINE.json")
       ->check(named_file);
   app.add_option("--min-change", config.min_change_percent,

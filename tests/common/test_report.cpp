@@ -8,6 +8,10 @@
 #include <variant>
 
 #include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/domain/variants.h"
@@ -548,4 +552,58 @@ TEST_CASE("report: markdown has the device block, the same tables and ratios") {
                          "88% | 1e-06 |  |\n") != std::string::npos);
   CHECK(stream_text.find("\n| cpu | cpu | naive | skipped | - | - | - | - | - | - | - | - | "
                          "no transfers to overlap on this backend |\n") != std::string::npos);
+}
+
+namespace {
+
+// Every key path of a written report ("runs[].kernel_ms.median"), not descending into text pairs.
+void key_paths(const nlohmann::json& value, const std::string& path, const std::set<std::string>& pairs,
+               std::set<std::string>& paths) {
+  if (value.is_object() && !pairs.contains(path)) {
+    for (const auto& [key, member] : value.items()) {
+      const std::string member_path = path.empty() ? key : path + "." + key;
+      paths.insert(member_path);
+      key_paths(member, member_path, pairs, paths);
+    }
+  } else if (value.is_array()) {
+    for (const nlohmann::json& element : value) key_paths(element, path + "[]", pairs, paths);
+  }
+}
+
+template <typename Record>
+void pair_paths(const std::vector<cc::Field<Record>>& fields, const std::string& prefix, std::set<std::string>& pairs) {
+  for (const cc::Field<Record>& field : fields)
+    if (field.kind == cc::FieldKind::Pairs) pairs.insert(prefix + std::string(field.name));
+}
+
+}  // namespace
+
+TEST_CASE("docs/json-schema.md lists exactly the keys a report is written with") {
+  cc::Report report = filled(cc::report_fields());
+  report.devices = {filled(cc::device_fields())};
+  report.runs = {filled(cc::run_fields())};
+  report.streams = {filled(cc::stream_fields())};
+  std::ostringstream json;
+  cc::write_json(report, json);
+  std::set<std::string> pairs, written;
+  pair_paths(cc::report_fields(), "", pairs);
+  pair_paths(cc::device_fields(), "devices[].", pairs);
+  key_paths(nlohmann::json::parse(json.str()), "", pairs, written);
+
+  std::ifstream doc(CONVCOMPARE_SOURCE_DIR "/docs/json-schema.md");
+  REQUIRE(doc.good());
+  std::set<std::string> documented;
+  const std::regex row(R"(^\| `([^`]+)` \|)");
+  for (std::string line; std::getline(doc, line);)
+    if (std::smatch match; std::regex_search(line, match, row)) documented.insert(match[1]);
+
+  for (const std::string& path : written) {
+    CAPTURE(path);
+    CHECK_MESSAGE(documented.contains(path), "written but not in docs/json-schema.md");
+  }
+  for (const std::string& path : documented) {
+    CAPTURE(path);
+    CHECK_MESSAGE(written.contains(path), "in docs/json-schema.md but never written");
+  }
+  CHECK(written.contains("runs[].kernel_ms.noise_percent"));  // the walk reaches nested groups
 }
