@@ -22,6 +22,17 @@ struct RunOptions {
   // Each run stops repeating once its timed launches have spent about this long; at least one
   // timed launch always happens.
   double time_budget_s = 2.0;
+  // The stopping rule (DESIGN.md section 4, common/domain/stats.h): with max_noise_percent > 0 a run
+  // stops once min_samples or more have a robust noise at or under it; the budget caps every run.
+  int min_samples = 5;
+  double max_noise_percent = 0;
+  // Flush the device's L2 before every sample, outside the timed bracket (--cold).
+  bool cold = false;
+
+  SamplingRule sampling_rule() const {
+    return {.min_samples = min_samples, .max_samples = repetitions, .max_noise_percent = max_noise_percent,
+            .budget_s = time_budget_s};
+  }
 
   // Launches to time when one takes `one_launch_s`: as many as fit the budget, 1 to repetitions.
   int timed_launches(double one_launch_s) const {

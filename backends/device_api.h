@@ -100,6 +100,14 @@ class PreparedVariant {
   virtual std::size_t device_bytes(const DeviceFrame& frame) const = 0;
 };
 
+// Device memory that --cold overwrites before every sample, outside the timed bracket, so that nothing a
+// launch reads is left in the cache (cudaMemsetAsync; clEnqueueFillBuffer).
+class CacheScratch {
+ public:
+  virtual ~CacheScratch() = default;
+  virtual void overwrite(DeviceQueue& queue) = 0;  // queued, not waited for
+};
+
 // One device of one API, as the protocol sees it.
 class DeviceSession {
  public:
@@ -109,6 +117,10 @@ class DeviceSession {
   // Whether an API failure means the device ran out of memory (drivers allocate lazily, so an
   // OpenCL device may say so at first use): such a run is skipped with the figures, not failed.
   virtual bool out_of_memory(const ApiError& error) const = 0;
+  // The device's last-level cache as the API reports it (cudaDevAttrL2CacheSize;
+  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), 0 when it does not say.
+  virtual std::size_t cache_bytes() const = 0;
+  virtual std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) = 0;
 
   std::unique_ptr<HostFrame> make_host_frame(const FrameLayout& layout, bool pinned, DeviceQueue& queue) {
     if (pinned) return make_pinned_frame(layout, queue);

@@ -59,6 +59,8 @@ std::string implausible_figures(const DeviceFigures& figures, int batch_size, st
 
 }  // namespace
 
+std::size_t cold_scratch_bytes(std::size_t cache_bytes) { return std::max(2 * cache_bytes, kLeastColdScratchBytes); }
+
 std::string implausible_span_reason(double ms, std::size_t bytes) {
   if (!(ms >= kShortestPlausibleMs))
     return fmt::format("the device reported a span of {:.3g} ms, under the {:.0g} ms any command takes: its "
@@ -104,6 +106,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   std::unique_ptr<PreparedVariant> variant;
   std::unique_ptr<DeviceFrame> frame;
   std::unique_ptr<HostFrame> host_input, host_output;
+  std::unique_ptr<CacheScratch> scratch;  // --cold
   FinishOnExit drain{*queue};
   const auto upload = [&] { variant->upload(*frame, *host_input, *queue); };
   const auto launch = [&] { variant->launch(*frame, *queue); };
@@ -121,6 +124,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
     queue->finish();
     run.times.setup_ms = ms_since(setup_start);
     run.device_bytes = variant->device_bytes(*frame);
+    if (options.cold) scratch = session.make_cache_scratch(cold_scratch_bytes(session.cache_bytes()));
 
     // --- 2. upload ---
     layout.pack(input, host_input->units());
@@ -134,7 +138,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   figures.h2d_ms = h2d->elapsed_ms();
 
   // --- 3. warm-up, which also says how many launches fit the time budget ---
-  const int timed = options.warm_up([&] {
+  const int first_round = options.warm_up([&] {
     launch();
     queue->finish();
   });
@@ -142,16 +146,24 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   variant->poison(*frame, *queue, 0xFF);
   queue->finish();
 
-  // --- 5. one span per launch, all queued back to back ---
-  std::vector<std::unique_ptr<Span>> launch_spans;
-  for (int i = 0; i < timed; ++i) launch_spans.push_back(queue->make_span());
-  for (const std::unique_ptr<Span>& span : launch_spans) {
-    queue->begin(*span);
-    launch();
-    queue->end(*span);
-  }
-  queue->finish();
-  for (const std::unique_ptr<Span>& span : launch_spans) figures.launches.push_back(span->elapsed_ms());
+  // --- 5. one span per launch, queued back to back in rounds until the stopping rule says enough;
+  // --cold overwrites the scratch before each launch, outside its span ---
+  Sampling sampling = sample_until_stopped(options.sampling_rule(), first_round, [&](int count) {
+    std::vector<std::unique_ptr<Span>> launch_spans;
+    for (int i = 0; i < count; ++i) launch_spans.push_back(queue->make_span());
+    for (const std::unique_ptr<Span>& span : launch_spans) {
+      if (scratch) scratch->overwrite(*queue);
+      queue->begin(*span);
+      launch();
+      queue->end(*span);
+    }
+    queue->finish();
+    std::vector<double> samples_ms;
+    for (const std::unique_ptr<Span>& span : launch_spans) samples_ms.push_back(span->elapsed_ms());
+    return samples_ms;
+  });
+  figures.launches = sampling.samples_ms;
+  const int timed = static_cast<int>(sampling.samples_ms.size());
 
   // --- 6. the batch ---
   const std::unique_ptr<Span> batch = bracket(*queue, [&] {
@@ -196,8 +208,11 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
     run.times.h2d_ms = figures.h2d_ms;
     run.times.d2h_ms = figures.d2h_ms;
     run.times.kernel_batch_ms = figures.batch_ms;
-    run.times.kernel_ms = summarize(std::move(figures.launches));
+    run.times.kernel_ms = summarize(figures.launches);
+    run.times.kernel_samples_ms = std::move(figures.launches);
   }
+  run.times.stopped_by = to_string(sampling.stopped_by);
+  run.times.cold = options.cold;
   run.status = Status::Ok;
   return run;
 }

@@ -18,9 +18,13 @@ using PrepareVariant = std::function<std::unique_ptr<PreparedVariant>(DeviceQueu
 //  1. setup on the host clock: the variant (filter upload, opt-ins), one frame's device memory and the
 //     host buffers; an out-of-memory failure here is a skip with `planned_bytes` in the reason;
 //  2. the upload in one span;
-//  3. warm-up launches (RunOptions::warm_up, which also sizes the timed part to the time budget);
+//  3. warm-up launches (RunOptions::warm_up, which also sizes the first round to the time budget);
 //  4. the output poisoned with NaN, so a pixel no timed launch writes fails validation;
-//  5. one span per launch, all queued back to back, nothing waiting between them: the samples;
+//  5. one span per launch, queued back to back in rounds, nothing waiting between them inside a round,
+//     until the stopping rule (sample_until_stopped, common/domain/stats.h) stops them: the samples,
+//     kept raw, and the rule that stopped them. With RunOptions::cold a scratch buffer of
+//     cold_scratch_bytes() is overwritten before each launch, outside its span (queued, not waited
+//     for): the launch finds none of its data in the device's cache;
 //  6. one span around that many launches back to back: the batch figure;
 //  7. the download in one span; the result is the run's output;
 //  8. upload, launch and download on the host clock (host to host), then launch and download again
@@ -38,6 +42,11 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
 inline constexpr int kStreamSlots = 3;
 StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,
                          const Image& input, int frames, const RunOptions& options);
+
+// --cold's scratch: twice the cache the API reports, and never under 64 MB, since some runtimes report
+// a first-level cache or nothing (0) for CL_DEVICE_GLOBAL_MEM_CACHE_SIZE.
+inline constexpr std::size_t kLeastColdScratchBytes = std::size_t{64} << 20;
+std::size_t cold_scratch_bytes(std::size_t cache_bytes);
 
 // The fastest of `timed` spans of `launch` after one untimed launch (first touch and clock ramp-up stay
 // out): a device's ceiling is what it can do, not what it does on average. For the peak kernels.

@@ -24,7 +24,8 @@ std::string help_footer() {
     variants += fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
   return fmt::format(
       "Variants:\n{}Filters: {}, file:PATH\n"
-      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input.",
+      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input,\n"
+      "3 --compare found a run slower than its baseline (and nothing failed validation).",
       variants, fmt::join(builtin_filter_names(), ", "));
 }
 
@@ -138,6 +139,17 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                  "Stop repeating a run once its timed launches have spent about this long (at least one is timed)")
       ->type_name("SECONDS")
       ->default_str("2");
+  app.add_option("--min-samples", config.min_samples,
+                 "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000))
+      ->default_str("5");
+  app.add_option("--max-noise", config.max_noise_percent,
+                 "Stop a run once its noise (1.4826 x MAD / median) is at or under PCT percent; 0: take --repetitions")
+      ->type_name("PCT")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->default_str("0");
+  app.add_flag("--cold", config.cold, "Flush the device's L2 (and the CPU's caches) before every sample, outside the timing");
   bool pinned = false, pageable = false;
   CLI::Option* memory =
       app.add_option("--memory", config.memories, "Host memory for transfers: pinned, pageable or both (comma list)")
@@ -171,9 +183,20 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("FILE")
       ->check(named_file);
   app.add_option("--compare", config.compare_path,
-                 "Mark runs slower than in this saved --json report (beyond their noise) or no longer validating")
+                 "Mark runs slower than in this saved --json report (Mann-Whitney U test on the samples and --min-change) "
+                 "or no longer validating; exit 3 when any is slower")
       ->type_name("BASELINE.json")
       ->check(named_file);
+  app.add_option("--min-change", config.min_change_percent,
+                 "--compare: a run is slower or faster only when its median moved by more than PCT percent")
+      ->type_name("PCT")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->default_str("5");
+  app.add_option("--significance", config.significance,
+                 "--compare: and when the Mann-Whitney U test on the two runs' samples gives p under P")
+      ->type_name("P")
+      ->check(CLI::Range(1e-12, 1.0))
+      ->default_str("0.01");
   app.add_option("--stream", config.stream_frames,
                  "Also push N frames through upload, filter and download, overlapped, per GPU variant")
       ->type_name("N")
@@ -205,6 +228,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   }
   if (merge->parsed() && config.merge_reports.empty())
     throw InputError("merge needs the JSON reports to merge: convcompare merge a.json b.json ...");
+  config.command.assign(argv, argv + argc);
+  if (config.min_samples > config.repetitions && app.get_option("--min-samples")->count() > 0)
+    throw InputError(fmt::format("--min-samples {} is more than --repetitions {}, the most samples a run takes",
+                                 config.min_samples, config.repetitions));
   if (pinned) config.memories = {"pinned"};
   if (pageable) config.memories = {"pageable"};
   if (pinned && pageable) config.memories = {"pinned", "pageable"};

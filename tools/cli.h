@@ -26,6 +26,12 @@ struct Config {
   int repetitions = 10;
   int warmup = 2;
   double time_budget_s = 2.0;
+  int min_samples = 5;             // --min-samples: the noise is not judged before this many
+  double max_noise_percent = 0;    // --max-noise: stop a run once its noise is at or under this; 0: off
+  bool cold = false;               // --cold: L2 flushed before every sample
+  double min_change_percent = 5;   // --compare: a slower median by less than this is not a regression
+  double significance = 0.01;      // --compare: the Mann-Whitney U test's p-value must be under this
+  std::vector<std::string> command;  // argv as typed, for the report
   std::vector<std::string> memories{"pinned"};  // host memory for the transfers: pinned, pageable or both
   std::vector<std::string> pixels{"f32"};       // pixel storage on the device: f32, u8 (each runs)
   std::string json_path, csv_path, markdown_path;

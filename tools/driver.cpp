@@ -169,8 +169,16 @@ int run_job(const Config& config) {
   for (const ReportOutput& output : job.reports) write_report_file(output, report);
   if (!job.plot_path.empty()) write_plot(report, job.plot_path);
   outputs.write_contact_sheet();
-  if (job.baseline) print_comparison(compare_reports(*job.baseline, report), std::cout);
-  return any_failed(report) ? 1 : 0;
+  if (any_failed(report)) {
+    if (job.baseline) print_comparison(compare_reports(*job.baseline, report, job.compare_rule), job.compare_rule, std::cout);
+    return 1;  // a validation failure keeps its own status, whatever the comparison says
+  }
+  if (job.baseline) {
+    const std::vector<Comparison> comparisons = compare_reports(*job.baseline, report, job.compare_rule);
+    print_comparison(comparisons, job.compare_rule, std::cout);
+    if (any_slower(comparisons)) return 3;  // DESIGN.md section 3: slower beyond noise, nothing failed
+  }
+  return 0;
 }
 
 int convcompare_main(int argc, const char* const* argv) {

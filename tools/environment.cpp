@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <iterator>
 #include <tuple>
 
@@ -47,11 +48,30 @@ std::string build_description() {
 #endif
 }
 
+// The time the report is made, UTC, to the second: 2026-11-24T05:41:30Z.
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
 }  // namespace
 
 Report report_header(const Job& job, const Image& image, const std::vector<std::unique_ptr<Backend>>& backends) {
   Report report;
   report.tool_version = CONVCOMPARE_VERSION;
+  report.tool_git = CONVCOMPARE_GIT;
+  report.created = utc_now_iso8601();
+  report.command = job.command;
+  report.measurement = {.repetitions = job.options.repetitions,
+                        .warmup = job.options.warmup,
+                        .min_samples = job.options.min_samples,
+                        .max_noise_percent = job.options.max_noise_percent,
+                        .time_budget_s = job.options.time_budget_s,
+                        .cold = job.options.cold};
   const std::string source = job.image_path.empty() ? "generated default image" : job.image_path;
   report.environment = {
       {"host", host_name()},
@@ -62,8 +82,6 @@ Report report_header(const Job& job, const Image& image, const std::vector<std::
        "(nvcc --fmad=true, OpenCL without -cl-mad-enable)"},
       {"input", fmt::format("{}: {}x{}, {} channel{}, {}", source, image.width, image.height, image.channels,
                             image.channels == 1 ? "" : "s", image.eight_bit ? "8-bit" : "float")},
-      {"repetitions", std::to_string(job.options.repetitions)},
-      {"warmup", std::to_string(job.options.warmup)},
       {"host memory", fmt::format("{}", fmt::join(job.memory_names, ", "))},
   };
   for (const std::string& name : job.backends)

@@ -50,6 +50,7 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   Outcome outcome;
   RunRecord& record = outcome.record;
   record = describe_run(target, problem);
+  record.times.cold = options.cold;  // skips too, so that they sit in the table of the runs beside them
   if (!target.runs()) {
     record.status = Status::Skipped;
     record.reason = target.skip_reason;

@@ -161,6 +161,11 @@ Job make_job(const Config& config) {
   job.options.repetitions = config.repetitions;
   job.options.warmup = config.warmup;
   job.options.time_budget_s = config.time_budget_s;
+  job.options.min_samples = config.min_samples;
+  job.options.max_noise_percent = config.max_noise_percent;
+  job.options.cold = config.cold;
+  job.compare_rule = {.min_change = config.min_change_percent / 100, .significance = config.significance};
+  job.command = config.command;
   job.options.kernel_dir = config.kernel_dir;
   if (!config.kernel_dir.empty() && !fs::is_directory(config.kernel_dir))
     throw InputError(fmt::format("--kernel-dir '{}' is not a directory", config.kernel_dir));

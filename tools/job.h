@@ -10,6 +10,7 @@
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
 #include "common/domain/variants.h"
+#include "common/report/compare.h"
 #include "common/report/printer.h"
 #include "common/report/report.h"
 #include "tools/cli.h"
@@ -82,9 +83,11 @@ struct Job {
   std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
   std::string compare_path;        // --compare: an input the outputs must not overwrite
   std::optional<Report> baseline;  // read from it once the output plan has checked the paths, before any work
+  CompareRule compare_rule;        // --min-change, --significance
 
   // As the user gave them, for the report's environment block.
   std::vector<std::string> memory_names;
+  std::vector<std::string> command;  // argv
 
   bool runs_variant(std::string_view name) const;
 };

@@ -6,6 +6,9 @@
 #include <fstream>
 #include <limits>
 #include <thread>
+#include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -25,6 +28,18 @@ std::string cpu_model_name() {
     if (colon != std::string::npos && start != std::string::npos) return line.substr(start);
   }
   return "CPU";
+}
+
+// --cold on the CPU: the same algorithm as the devices' (backends/measure.h), a write of twice the
+// last-level cache (glibc's sysconf; 64 MB when it does not say) so no input or output line stays cached.
+void flush_caches() {
+  static std::vector<unsigned char> scratch = [] {
+    const long reported = ::sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? ::sysconf(_SC_LEVEL3_CACHE_SIZE) : ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+    const std::size_t cache = reported > 0 ? static_cast<std::size_t>(reported) : std::size_t{32} << 20;
+    return std::vector<unsigned char>(2 * cache);
+  }();
+  static unsigned char value = 0;
+  std::fill(scratch.begin(), scratch.end(), ++value);  // a new value each time: the stores cannot be elided
 }
 
 // The seeds' CPU loop: one output pixel at a time, every tap through the border rule, a float sum
@@ -148,17 +163,24 @@ class CpuBackend final : public Backend {
       if (problem.pixel == PixelType::U8)
         for (float& value : result.output.data) value = to_8bit(value);
     };
-    const int timed = options.warm_up(launch);
-    std::vector<double> samples_ms;
-    for (int i = 0; i < timed; ++i) {
-      poison();
-      const auto start = std::chrono::steady_clock::now();
-      launch();
-      samples_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
+    const int first_round = options.warm_up(launch);
+    Sampling sampling = sample_until_stopped(options.sampling_rule(), first_round, [&](int count) {
+      std::vector<double> samples_ms;
+      for (int i = 0; i < count; ++i) {
+        poison();
+        if (options.cold) flush_caches();
+        const auto start = std::chrono::steady_clock::now();
+        launch();
+        samples_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+      return samples_ms;
+    });
 
     result.status = Status::Ok;
-    result.times.kernel_ms = summarize(std::move(samples_ms));
+    result.times.kernel_ms = summarize(sampling.samples_ms);
+    result.times.kernel_samples_ms = std::move(sampling.samples_ms);
+    result.times.stopped_by = to_string(sampling.stopped_by);
+    result.times.cold = options.cold;
     result.compile_time = "radius: run-time";
     return result;
   }

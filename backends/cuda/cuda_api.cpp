@@ -29,6 +29,21 @@ class PinnedHostFrame final : public HostFrame {
   std::vector<std::byte*> pointers_;
 };
 
+// --cold's scratch: cudaMemsetAsync over a buffer larger than L2.
+class CudaCacheScratch final : public CacheScratch {
+ public:
+  explicit CudaCacheScratch(std::size_t bytes) : buffer_((bytes + sizeof(float) - 1) / sizeof(float)), bytes_(bytes) {}
+  void overwrite(DeviceQueue& queue) override {
+    value_ = (value_ + 1) & 0xFF;  // a new value each time, as a write of the same bytes might be elided
+    CC_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), value_, bytes_, static_cast<CudaQueue&>(queue).stream()));
+  }
+
+ private:
+  DeviceBuffer buffer_;
+  std::size_t bytes_;
+  int value_ = 0;
+};
+
 }  // namespace
 
 CudaQueue::CudaQueue() : stream_(make_stream()) {
@@ -58,6 +73,17 @@ std::unique_ptr<HostFrame> CudaSession::make_pinned_frame(const FrameLayout& lay
 
 bool CudaSession::out_of_memory(const ApiError& error) const {
   return error.api() == "CUDA" && error.code() == cudaErrorMemoryAllocation;
+}
+
+std::size_t CudaSession::cache_bytes() const {
+  int bytes = 0;
+  CC_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, ordinal_));
+  return bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
+}
+
+std::unique_ptr<CacheScratch> CudaSession::make_cache_scratch(std::size_t bytes) {
+  CC_CUDA_CHECK(cudaSetDevice(ordinal_));
+  return std::make_unique<CudaCacheScratch>(bytes);
 }
 
 }  // namespace cc::cuda

@@ -34,6 +34,8 @@ class CudaSession final : public DeviceSession {
   std::unique_ptr<DeviceQueue> make_queue() override;
   std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) override;
   bool out_of_memory(const ApiError& error) const override;
+  std::size_t cache_bytes() const override;
+  std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override;
 
  private:
   int ordinal_;

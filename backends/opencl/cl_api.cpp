@@ -59,6 +59,23 @@ class PinnedHostFrame final : public HostFrame {
   std::vector<std::byte*> pointers_;
 };
 
+// --cold's scratch: clEnqueueFillBuffer over a buffer larger than the device's cache.
+class ClCacheScratch final : public CacheScratch {
+ public:
+  ClCacheScratch(const cl::Context& context, std::size_t bytes)
+      : buffer_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, err))), bytes_(bytes) {}
+  void overwrite(DeviceQueue& queue) override {
+    ++value_;  // a new value each time, as a write of the same bytes might be elided
+    auto& cl_queue = static_cast<ClQueue&>(queue);
+    CC_CL_ENQUEUE(cl_queue, enqueueFillBuffer(buffer_, value_, 0, bytes_, nullptr, event));
+  }
+
+ private:
+  cl::Buffer buffer_;
+  std::size_t bytes_;
+  cl_uchar value_ = 0;
+};
+
 }  // namespace
 
 ClQueue::ClQueue(const cl::Context& context, const cl::Device& device)
@@ -98,6 +115,14 @@ std::unique_ptr<HostFrame> ClSession::make_pinned_frame(const FrameLayout& layou
 bool ClSession::out_of_memory(const ApiError& error) const {
   return error.api() == "OpenCL" && (error.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
                                      error.code() == CL_OUT_OF_HOST_MEMORY || error.code() == CL_OUT_OF_RESOURCES);
+}
+
+std::size_t ClSession::cache_bytes() const {
+  return static_cast<std::size_t>(CC_CL_OUT(device_.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>(err)));
+}
+
+std::unique_ptr<CacheScratch> ClSession::make_cache_scratch(std::size_t bytes) {
+  return std::make_unique<ClCacheScratch>(context_, bytes);
 }
 
 }  // namespace cc::opencl

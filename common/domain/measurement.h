@@ -25,6 +25,9 @@ struct PhaseTimes {
   double setup_ms = kNotMeasured;  // allocation, upload of filter to constant memory, image to texture
   double h2d_ms = kNotMeasured;    // input upload (device events)
   Stats kernel_ms;                 // per-launch, one event bracket per launch, after warm-up
+  std::vector<double> kernel_samples_ms;  // the launches kernel_ms summarizes, in the order taken
+  std::string stopped_by;  // the rule that stopped the samples (to_string(StopRule)); empty: none taken
+  bool cold = false;       // L2 flushed before every sample (--cold); false: cache-warm samples
   double kernel_batch_ms = kNotMeasured;  // one bracket around N back-to-back launches, divided by N
   double d2h_ms = kNotMeasured;    // result download (device events)
   double host_to_host_ms = kNotMeasured;  // upload + one filtering + download, host clock

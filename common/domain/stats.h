@@ -1,6 +1,9 @@
-// stats.h: summary statistics of timing samples.
+// stats.h: summary statistics of timing samples, their robust noise, and the rule that stops taking them.
 #pragma once
 
+#include <functional>
+#include <limits>
+#include <string_view>
 #include <vector>
 
 namespace cc {
@@ -8,8 +11,58 @@ namespace cc {
 struct Stats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;  // stddev: sample (n-1) form; 0 for n < 2
   int samples = 0;
+  // robust_noise_percent() of the samples; NaN for fewer than 2 (one sample says nothing of its spread).
+  double noise_percent = std::numeric_limits<double>::quiet_NaN();
 };
 
 Stats summarize(std::vector<double> samples);  // empty input -> all zero, samples = 0
+
+// The noise of timing samples, robust to outliers (docs/performance.md, "Noise"): the median absolute
+// deviation from the median, scaled by 1.4826 so that it estimates the standard deviation of normally
+// distributed samples, over the median, in percent. One slow sample among five moves it little (a
+// standard deviation over the mean would read it as noise of hundreds of percent). NaN for fewer
+// than 2 samples or a median of 0.
+double robust_noise_percent(std::vector<double> samples);
+
+// Why a run stopped taking samples (DESIGN.md section 4, nvbench's rule), as the report writes it.
+enum class StopRule {
+  Max,     // --repetitions samples taken
+  Noise,   // at least --min-samples taken and the noise under --max-noise
+  Budget,  // the time budget spent (possibly before --min-samples: the budget is a cap)
+};
+std::string_view to_string(StopRule rule);  // "max", "noise", "budget"
+
+struct SamplingRule {
+  int min_samples = 5;             // the noise is not judged before this many samples
+  int max_samples = 10;            // --repetitions
+  double max_noise_percent = 0;    // stop once the noise is at or under this; 0: never (take max_samples)
+  double budget_s = 2.0;           // stop once the samples have spent about this long; at least one is taken
+};
+
+struct Sampling {
+  std::vector<double> samples_ms;
+  StopRule stopped_by = StopRule::Max;
+};
+
+// Takes samples in rounds until a rule stops it. `take(n)` makes n timed launches (queued back to
+// back on a device) and returns their n times in ms; `first_round_limit` caps the first round (the
+// launches the warm-up's estimate fits in the budget, RunOptions::warm_up). Time spent is the larger
+// of the host clock since the start and the samples' sum, so that a fake or coarse device clock
+// cannot stretch the budget, and the rule can be tested with planted samples. Rounds: with no noise
+// rule, as many as fit the rest of the budget; with one, the minimum first and then half as many
+// again as taken so far, so that the noise is judged about log(n) times.
+Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
+                              const std::function<std::vector<double>(int)>& take);
+
+// The Mann-Whitney U test of two sets of samples, two-sided, by the normal approximation with the tie
+// correction and the continuity correction (scipy.stats.mannwhitneyu(a, b, alternative="two-sided",
+// method="asymptotic"), the test Google Benchmark's tools/gbench/report.py applies to repetitions).
+// It asks whether one set tends to be larger than the other without assuming either is normal, so one
+// slow sample moves it by one rank, not by its size.
+struct UTest {
+  double u = 0;        // U of the first set: the pairs (a_i, b_j) with a_i > b_j, ties counting 1/2
+  double p_value = 1;  // two-sided; 1 when either set is empty or every sample ties
+};
+UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace cc

@@ -66,7 +66,7 @@ void print_aligned(const std::vector<std::vector<std::string>>& rows, const std:
   }
 }
 
-Comparison judge(const RunRecord& baseline, const RunRecord& current) {
+Comparison judge(const RunRecord& baseline, const RunRecord& current, const CompareRule& rule) {
   Comparison c{baseline, current};
   const Status was = baseline.status, now = current.status;
   if (now == Status::Failed && was != Status::Failed) c.verdict = Verdict::StoppedValidating;
@@ -75,11 +75,24 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current) {
   else if (has_time(baseline) && has_time(current)) {
     const Stats &b = baseline.times.kernel_ms, &k = current.times.kernel_ms;
     c.ratio = k.median / b.median;
-    c.threshold = noise_threshold(b, k);
-    if (k.median > b.median * (1 + c.threshold)) c.verdict = Verdict::Slower;
-    else if (b.median > k.median * (1 + c.threshold)) c.verdict = Verdict::Faster;
+    const std::vector<double>&before = baseline.times.kernel_samples_ms, &after = current.times.kernel_samples_ms;
+    if (before.empty() || after.empty()) {
+      c.verdict = Verdict::Untested;
+      return c;
+    }
+    c.p_value = mann_whitney_u(before, after).p_value;
+    if (c.p_value < rule.significance) {
+      if (k.median > b.median * (1 + rule.min_change)) c.verdict = Verdict::Slower;
+      else if (b.median > k.median * (1 + rule.min_change)) c.verdict = Verdict::Faster;
+    }
   }
   return c;
+}
+
+// p-values to two significant digits, small ones in exponent form.
+std::string p_cell(double p) {
+  if (!std::isfinite(p)) return "-";
+  return p < 0.001 ? fmt::format("{:.1e}", p) : fmt::format("{:.2g}", p);
 }
 
 }  // namespace
@@ -98,23 +111,18 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::NowValidating: return "now validating";
     case Verdict::New: return "new";
     case Verdict::Unchanged: return "unchanged";
+    case Verdict::Untested: return "untested (no raw samples)";
   }
   return "unknown";
 }
 
 bool is_regression(Verdict verdict) { return verdict == Verdict::Slower || verdict == Verdict::StoppedValidating; }
 
-double relative_spread(const Stats& kernel_ms) {
-  constexpr double kAssumedSpread = 0.10;
-  return kernel_ms.samples >= 2 && kernel_ms.median > 0 ? kernel_ms.stddev / kernel_ms.median : kAssumedSpread;
+bool any_slower(const std::vector<Comparison>& comparisons) {
+  return std::ranges::any_of(comparisons, [](const Comparison& c) { return c.verdict == Verdict::Slower; });
 }
 
-double noise_threshold(const Stats& baseline, const Stats& current) {
-  constexpr double kSmallestChange = 0.05;  // below this, a change is not worth a line even when quiet
-  return std::max(kSmallestChange, 2 * (relative_spread(baseline) + relative_spread(current)));
-}
-
-std::vector<Comparison> compare_reports(const Report& baseline, const Report& current) {
+std::vector<Comparison> compare_reports(const Report& baseline, const Report& current, const CompareRule& rule) {
   std::vector<RunIdentity> baseline_ids;
   for (const RunRecord& run : baseline.runs) baseline_ids.push_back(identity_of(run));
   std::vector<bool> matched(baseline.runs.size(), false);
@@ -129,14 +137,14 @@ std::vector<Comparison> compare_reports(const Report& baseline, const Report& cu
       continue;
     }
     matched[i] = true;
-    comparisons.push_back(judge(baseline.runs[i], run));
+    comparisons.push_back(judge(baseline.runs[i], run, rule));
   }
   for (std::size_t i = 0; i < baseline.runs.size(); ++i)
     if (!matched[i]) comparisons.push_back({baseline.runs[i], std::nullopt, Verdict::Missing});
   return comparisons;
 }
 
-void print_comparison(const std::vector<Comparison>& comparisons, std::ostream& out) {
+void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out) {
   if (comparisons.empty()) {
     out << "nothing to compare: neither report has runs\n";
     return;
@@ -148,7 +156,10 @@ void print_comparison(const std::vector<Comparison>& comparisons, std::ostream& 
     if (std::find(titles.begin(), titles.end(), problem_title(either(c))) == titles.end())
       titles.push_back(problem_title(either(c)));
 
-  out << "kernel median in ms; ratio = current / baseline; noise: the change that counts as slower or faster\n";
+  out << fmt::format(
+      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of the two runs' samples; slower or "
+      "faster when p < {} and the medians differ by more than {}%\n",
+      rule.significance, 100 * rule.min_change);
   for (const std::string& title : titles) {
     std::vector<const Comparison*> group;
     for (const Comparison& c : comparisons)
@@ -159,9 +170,9 @@ void print_comparison(const std::vector<Comparison>& comparisons, std::ostream& 
 
     std::vector<std::vector<std::string>> rows = {{"", "backend", "device", "variant"}};
     if (mixed_memory) rows[0].push_back("memory");
-    for (const char* name : {"baseline", "current", "ratio", "noise", "verdict"}) rows[0].push_back(name);
+    for (const char* name : {"baseline", "current", "ratio", "p", "verdict"}) rows[0].push_back(name);
     std::vector<bool> numeric(rows[0].size(), false);
-    std::fill(numeric.end() - 5, numeric.end() - 1, true);  // the ms, ratio and noise columns
+    std::fill(numeric.end() - 5, numeric.end() - 1, true);  // the ms, ratio and p columns
     for (const Comparison* c : group) {
       const RunRecord& r = either(*c);
       // "!" in front of a regression, so the lines to read first stand out (and grep finds them).
@@ -171,7 +182,7 @@ void print_comparison(const std::vector<Comparison>& comparisons, std::ostream& 
       row.push_back(time_cell(c->baseline ? &*c->baseline : nullptr));
       row.push_back(time_cell(c->current ? &*c->current : nullptr));
       row.push_back(ratio_cell(c->ratio));
-      row.push_back(std::isfinite(c->threshold) ? fmt::format("{:.0f}%", 100 * c->threshold) : "-");
+      row.push_back(p_cell(c->p_value));
       row.push_back(std::string(to_string(c->verdict)));
       rows.push_back(std::move(row));
     }
@@ -179,7 +190,7 @@ void print_comparison(const std::vector<Comparison>& comparisons, std::ostream& 
     print_aligned(rows, numeric, out);
   }
 
-  std::array<int, 8> counts{};
+  std::array<int, 9> counts{};
   for (const Comparison& c : comparisons) ++counts[static_cast<std::size_t>(c.verdict)];
   std::vector<std::string> summary;
   for (std::size_t v = 0; v < counts.size(); ++v)

@@ -27,45 +27,51 @@ RunIdentity identity_of(const RunRecord& run);
 
 // The verdicts, in the order the summary line lists them: regressions first.
 enum class Verdict {
-  Slower,             // both ok, current median beyond the noise above the baseline's
+  Slower,             // both ok, slower beyond the noise (CompareRule)
   StoppedValidating,  // fails now; passed (or did not run) in the baseline
   NewlySkipped,       // skipped now; ran in the baseline
   Missing,            // in the baseline only
-  Faster,             // both ok, current median beyond the noise below the baseline's
+  Faster,             // both ok, faster beyond the noise (CompareRule)
   NowValidating,      // passes now; failed (or did not run) in the baseline
   New,                // in the current report only
   Unchanged,          // both ok within the noise, or the same status without a time to compare
+  Untested,           // both ok, but one has no raw samples to test (a report of schema 1)
 };
 std::string_view to_string(Verdict verdict);  // "slower", "stopped validating", "newly skipped"...
 
-// "Beyond its noise", with relative spread s = kernel_ms stddev / median of one run (0.10 assumed
-// when it has fewer than 2 samples, since one sample says nothing about its spread):
-//   threshold = max(0.05, 2 * (s_baseline + s_current))
-//   slower when current median > baseline median * (1 + threshold),
-//   faster when baseline median > current median * (1 + threshold) (the same rule, roles swapped).
-// Two quiet runs (1% spread each) flag a 5% change; two 5%-noisy runs need 20%.
-double relative_spread(const Stats& kernel_ms);
-double noise_threshold(const Stats& baseline, const Stats& current);
+// "Beyond the noise" (docs/performance.md, "Comparing with a baseline"): the two runs' raw samples
+// differ by the Mann-Whitney U test (mann_whitney_u, common/domain/stats.h) with p under
+// `significance`, AND the medians differ by more than `min_change`: slower when
+// current median > baseline median x (1 + min_change), faster when the reverse. Both, never one: a
+// tiny but consistent change is real and not worth failing a CI job, a large one in noisy samples may
+// be chance. At p < 0.01 the test needs 5 samples a side that do not overlap.
+struct CompareRule {
+  double min_change = 0.05;    // --min-change 5 (percent)
+  double significance = 0.01;  // --significance 0.01
+};
 
 struct Comparison {
   std::optional<RunRecord> baseline;  // empty when the verdict is New
   std::optional<RunRecord> current;   // empty when the verdict is Missing
   Verdict verdict = Verdict::Unchanged;
-  double ratio = kNotMeasured;      // current median / baseline median, when both ran ok
-  double threshold = kNotMeasured;  // noise_threshold() of the two, when both ran ok
+  double ratio = kNotMeasured;    // current median / baseline median, when both ran ok
+  double p_value = kNotMeasured;  // the U test's, when both ran ok with raw samples
 };
 
 // One Comparison per run of either report, in the current report's order, then the missing ones.
 // Runs with the same identity twice in one report pair up in order (first with first).
-std::vector<Comparison> compare_reports(const Report& baseline, const Report& current);
+std::vector<Comparison> compare_reports(const Report& baseline, const Report& current, const CompareRule& rule = {});
 
 // A verdict worth a non-zero exit: slower or stopped validating.
 bool is_regression(Verdict verdict);
 
 // Every comparison as one table row (problem, backend, device, variant, baseline ms, current ms,
-// ratio, noise threshold, verdict), regressions marked with "!" in front, then one summary line:
+// ratio, p-value, verdict), regressions marked with "!" in front, then one summary line:
 // "2 slower, 1 stopped validating, 40 unchanged".
-void print_comparison(const std::vector<Comparison>& comparisons, std::ostream& out);
+void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out);
+
+// Whether any comparison is Slower: with nothing failing validation, `--compare` exits 3 (DESIGN.md section 3).
+bool any_slower(const std::vector<Comparison>& comparisons);
 
 // Reports from different machines side by side. First each report's devices (label, host, device
 // names); then one table per problem (filter, width x height, channels, border, flip): a row per

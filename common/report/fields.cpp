@@ -45,6 +45,11 @@ const std::vector<Field<RunRecord>>& run_fields() {
       kernel_statistic<&Stats::mean>("mean"),
       kernel_statistic<&Stats::stddev>("stddev"),
       field<&RunRecord::times, &PhaseTimes::kernel_ms, &Stats::samples>("samples", {.group = kKernelMs, .required = true}),
+      kernel_statistic<&Stats::noise_percent>("noise_percent"),
+      // Schema 2: the raw samples kernel_ms summarizes, the rule that stopped them, warm or cold L2.
+      field<&RunRecord::times, &PhaseTimes::kernel_samples_ms>("kernel_samples_ms"),
+      field<&RunRecord::times, &PhaseTimes::stopped_by>("stopped_by", kNullWhenDefault),
+      field<&RunRecord::times, &PhaseTimes::cold>("cold"),
       field<&RunRecord::times, &PhaseTimes::kernel_batch_ms>("kernel_batch_ms"),
       field<&RunRecord::times, &PhaseTimes::h2d_ms>("h2d_ms"),
       field<&RunRecord::times, &PhaseTimes::d2h_ms>("d2h_ms"),
@@ -105,9 +110,19 @@ const std::vector<Field<DeviceInfo>>& device_fields() {
 }
 
 const std::vector<Field<Report>>& report_fields() {
+  constexpr std::string_view kMeasurement = "measurement";
   static const std::vector<Field<Report>> fields = {
+      field<&Report::created>("created"),
+      field<&Report::command>("command"),
       field<&Report::tool_name>("name", {.group = "tool"}),
       field<&Report::tool_version>("version", {.group = "tool"}),
+      field<&Report::tool_git>("git", {.group = "tool"}),
+      field<&Report::measurement, &MeasurementSettings::repetitions>("repetitions", {.group = kMeasurement}),
+      field<&Report::measurement, &MeasurementSettings::warmup>("warmup", {.group = kMeasurement}),
+      field<&Report::measurement, &MeasurementSettings::min_samples>("min_samples", {.group = kMeasurement}),
+      field<&Report::measurement, &MeasurementSettings::max_noise_percent>("max_noise_percent", {.group = kMeasurement}),
+      field<&Report::measurement, &MeasurementSettings::time_budget_s>("time_budget_s", {.group = kMeasurement}),
+      field<&Report::measurement, &MeasurementSettings::cold>("cold", {.group = kMeasurement}),
       field<&Report::environment>("environment"),
   };
   return fields;

@@ -15,11 +15,13 @@ namespace cc {
 // Ordered names and values (the environment, a device's properties): a JSON object of strings.
 using TextPairs = std::vector<std::pair<std::string, std::string>>;
 
-// What a field holds; the same order as FieldValue's alternatives after std::monostate.
-enum class FieldKind { Text, Number, Integer, Flag, Status, Pairs };
+// What a field holds; the same order as FieldValue's alternatives after std::monostate. Numbers: a
+// JSON array of numbers (raw samples), Texts: of strings (the command line).
+enum class FieldKind { Text, Number, Integer, Flag, Status, Pairs, Numbers, Texts };
 
 // A field's value; std::monostate is nothing to write (JSON null, an empty CSV cell).
-using FieldValue = std::variant<std::monostate, std::string, double, int, bool, Status, TextPairs>;
+using FieldValue = std::variant<std::monostate, std::string, double, int, bool, Status, TextPairs, std::vector<double>,
+                                std::vector<std::string>>;
 
 template <typename Value>
 constexpr FieldKind field_kind() {
@@ -28,8 +30,10 @@ constexpr FieldKind field_kind() {
   else if constexpr (std::is_same_v<Value, int>) return FieldKind::Integer;
   else if constexpr (std::is_same_v<Value, bool>) return FieldKind::Flag;
   else if constexpr (std::is_same_v<Value, Status>) return FieldKind::Status;
+  else if constexpr (std::is_same_v<Value, std::vector<double>>) return FieldKind::Numbers;
+  else if constexpr (std::is_same_v<Value, std::vector<std::string>>) return FieldKind::Texts;
   else {
-    static_assert(std::is_same_v<Value, TextPairs>, "a report field is text, a number, an integer, a flag, a status or pairs");
+    static_assert(std::is_same_v<Value, TextPairs>, "a report field is text, a number, an integer, a flag, a status, pairs or a list");
     return FieldKind::Pairs;
   }
 }

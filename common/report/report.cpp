@@ -53,9 +53,11 @@ std::string bound_text(const RunRecord& r) {
 // f32 runs say nothing of their pixel type (the default); u8 runs get tables of their own.
 std::string pixel_note(const std::string& pixel) { return pixel == "u8" ? "  u8 pixels" : ""; }
 
+// Every table says whether its kernel times are cache-warm or cold (--cold: L2 flushed before each sample).
 std::string heading(const RunRecord& r) {
-  return fmt::format("{}  {}x{}x{}  r={}x{}  border {}{}{}", r.filter, r.width, r.height, r.channels, r.radius_x,
-                     r.radius_y, r.border, r.flip ? "  flipped (true convolution)" : "", pixel_note(r.pixel));
+  return fmt::format("{}  {}x{}x{}  r={}x{}  border {}{}{}  L2 {}", r.filter, r.width, r.height, r.channels, r.radius_x,
+                     r.radius_y, r.border, r.flip ? "  flipped (true convolution)" : "", pixel_note(r.pixel),
+                     r.times.cold ? "cold" : "warm");
 }
 
 std::string heading(const StreamRecord& s) {
@@ -132,8 +134,9 @@ Table make_device_table(const std::vector<DeviceInfo>& devices) {
 }
 
 // The kernel table of one group. The memory column appears only when a group holds both pinned and
-// pageable runs, the one case where rows would otherwise look alike.
-Table make_table(const Group& group) {
+// pageable runs, the one case where rows would otherwise look alike. `stop_column`: the rule that
+// stopped each run's samples (markdown; the console keeps to its width).
+Table make_table(const Group& group, bool stop_column) {
   bool mixed_memory = false;
   for (const RunRecord* r : group.records) mixed_memory |= r->memory != group.records.front()->memory;
 
@@ -141,9 +144,11 @@ Table make_table(const Group& group) {
   for (const char* name : {"backend", "device", "variant"}) t.add_column(name, false);
   if (mixed_memory) t.add_column("memory", false);
   t.add_column("status", false);
-  // Times in ms (the group heading says so), to keep the headers as narrow as the numbers.
-  for (const char* name : {"kernel", "MPix/s", "GB/s", "GFLOP/s", "% bound", "dev MB", "max err", "tol"})
-    t.add_column(name, true);
+  // Times in ms (the group heading says so), to keep the headers as narrow as the numbers. Beside the
+  // median: its noise (stats.h, robust_noise_percent), the samples and the rule that stopped them.
+  for (const char* name : {"kernel", "noise", "n"}) t.add_column(name, true);
+  if (stop_column) t.add_column("stop", false);
+  for (const char* name : {"MPix/s", "GB/s", "GFLOP/s", "% bound", "dev MB", "max err", "tol"}) t.add_column(name, true);
 
   for (const RunRecord* r : group.records) {
     const Stats& k = r->times.kernel_ms;
@@ -152,6 +157,9 @@ Table make_table(const Group& group) {
     row.push_back(std::string(to_string(r->status)));
     const bool untimed = !r->times.untimed.empty();
     row.push_back(untimed ? "untimed" : short_number(k.samples > 0 ? k.median : kNotMeasured));
+    row.push_back(k.samples > 0 ? short_percent(k.noise_percent) : "-");
+    row.push_back(k.samples > 0 ? std::to_string(k.samples) : "-");
+    if (stop_column) row.push_back(r->times.stopped_by.empty() ? "-" : r->times.stopped_by);
     for (double v : {r->mpix_per_s, r->gb_per_s, r->gflop_per_s}) row.push_back(short_number(v));
     row.push_back(bound_text(*r));
     row.push_back(short_number(r->device_mb));
@@ -335,6 +343,9 @@ std::string csv_field(const FieldValue& value) {
       for (const auto& [key, value] : pairs) items.push_back(fmt::format("{}: {}", key, value));
       return (*this)(fmt::format("{}", fmt::join(items, "; ")));
     }
+    // Lists in one cell, space-separated: a CSV line stays one run.
+    std::string operator()(const std::vector<double>& numbers) const { return fmt::format("{}", fmt::join(numbers, " ")); }
+    std::string operator()(const std::vector<std::string>& texts) const { return (*this)(fmt::format("{}", fmt::join(texts, " "))); }
   };
   return std::visit(Render{}, value);
 }
@@ -353,6 +364,12 @@ nlohmann::ordered_json json_value(const FieldValue& value) {
       for (const auto& [key, value] : pairs) object[key] = value;
       return object;
     }
+    nlohmann::ordered_json operator()(const std::vector<double>& numbers) const {
+      nlohmann::ordered_json array = nlohmann::ordered_json::array();
+      for (const double v : numbers) array.push_back((*this)(v));
+      return array;
+    }
+    nlohmann::ordered_json operator()(const std::vector<std::string>& texts) const { return texts; }
   };
   return std::visit(Convert{}, value);
 }
@@ -392,7 +409,7 @@ void print_console(const Report& report, std::ostream& out) {
   }
   for (const Group& group : group_by_heading(report.runs)) {
     out << '\n' << group.title << "  (times in ms)\n";
-    print_table_console(make_table(group), out);
+    print_table_console(make_table(group, false), out);
     const auto ratios = ratio_lines(group);
     if (!ratios.empty()) {
       out << "kernel time ratios (below 1: the numerator is faster)\n";
@@ -423,9 +440,10 @@ void write_markdown(const Report& report, std::ostream& out) {
   }
   for (const Group& group : group_by_heading(report.runs)) {
     out << "## " << group.title
-        << "\n\nTimes in ms; kernel is the median launch; % bound is its rate against the measured ceiling "
+        << "\n\nTimes in ms; kernel is the median launch, noise its robust spread (1.4826 x MAD / median), n the "
+           "samples, stop the rule that stopped them (max, noise, budget); % bound is its rate against the measured ceiling "
            "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius.\n\n";
-    print_table_markdown(make_table(group), out);
+    print_table_markdown(make_table(group, true), out);
     const auto ratios = ratio_lines(group);
     if (!ratios.empty()) {
       out << "\nKernel time ratios (below 1: the numerator is faster):\n\n";
@@ -454,7 +472,10 @@ void write_csv(const Report& report, std::ostream& out) {
 }
 
 void write_json(const Report& report, std::ostream& out) {
-  nlohmann::ordered_json root = json_object(report, report_fields());
+  // schema_version first, outside the field table: the reader checks it before reading anything by the
+  // table, and it is this writer's version, whatever version a merged report was read from.
+  nlohmann::ordered_json root = {{"schema_version", kSchemaVersion}};
+  root.update(json_object(report, report_fields()));
   root["devices"] = json_array(report.devices, device_fields());
   root["runs"] = json_array(report.runs, run_fields());
   root["streams"] = json_array(report.streams, stream_fields());

@@ -9,9 +9,29 @@
 
 namespace cc {
 
+// The JSON report's layout (docs/json-schema.md): 2 added schema_version, created, command, tool.git,
+// measurement, the raw samples and the stopping rule; a report without schema_version is version 1,
+// which the reader still takes. A reader refuses a version above its own.
+inline constexpr int kSchemaVersion = 2;
+
+// How the runs were measured (backends/backend.h RunOptions), for the report's "measurement" object.
+struct MeasurementSettings {
+  int repetitions = 0;   // the most samples a run takes
+  int warmup = 0;
+  int min_samples = 0;
+  double max_noise_percent = 0;  // 0: no noise rule
+  double time_budget_s = 0;      // the cap on each run's sampling
+  bool cold = false;             // L2 flushed before every sample
+};
+
 struct Report {
+  int schema_version = kSchemaVersion;  // of the file read back (1: none given); written: always kSchemaVersion
+  std::string created;               // UTC, ISO 8601: 2026-11-24T05:41:30Z
+  std::vector<std::string> command;  // argv as typed
   std::string tool_name = "convcompare";
   std::string tool_version;
+  std::string tool_git;  // the git revision built (CMake, at configure time), "unknown" outside git
+  MeasurementSettings measurement;
   // environment: host, compiler, CUDA runtime/driver, OpenCL platforms, math flags...
   std::vector<std::pair<std::string, std::string>> environment;
   std::vector<DeviceInfo> devices;

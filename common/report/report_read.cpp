@@ -50,6 +50,7 @@ class JsonObject {
     static const ordered_json missing_as_null;
     const ordered_json* value = find(key, required);
     if (!value && (default_when_missing || (kind != FieldKind::Text && kind != FieldKind::Number))) return std::nullopt;
+    if (value && value->is_null() && (kind == FieldKind::Numbers || kind == FieldKind::Texts)) return std::nullopt;
     if (!value) value = &missing_as_null;
     switch (kind) {
       case FieldKind::Text: return text(key, *value);
@@ -74,6 +75,21 @@ class JsonObject {
         fail(fmt::format("\"{}\" is \"{}\", not ok, failed or skipped", key, name));
       }
       case FieldKind::Pairs: return JsonObject(*value, source_, place_of(key)).string_pairs();
+      case FieldKind::Numbers: {
+        if (!value->is_array()) wrong_type(key, "an array of numbers", *value);
+        std::vector<double> numbers;
+        for (const ordered_json& item : *value) {
+          if (!item.is_number()) wrong_type(key, "an array of numbers", item);
+          numbers.push_back(item.get<double>());
+        }
+        return numbers;
+      }
+      case FieldKind::Texts: {
+        if (!value->is_array()) wrong_type(key, "an array of strings", *value);
+        std::vector<std::string> texts;
+        for (const ordered_json& item : *value) texts.push_back(text(key, item));
+        return texts;
+      }
     }
     throw std::logic_error("a report field of no known kind");
   }
@@ -169,8 +185,21 @@ Report parse_report(std::string_view text, std::string_view source_name) {
   if (!root.is_object() || !root.contains("runs") || !root["runs"].is_array())
     throw InputError(fmt::format("{}: not a convcompare report (no \"runs\" array)", source_name));
 
+  // Version 1 (no schema_version) is read as it is: its newer fields keep their defaults. A newer
+  // version may mean something else by the same keys: refused in one line rather than misread.
+  int version = 1;
+  if (const auto found = root.find("schema_version"); found != root.end()) {
+    if (!found->is_number_integer() || found->get<long long>() < 1)
+      throw InputError(fmt::format("{}: \"schema_version\" must be a positive integer, not {}", source_name, found->dump()));
+    if (found->get<long long>() > kSchemaVersion)
+      throw InputError(fmt::format("{}: written with report schema_version {}, newer than this convcompare reads "
+                                   "(1 to {}): use a newer convcompare",
+                                   source_name, found->dump(), kSchemaVersion));
+    version = static_cast<int>(found->get<long long>());
+  }
   const JsonObject top(root, source_name, "");
   Report report = read_record(top, report_fields());
+  report.schema_version = version;
   for (const char* key : {"devices", "streams"})
     if (const ordered_json* array = top.find(key); array && !array->is_array())
       top.fail(fmt::format("\"{}\" must be an array, not {}", key, array->type_name()));

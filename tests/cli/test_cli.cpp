@@ -234,10 +234,138 @@ TEST_CASE("--time-budget decides how many of the --repetitions launches are time
                                           "--repetitions", "5", "--warmup", "1", "--time-budget", budget});
     REQUIRE(report["runs"].size() == 2);
     CHECK(report["runs"][0]["status"] == "ok");
-    return report["runs"][0]["kernel_ms"]["samples"].get<int>();
+    // The JSON never claims more than it took: the samples are the raw list's, the rule says why.
+    CHECK(report["runs"][0]["kernel_samples_ms"].size() == report["runs"][0]["kernel_ms"]["samples"].get<std::size_t>());
+    CHECK(report["measurement"]["time_budget_s"] == std::stod(budget));
+    CHECK(report["measurement"]["repetitions"] == 5);
+    return std::pair{report["runs"][0]["kernel_ms"]["samples"].get<int>(), report["runs"][0]["stopped_by"].get<std::string>()};
   };
-  CHECK(samples("1e-9") == 1);
-  CHECK(samples("1000") == 5);
+  CHECK(samples("1e-9") == std::pair{1, std::string("budget")});
+  CHECK(samples("1000") == std::pair{5, std::string("max")});
+}
+
+TEST_CASE("--max-noise stops a run after --min-samples once the noise is under it, and the run says so") {
+  TempDir dir("cli");
+  // 1.4826 x MAD / median of positive samples is at most 148.26% (half the samples lie below the
+  // median, within it of it), so a 150% limit stops every run at the minimum: no timing involved.
+  const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity", "--repetitions",
+                                        "50", "--min-samples", "3", "--max-noise", "150", "--time-budget", "1000"});
+  CHECK(report["measurement"]["min_samples"] == 3);
+  CHECK(report["measurement"]["max_noise_percent"] == 150.0);
+  for (const json& run : report["runs"]) {
+    CHECK(run["kernel_ms"]["samples"] == 3);
+    CHECK(run["kernel_samples_ms"].size() == 3);
+    CHECK(run["stopped_by"] == "noise");
+    CHECK(run["kernel_ms"]["noise_percent"].get<double>() <= 150);
+    CHECK(run["cold"] == false);
+  }
+  check_bad_input({"--backend", "cpu", "--repetitions", "3", "--min-samples", "4"}, {"--min-samples 4", "--repetitions 3"});
+  check_bad_input({"--backend", "cpu", "--max-noise", "-1"}, {"--max-noise"});
+}
+
+TEST_CASE("--json: schema_version, created, command, tool.git, numbers as numbers (docs/json-schema.md)") {
+  TempDir dir("cli");
+  const std::vector<std::string> args = small_cpu_run({"--filter", "identity", "--cold"});
+  const json report = run_to_json(dir, args);
+  CHECK(nlohmann::ordered_json::parse(read_file(dir / "report.json")).begin().key() == "schema_version");
+  CHECK(report["schema_version"] == cc::kSchemaVersion);
+  const std::string created = report["created"];
+  CHECK(created.size() == 20);  // 2026-11-24T05:41:30Z
+  CHECK(created[4] == '-');
+  CHECK(created[10] == 'T');
+  CHECK(created.ends_with("Z"));
+  std::vector<std::string> command = {CONVCOMPARE_EXE};
+  command.insert(command.end(), args.begin(), args.end());
+  for (const char* added : {"--quiet", "--json"}) command.push_back(added);
+  command.push_back(dir / "report.json");
+  CHECK(report["command"] == command);
+  CHECK(report["tool"]["git"].is_string());
+  CHECK_FALSE(report["tool"]["git"].get<std::string>().empty());
+  CHECK(report["measurement"]["repetitions"] == 2);
+  CHECK(report["measurement"]["warmup"] == 0);
+  CHECK(report["measurement"]["cold"] == true);
+  CHECK_FALSE(report["environment"].contains("repetitions"));  // once, as a number, in "measurement"
+  for (const json& run : report["runs"]) {
+    CHECK(run["cold"] == true);
+    CHECK(run["kernel_samples_ms"].is_array());
+    for (const json& sample : run["kernel_samples_ms"]) CHECK(sample.is_number());
+  }
+}
+
+namespace {
+
+// A baseline for --compare made from a real run's report, with every run's raw samples replaced by
+// `samples` (and the statistics that summarize them), so the verdict does not depend on this
+// machine's speed.
+std::string planted_baseline(const TempDir& dir, const std::string& name, const std::vector<double>& samples) {
+  json report = json::parse(read_file(dir / "report.json"));
+  std::vector<double> sorted = samples;
+  std::ranges::sort(sorted);
+  for (json& run : report["runs"]) {
+    run["kernel_samples_ms"] = samples;
+    run["kernel_ms"]["samples"] = samples.size();
+    run["kernel_ms"]["median"] = (sorted[(sorted.size() - 1) / 2] + sorted[sorted.size() / 2]) / 2;
+  }
+  const std::string path = dir / name;
+  write_file(path, report.dump(2));
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("--compare: exit 3 when a run is slower beyond the noise, 0 when unchanged, 2 for a newer schema") {
+  TempDir dir("cli");
+  // 10 samples each run, whatever the load: the budget out of the way.
+  const std::vector<std::string> run = {"--backend", "cpu", "--size", "64x48", "--filter", "box:r=1", "--repetitions",
+                                        "10", "--warmup", "0", "--time-budget", "1000"};
+  run_to_json(dir, run);
+  const auto compare = [&](const std::string& baseline) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), {"--compare", baseline});
+    return convcompare(args);
+  };
+
+  // A baseline a million times faster than any CPU: every run is slower, by the U test (10 samples a
+  // side, none overlapping, the baseline's all tied: p = 6.4e-05, scipy 1.10.1) and by far more than 5%.
+  const CommandResult slower = compare(planted_baseline(dir, "fast.json", std::vector<double>(10, 1e-6)));
+  INFO("stdout: " << slower.out << "\nstderr: " << slower.err);
+  CHECK(slower.status == 3);
+  CHECK(slower.out.find("\n2 slower\n") != std::string::npos);
+  CHECK(slower.out.find("\n! ") != std::string::npos);
+  CHECK(slower.out.find("6.4e-05") != std::string::npos);
+
+  // Half the baseline's samples far below any run, half far above: the ranks cannot tell the runs
+  // apart (U at its mean, p = 1), whatever the medians say: unchanged, exit 0.
+  std::vector<double> straddling(5, 1e-6);
+  straddling.insert(straddling.end(), 5, 1e6);
+  const CommandResult unchanged = compare(planted_baseline(dir, "same.json", straddling));
+  INFO("stdout: " << unchanged.out << "\nstderr: " << unchanged.err);
+  CHECK(unchanged.status == 0);
+  CHECK(unchanged.out.find("\n2 unchanged\n") != std::string::npos);
+
+  // --significance 1e-6: ten samples a side cannot reach it, so nothing is slower: exit 0.
+  std::vector<std::string> lenient = run;
+  lenient.insert(lenient.end(), {"--compare", dir / "fast.json", "--significance", "1e-6"});
+  CHECK(convcompare(lenient).status == 0);
+
+  // A report of schema 1 (before schema_version and raw samples) is read; its runs are untested.
+  json old = json::parse(read_file(dir / "report.json"));
+  for (const char* key : {"schema_version", "created", "command", "measurement"}) old.erase(key);
+  for (json& r : old["runs"])
+    for (const char* key : {"kernel_samples_ms", "stopped_by", "cold"}) r.erase(key);
+  write_file(dir / "old.json", old.dump());
+  const CommandResult untested = compare(dir / "old.json");
+  INFO("stdout: " << untested.out << "\nstderr: " << untested.err);
+  CHECK(untested.status == 0);
+  CHECK(untested.out.find("untested (no raw samples)") != std::string::npos);
+
+  // A newer schema is refused in one line, before any run.
+  json newer = json::parse(read_file(dir / "report.json"));
+  newer["schema_version"] = cc::kSchemaVersion + 1;
+  write_file(dir / "newer.json", newer.dump());
+  std::vector<std::string> args = run;
+  args.insert(args.end(), {"--compare", dir / "newer.json"});
+  check_bad_input(args, {"newer.json", "schema_version", "newer convcompare"});
 }
 
 TEST_CASE("--csv has the report's columns and one line per run; --markdown is written") {

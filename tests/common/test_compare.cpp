@@ -22,8 +22,16 @@ using cc::test::TempDir;
 
 namespace {
 
-// A run of box:r=1 on a 2048x2048 grey image whose kernel median is `median_ms` with a relative
-// spread (stddev / median) of `spread` over 10 samples.
+// Ten samples around `median_ms`, spread by `spread` of it: median x (1 + spread x k) for k from -1.5
+// to 1.5, the median exactly `median_ms`.
+std::vector<double> planted_samples(double median_ms, double spread) {
+  std::vector<double> samples;
+  for (const double k : {-1.5, -1.0, -0.5, -0.25, 0.0, 0.0, 0.25, 0.5, 1.0, 1.5}) samples.push_back(median_ms * (1 + spread * k));
+  return samples;
+}
+
+// A run of box:r=1 on a 2048x2048 grey image whose kernel median is `median_ms`, its 10 raw samples
+// planted_samples(median_ms, spread).
 cc::RunRecord timed_run(std::string backend, std::string device, std::string variant, cc::Status status,
                         double median_ms, double spread = 0.01) {
   cc::RunRecord r;
@@ -32,7 +40,9 @@ cc::RunRecord timed_run(std::string backend, std::string device, std::string var
   r.width = 2048, r.height = 2048, r.channels = 1, r.radius_x = 1, r.radius_y = 1;
   r.status = status;
   if (status != cc::Status::Skipped) {
-    r.times.kernel_ms = {median_ms, median_ms * 0.9, median_ms * 1.1, median_ms, median_ms * spread, 10};
+    r.times.kernel_samples_ms = planted_samples(median_ms, spread);
+    r.times.kernel_ms = cc::summarize(r.times.kernel_samples_ms);
+    r.times.stopped_by = "max";
     r.max_abs_error = 2e-6, r.rel_l2_error = 1e-7, r.tolerance = 4e-5;
   }
   if (status == cc::Status::Failed) r.reason = "pixel (0, 0) channel 0: got 0, expected 1";
@@ -223,16 +233,55 @@ TEST_CASE("report_read: bad input is one InputError line naming the file and the
         "report '" + huge + "': it holds 33554433 bytes, over the 32 MB limit (reports are parsed whole in memory)");
 }
 
-TEST_CASE("compare: the noise rule, max(5%, 2 x (baseline spread + current spread))") {
-  const cc::Stats quiet{1.0, 0.98, 1.02, 1.0, 0.01, 10};  // 1% spread
-  const cc::Stats noisy{1.0, 0.9, 1.1, 1.0, 0.05, 10};    // 5% spread
-  const cc::Stats single{1.0, 1.0, 1.0, 1.0, 0.0, 1};     // one sample: 10% assumed
-  CHECK(cc::relative_spread(quiet) == doctest::Approx(0.01));
-  CHECK(cc::relative_spread(single) == doctest::Approx(0.10));
-  CHECK(cc::noise_threshold(quiet, quiet) == doctest::Approx(0.05));  // 2 x 2% = 4%, under the 5% floor
-  CHECK(cc::noise_threshold(noisy, noisy) == doctest::Approx(0.20));
-  CHECK(cc::noise_threshold(quiet, noisy) == doctest::Approx(0.12));
-  CHECK(cc::noise_threshold(single, quiet) == doctest::Approx(0.22));
+// Reference values: scipy 1.10.1 (Debian 12's python3-scipy),
+// scipy.stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").
+TEST_CASE("Mann-Whitney U: scipy's asymptotic two-sided p-values, ties and continuity corrected") {
+  const auto check = [](const std::vector<double>& a, const std::vector<double>& b, double u, double p) {
+    const cc::UTest test = cc::mann_whitney_u(a, b);
+    CHECK(test.u == doctest::Approx(u));
+    CHECK(test.p_value == doctest::Approx(p).epsilon(1e-9));
+  };
+  check({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, 0, 0.012185780355344813);  // apart, but 5 a side cannot reach 0.01
+  check({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}, 25, 0.012185780355344813);  // two-sided: the same either way
+  check({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, 12.5, 1.0);
+  check({1.0, 1.1, 1.2, 1.3, 1.0, 1.1}, {1.25, 1.4, 1.3, 1.5, 1.45, 1.35}, 1.5, 0.01000679435165946);  // ties
+  check({3, 3, 3, 4, 4, 5, 6}, {4, 4, 5, 5, 6, 7, 7, 8}, 9.5, 0.033894853524689246);  // ties across the sets
+  check({1}, {2}, 0, 1.0);
+  check({2, 2, 2}, {2, 2, 2}, 4.5, 1.0);  // every sample tied: no variance, nothing to tell apart
+  CHECK(cc::mann_whitney_u({}, {1, 2}).p_value == 1.0);
+  // The planted runs of the verdict tests below.
+  CHECK(cc::mann_whitney_u(planted_samples(1, 0.01), planted_samples(1.10, 0.01)).p_value ==
+        doctest::Approx(0.0001806347208075351).epsilon(1e-9));
+  CHECK(cc::mann_whitney_u(planted_samples(1, 0.2), planted_samples(1.15, 0.2)).p_value ==
+        doctest::Approx(0.10384958179697429).epsilon(1e-9));
+}
+
+TEST_CASE("compare: one slow sample no longer hides a 20% slowdown (issue #17)") {
+  // Ten samples near 1 ms and one at 3 ms: a stddev rule read the spread as ~60% and let anything
+  // short of a 2x slowdown pass; the U test ranks the outlier as one sample of ten.
+  cc::Report baseline, current;
+  baseline.runs = {timed_run("cuda", "cuda:0", "global", cc::Status::Ok, 1.0)};
+  current.runs = baseline.runs;
+  baseline.runs[0].times.kernel_samples_ms = {1.0, 1.01, 0.99, 1.02, 1.0, 0.98, 1.01, 1.0, 0.99, 3.0};
+  current.runs[0].times.kernel_samples_ms = {1.2, 1.21, 1.19, 1.22, 1.2, 1.18, 1.21, 1.2, 1.19, 1.2};
+  for (cc::Report* report : {&baseline, &current})
+    report->runs[0].times.kernel_ms = cc::summarize(report->runs[0].times.kernel_samples_ms);
+  CHECK(baseline.runs[0].times.kernel_ms.stddev / baseline.runs[0].times.kernel_ms.median > 0.6);
+  const auto comparisons = cc::compare_reports(baseline, current);
+  REQUIRE(comparisons.size() == 1);
+  CHECK(comparisons[0].p_value == doctest::Approx(0.0026441991335884076).epsilon(1e-9));  // scipy, as above
+  CHECK(comparisons[0].verdict == cc::Verdict::Slower);
+  CHECK(cc::any_slower(comparisons));
+  // --significance 0.001 asks for more than ten samples a side give here; --min-change 25 for more than 20%.
+  CHECK(cc::compare_reports(baseline, current, {.min_change = 0.05, .significance = 0.001})[0].verdict ==
+        cc::Verdict::Unchanged);
+  CHECK(cc::compare_reports(baseline, current, {.min_change = 0.25, .significance = 0.01})[0].verdict ==
+        cc::Verdict::Unchanged);
+  // A baseline of schema 1 has no raw samples: the verdict says so instead of guessing.
+  baseline.runs[0].times.kernel_samples_ms.clear();
+  const auto untested = cc::compare_reports(baseline, current);
+  CHECK(untested[0].verdict == cc::Verdict::Untested);
+  CHECK_FALSE(cc::any_slower(untested));
 }
 
 TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
@@ -246,8 +295,8 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
   both(timed_run("cuda", h100, "global", Status::Ok, 1.0), timed_run("cuda", h100, "global", Status::Ok, 1.10));
   both(timed_run("cuda", h100, "tiled", Status::Ok, 1.0), timed_run("cuda", h100, "tiled", Status::Ok, 1.04));
   both(timed_run("cuda", h100, "fast", Status::Ok, 1.0), timed_run("cuda", h100, "fast", Status::Ok, 0.90));
-  // 15% slower, but with 5% spread on each side 20% is needed.
-  both(timed_run("opencl", h100, "global", Status::Ok, 1.0, 0.05), timed_run("opencl", h100, "global", Status::Ok, 1.15, 0.05));
+  // 15% slower medians, but samples spread by 20% overlap: the U test gives p = 0.10.
+  both(timed_run("opencl", h100, "global", Status::Ok, 1.0, 0.2), timed_run("opencl", h100, "global", Status::Ok, 1.15, 0.2));
   both(timed_run("cuda", h100, "texture", Status::Ok, 1.0), timed_run("cuda", h100, "texture", Status::Failed, 1.0));
   both(timed_run("opencl", h100, "texture", Status::Failed, 1.0), timed_run("opencl", h100, "texture", Status::Ok, 1.0));
   both(timed_run("opencl", h100, "tiled", Status::Ok, 1.0), timed_run("opencl", h100, "tiled", Status::Skipped, 0));
@@ -272,8 +321,9 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
     CHECK(cc::to_string(comparisons[i].verdict) == cc::to_string(expected[i]));
   }
   CHECK(comparisons[0].ratio == doctest::Approx(1.10));
-  CHECK(comparisons[0].threshold == doctest::Approx(0.05));
-  CHECK(comparisons[3].threshold == doctest::Approx(0.20));
+  CHECK(comparisons[0].p_value == doctest::Approx(0.0001806347208075351).epsilon(1e-9));
+  CHECK(comparisons[1].p_value < 0.01);  // 4% apart without overlap: real, but under --min-change
+  CHECK(comparisons[3].p_value == doctest::Approx(0.10384958179697429).epsilon(1e-9));
   CHECK(std::isnan(comparisons[4].ratio));  // no time compared for a failed run
   CHECK_FALSE(comparisons[8].baseline);
   CHECK(comparisons[8].current->variant == "fast");
@@ -282,7 +332,7 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
   CHECK(comparisons[11].baseline->memory == "pinned");
 
   std::ostringstream out;
-  cc::print_comparison(comparisons, out);
+  cc::print_comparison(comparisons, {}, out);
   const std::string text = out.str();
   CAPTURE(text);
   CHECK(text.ends_with("\n1 slower, 1 stopped validating, 1 newly skipped, 2 missing, 1 faster, 1 now validating, "
@@ -294,12 +344,12 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
     if (line.starts_with("!")) marked.push_back(words_of(line));
   REQUIRE(marked.size() == 2);
   CHECK(marked[0] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "global", "pinned", "1.000", "1.100",
-                                              "1.10", "5%", "slower"});
+                                              "1.10", "1.8e-04", "slower"});
   CHECK(marked[1] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "texture", "pinned", "1.000", "FAILED",
                                               "-", "-", "stopped", "validating"});
   CHECK(text.find("\nbox:r=1  2048x2048x1  border zero\n") != std::string::npos);
   CHECK(row_words(text, "opencl") == std::vector<std::string>{"opencl", "NVIDIA", "H100", "80..", "global", "pinned", "1.000",
-                                                               "1.150", "1.15", "20%", "unchanged"});
+                                                               "1.150", "1.15", "0.1", "unchanged"});
 }
 
 TEST_CASE("compare: pairs the runs one identity has twice in order, and says when there is nothing") {
@@ -312,7 +362,7 @@ TEST_CASE("compare: pairs the runs one identity has twice in order, and says whe
   CHECK(comparisons[1].verdict == cc::Verdict::Faster);
 
   std::ostringstream out;
-  cc::print_comparison({}, out);
+  cc::print_comparison({}, {}, out);
   CHECK(out.str() == "nothing to compare: neither report has runs\n");
 }
 

@@ -19,8 +19,12 @@ class FakeQueue final : public cc::DeviceQueue {
     double elapsed_ms() const override { return ms; }
   };
   std::unique_ptr<cc::Span> make_span() override { return std::make_unique<FakeSpan>(); }
-  void begin(cc::Span&) override {}
-  void end(cc::Span& span) override { static_cast<FakeSpan&>(span).ms = span_ms_; }
+  void begin(cc::Span&) override { in_span = true; }
+  void end(cc::Span& span) override {
+    static_cast<FakeSpan&>(span).ms = span_ms_;
+    in_span = false;
+  }
+  bool in_span = false;  // between begin and end: what --cold's scratch write must stay out of
   void flush() override {}
   void finish() override {}
   void wait_for_last() override {}
@@ -81,8 +85,23 @@ class FakeSession final : public cc::DeviceSession {
     return std::make_unique<cc::PageableHostFrame>(layout);
   }
   bool out_of_memory(const cc::ApiError&) const override { return false; }
+  std::size_t cache_bytes() const override { return 0; }
+  std::unique_ptr<cc::CacheScratch> make_cache_scratch(std::size_t bytes) override {
+    scratch_bytes = bytes;
+    return std::make_unique<FakeScratch>(this);
+  }
+  std::size_t scratch_bytes = 0;
+  int overwrites = 0, overwrites_in_span = 0;
 
  private:
+  struct FakeScratch final : cc::CacheScratch {
+    explicit FakeScratch(FakeSession* session) : session_(session) {}
+    void overwrite(cc::DeviceQueue& queue) override {
+      ++session_->overwrites;
+      if (static_cast<FakeQueue&>(queue).in_span) ++session_->overwrites_in_span;
+    }
+    FakeSession* session_;
+  };
   double span_ms_;
 };
 
@@ -128,6 +147,30 @@ TEST_CASE("measure_run: every plane crosses both ways, the samples are the launc
   CHECK(run.memory == "pinned");
   // 2 warm-up, 4 samples, 4 in the batch, host to host, reuse.
   CHECK(launches == 2 + 4 + 4 + 1 + 1);
+}
+
+TEST_CASE("measure_run: the raw samples, the rule that stopped them, and --cold's scratch outside every span") {
+  const cc::Image input = ramp(8, 5, 1);
+  FakeSession warm_session(0.5);
+  int launches = 0;
+  const auto prepare = [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, true, &launches); };
+  const cc::BackendRun warm = cc::measure_run(warm_session, prepare, problem_of(input), input, 0, options(6, 1));
+  CHECK(warm.times.kernel_samples_ms == std::vector<double>(6, 0.5));
+  CHECK(warm.times.stopped_by == "max");
+  CHECK_FALSE(warm.times.cold);
+  CHECK(warm_session.overwrites == 0);
+
+  FakeSession cold_session(0.5);
+  cc::RunOptions cold = options(6, 1);
+  cold.cold = true;
+  const cc::BackendRun run = cc::measure_run(cold_session, prepare, problem_of(input), input, 0, cold);
+  CHECK(run.times.cold);
+  CHECK(run.times.kernel_ms.samples == 6);
+  CHECK(cold_session.overwrites == 6);  // one before each sample
+  CHECK(cold_session.overwrites_in_span == 0);
+  CHECK(cold_session.scratch_bytes == cc::kLeastColdScratchBytes);  // the fake reports no cache size
+  CHECK(cc::cold_scratch_bytes(std::size_t{50} << 20) == std::size_t{100} << 20);  // an H100's 50 MB L2
+
 }
 
 TEST_CASE("measure_run: a pixel no launch writes stays NaN, so validation sees it") {

@@ -8,6 +8,10 @@
 #include <variant>
 
 #include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/domain/variants.h"
@@ -119,6 +123,8 @@ cc::FieldValue distinct_value(cc::FieldKind kind, int n) {
     case cc::FieldKind::Flag: return true;  // the only value that is not the default
     case cc::FieldKind::Status: return cc::Status::Failed;
     case cc::FieldKind::Pairs: return cc::TextPairs{{fmt::format("name {}", n), fmt::format("value {}", n)}};
+    case cc::FieldKind::Numbers: return std::vector<double>{1000.5 + n, 0.25};
+    case cc::FieldKind::Texts: return std::vector<std::string>{fmt::format("word {}", n), "--flag"};
   }
   return {};
 }
@@ -153,6 +159,9 @@ std::string csv_cell(const cc::FieldValue& value) {
     std::string operator()(bool flag) const { return flag ? "true" : "false"; }
     std::string operator()(cc::Status status) const { return std::string(cc::to_string(status)); }
     std::string operator()(const cc::TextPairs&) const { return "(pairs are not CSV cells)"; }
+    // Lists: space-separated in one cell.
+    std::string operator()(const std::vector<double>& numbers) const { return fmt::format("{}", fmt::join(numbers, " ")); }
+    std::string operator()(const std::vector<std::string>& texts) const { return fmt::format("{}", fmt::join(texts, " ")); }
   };
   return std::visit(Render{}, value);
 }
@@ -380,7 +389,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "backend", "device", "variant", "filter", "width", "height", "channels", "radius_x", "radius_y", "border",
       "flip", "pixel", "status", "reason", "max_abs_error", "rel_l2_error", "tolerance", "exact", "kernel_ms_median",
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
-      "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
+      "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "cold", "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output"};
   CHECK(columns == expected);
 
@@ -443,16 +452,16 @@ TEST_CASE("report: console table per problem, with % bound, device memory and th
     CHECK(text.find(word) != std::string::npos);
   }
   CHECK(words_of(line_starting(text, "backend ")) ==
-        std::vector<std::string>{"backend", "device", "variant", "memory", "status", "kernel", "MPix/s", "GB/s",
-                                 "GFLOP/s", "%", "bound", "dev", "MB", "max", "err", "tol"});
+        std::vector<std::string>{"backend", "device", "variant", "memory", "status", "kernel", "noise", "n", "MPix/s",
+                                 "GB/s", "GFLOP/s", "%", "bound", "dev", "MB", "max", "err", "tol"});
   // 0.5 ms for 2048x2048 at r=1: 8389 MPix/s, 67.11 GB/s, 151 GFLOP/s; the driver's bound and memory.
   CHECK(words_of(line_starting(text, "cuda ", "backend ")) ==
-        std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "pinned", "ok", "0.500", "8389", "67.11",
-                                 "151.0", "63%", "dram", "32.50", "1.5e-05", "0.0003"});
+        std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "pinned", "ok", "0.500", "15%", "3", "8389",
+                                 "67.11", "151.0", "63%", "dram", "32.50", "1.5e-05", "0.0003"});
   // Not measured: "-" in both new columns.
   CHECK(words_of(line_starting(text, "cpu ", "backend ")) ==
-        std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "..", "naive", "ok", "100.0", "41.94", "0.336", "0.755",
-                                 "-", "-", "1.5e-05", "0.0003"});
+        std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "..", "naive", "ok", "100.0", "15%", "3", "41.94", "0.336",
+                                 "0.755", "-", "-", "1.5e-05", "0.0003"});
   // Only the first problem has a variant two backends completed: global, 0.55 / 0.5.
   CHECK(text.find("\n  global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("kernel time ratios") == text.rfind("kernel time ratios"));
@@ -523,10 +532,10 @@ TEST_CASE("report: markdown has the device block, the same tables and ratios") {
   CHECK(text.find("\n| cuda:0 | NVIDIA H100 80GB HBM3 | 132 SMs | 79.1 GB | 3012 | 51234 |\n") != std::string::npos);
   CHECK(text.find("\n| cpu | AMD EPYC 7B13 64-Core Processor | 2 threads | - | - | - |\n") != std::string::npos);
   CHECK(text.find("## box:r=1  2048x2048x1  r=1x1  border zero") != std::string::npos);
-  CHECK(text.find("| backend | device | variant | memory | status | kernel | MPix/s | GB/s | GFLOP/s | % bound | "
-                  "dev MB | max err | tol | reason |") != std::string::npos);
-  CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | pinned | ok | 0.500 | 8389 | 67.11 | 151.0 | 63% dram | "
-                  "32.50 | 1.5e-05 | 0.0003 |") != std::string::npos);
+  CHECK(text.find("| backend | device | variant | memory | status | kernel | noise | n | stop | MPix/s | GB/s | GFLOP/s | "
+                  "% bound | dev MB | max err | tol | reason |") != std::string::npos);
+  CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | pinned | ok | 0.500 | 15% | 3 | - | 8389 | 67.11 | 151.0 | "
+                  "63% dram | 32.50 | 1.5e-05 | 0.0003 |") != std::string::npos);
   CHECK(text.find("\n- global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("\n| backend | device | variant | memory | setup | build | h2d | d2h | host-to-host | reuse |\n") !=
         std::string::npos);
@@ -543,4 +552,58 @@ TEST_CASE("report: markdown has the device block, the same tables and ratios") {
                          "88% | 1e-06 |  |\n") != std::string::npos);
   CHECK(stream_text.find("\n| cpu | cpu | naive | skipped | - | - | - | - | - | - | - | - | "
                          "no transfers to overlap on this backend |\n") != std::string::npos);
+}
+
+namespace {
+
+// Every key path of a written report ("runs[].kernel_ms.median"), not descending into text pairs.
+void key_paths(const nlohmann::json& value, const std::string& path, const std::set<std::string>& pairs,
+               std::set<std::string>& paths) {
+  if (value.is_object() && !pairs.contains(path)) {
+    for (const auto& [key, member] : value.items()) {
+      const std::string member_path = path.empty() ? key : path + "." + key;
+      paths.insert(member_path);
+      key_paths(member, member_path, pairs, paths);
+    }
+  } else if (value.is_array()) {
+    for (const nlohmann::json& element : value) key_paths(element, path + "[]", pairs, paths);
+  }
+}
+
+template <typename Record>
+void pair_paths(const std::vector<cc::Field<Record>>& fields, const std::string& prefix, std::set<std::string>& pairs) {
+  for (const cc::Field<Record>& field : fields)
+    if (field.kind == cc::FieldKind::Pairs) pairs.insert(prefix + std::string(field.name));
+}
+
+}  // namespace
+
+TEST_CASE("docs/json-schema.md lists exactly the keys a report is written with") {
+  cc::Report report = filled(cc::report_fields());
+  report.devices = {filled(cc::device_fields())};
+  report.runs = {filled(cc::run_fields())};
+  report.streams = {filled(cc::stream_fields())};
+  std::ostringstream json;
+  cc::write_json(report, json);
+  std::set<std::string> pairs, written;
+  pair_paths(cc::report_fields(), "", pairs);
+  pair_paths(cc::device_fields(), "devices[].", pairs);
+  key_paths(nlohmann::json::parse(json.str()), "", pairs, written);
+
+  std::ifstream doc(CONVCOMPARE_SOURCE_DIR "/docs/json-schema.md");
+  REQUIRE(doc.good());
+  std::set<std::string> documented;
+  const std::regex row(R"(^\| `([^`]+)` \|)");
+  for (std::string line; std::getline(doc, line);)
+    if (std::smatch match; std::regex_search(line, match, row)) documented.insert(match[1]);
+
+  for (const std::string& path : written) {
+    CAPTURE(path);
+    CHECK_MESSAGE(documented.contains(path), "written but not in docs/json-schema.md");
+  }
+  for (const std::string& path : documented) {
+    CAPTURE(path);
+    CHECK_MESSAGE(written.contains(path), "in docs/json-schema.md but never written");
+  }
+  CHECK(written.contains("runs[].kernel_ms.noise_percent"));  // the walk reaches nested groups
 }

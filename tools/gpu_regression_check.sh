@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# gpu_regression_check.sh: on the GPU host, shows that --compare gates a CI job (issue #17): exit 0 for an unchanged rerun, 3 for a planted regression.
+#
+# Usage: tools/gpu_regression_check.sh BUILD_DIR OUT_DIR [BACKENDS]   (BACKENDS: default cuda,opencl)
+# 1. a baseline report (warm L2), 2. the same run against it: exit 0 expected (nothing slower beyond
+# the noise), 3. the baseline with every raw sample and statistic planted at 0.7x (so the current run
+# reads as 1.43x slower): exit 3 expected, 4. the same with --cold, against a cold baseline: exit 0, and
+# each cold run's JSON says cold with as many raw samples as it counts. Prints one line per check and
+# exits non-zero when any check fails; every command's output is in OUT_DIR. SIZE and VARIANTS in the
+# environment change the problem (a smoke run off the GPU host: SIZE=128x128 VARIANTS=fast ... cpu).
+set -uo pipefail
+
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  echo "usage: $0 BUILD_DIR OUT_DIR [BACKENDS]" >&2
+  exit 2
+fi
+convcompare="$1/convcompare"
+out=$2
+backends=${3:-cuda,opencl}
+if [[ ! -x $convcompare ]]; then
+  echo "gpu_regression_check: no convcompare in $1 (build it first)" >&2
+  exit 2
+fi
+mkdir -p "$out"
+failures=0
+
+# 20 samples a run and a budget that lets them all be taken: the U test needs about 10 a side.
+run=("$convcompare" --backend "$backends" --variant "${VARIANTS:-global,tiled,fast}" --size "${SIZE:-2048x2048}" --filter box:r=3
+     --filter gaussian:sigma=2 --repetitions 20 --warmup 3 --time-budget 20)
+
+# check NAME EXPECTED_STATUS COMMAND...: runs it, its output in OUT_DIR/NAME.txt.
+check() {
+  local name=$1 expected=$2
+  shift 2
+  "$@" >"$out/$name.txt" 2>&1
+  local status=$?
+  local summary
+  summary=$(tail -1 "$out/$name.txt")
+  if [[ $status -eq $expected ]]; then
+    echo "ok    $name: exit $status ($summary)"
+  else
+    echo "FAIL  $name: exit $status, expected $expected ($summary)"
+    failures=$((failures + 1))
+  fi
+}
+
+check baseline 0 "${run[@]}" --json "$out/baseline.json"
+check unchanged 0 "${run[@]}" --json "$out/unchanged.json" --compare "$out/baseline.json"
+
+# The regression, planted: every sample of the baseline 0.7x, so each current run is 1/0.7 = 1.43x
+# slower than it, far beyond --min-change's 5%, and 20 samples a side give p near 1e-7.
+python3 - "$out/baseline.json" "$out/planted.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+for run in report["runs"]:
+    if run.get("kernel_samples_ms"):
+        run["kernel_samples_ms"] = [0.7 * ms for ms in run["kernel_samples_ms"]]
+        for key in ("median", "min", "max", "mean", "stddev"):
+            if run["kernel_ms"].get(key) is not None:
+                run["kernel_ms"][key] *= 0.7
+json.dump(report, open(sys.argv[2], "w"), indent=2)
+PY
+check planted-regression 3 "${run[@]}" --compare "$out/planted.json"
+grep -E "^! " "$out/planted-regression.txt" | head -20
+
+check cold-baseline 0 "${run[@]}" --cold --json "$out/cold-baseline.json"
+check cold-unchanged 0 "${run[@]}" --cold --json "$out/cold.json" --compare "$out/cold-baseline.json"
+if python3 - "$out/cold.json" "$out/baseline.json" <<'PY'
+import json, sys
+cold, warm = (json.load(open(path)) for path in sys.argv[1:3])
+ok = cold["measurement"]["cold"] is True and warm["measurement"]["cold"] is False
+for run in cold["runs"]:
+    if run["status"] != "ok":
+        continue
+    ok &= run["cold"] is True and run["kernel_ms"]["samples"] == len(run["kernel_samples_ms"])
+    key = lambda r: (r["backend"], r["device"], r["variant"], r["filter"])
+    twin = [w for w in warm["runs"] if key(w) == key(run) and w["status"] == "ok"]
+    if twin:
+        print(f"  {run['backend']:6} {run['variant']:6} {run['filter']:18} warm {twin[0]['kernel_ms']['median']:.4f} ms"
+              f"  cold {run['kernel_ms']['median']:.4f} ms  n {run['kernel_ms']['samples']}  stop {run['stopped_by']}")
+sys.exit(0 if ok else 1)
+PY
+then
+  echo "ok    cold JSON: every run cold, raw samples as many as counted"
+else
+  echo "FAIL  cold JSON: a run not marked cold or its samples miscounted"
+  failures=$((failures + 1))
+fi
+
+echo "gpu_regression_check: $failures failed"
+[[ $failures -eq 0 ]]
