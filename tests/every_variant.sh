@@ -23,10 +23,11 @@ data=$(cd "$(dirname "${BASH_SOURCE[0]}")/data" && pwd)
 status=$?
 awk -F, -v status="$status" '
   NR == 1 { for (i = 1; i <= NF; ++i) column[$i] = i; s = column["status"]; r = column["reason"]; next }
+  $column["record"] != "run" { next }  # the device lines
   { runs++ }
   $s == "ok" { ok++; next }
   $s == "skipped" && $r ~ /not separable/ { allowed++; next }
-  { bad++; print "FAIL  " $3 " " $4 ": " $s " " $r }
+  { bad++; print "FAIL  " $column["device"] " " $column["variant"] ": " $s " " $r }
   END {
     printf "%d of %d runs validated, %d skipped as not separable, exit status %d\n", ok, runs, allowed, status
     exit (status != 0 || bad > 0 || ok == 0)

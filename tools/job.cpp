@@ -100,6 +100,7 @@ void check_reports_distinct(const Config& config) {
                                                              {"--compare", config.compare_path}};
   for (const std::string& spec : config.filters)
     if (spec.starts_with("file:")) inputs.emplace_back("--filter", spec.substr(5));
+  for (const std::string& path : config.merge_reports) inputs.emplace_back("merge", path);
   for (auto report = std::begin(reports); report != std::end(reports); ++report) {
     if (report->second->empty()) continue;
     for (auto other = std::begin(reports); other != report; ++other)
@@ -135,6 +136,21 @@ bool DeviceSelector::matches(const DeviceInfo& device) const {
 
 bool Job::runs_variant(std::string_view name) const {
   return std::ranges::any_of(variants, [&](const VariantTraits* variant) { return variant->name == name; });
+}
+
+ReportDestinations report_destinations(const Config& config) {
+  ReportDestinations destinations;
+  for (const auto& [path, option, format] : {std::tuple{&config.json_path, "--json", ReportFormat::Json},
+                                             std::tuple{&config.csv_path, "--csv", ReportFormat::Csv},
+                                             std::tuple{&config.markdown_path, "--markdown", ReportFormat::Markdown}})
+    if (!path->empty()) {
+      check_report_path(*path, option);
+      destinations.reports.push_back({*path, format});
+    }
+  check_reports_distinct(config);
+  destinations.plot_path = config.plot_path;
+  if (!destinations.plot_path.empty()) check_plot_path(destinations.plot_path);
+  return destinations;
 }
 
 Job make_job(const Config& config) {
@@ -195,16 +211,10 @@ Job make_job(const Config& config) {
   job.measure_peaks = config.measure_peaks;
 
   job.quiet = config.quiet;
-  for (const auto& [path, option, format] : {std::tuple{&config.json_path, "--json", ReportFormat::Json},
-                                             std::tuple{&config.csv_path, "--csv", ReportFormat::Csv},
-                                             std::tuple{&config.markdown_path, "--markdown", ReportFormat::Markdown}})
-    if (!path->empty()) {
-      check_report_path(*path, option);
-      job.reports.push_back({*path, format});
-    }
-  check_reports_distinct(config);
-  job.plot_path = config.plot_path;
-  if (!job.plot_path.empty()) check_plot_path(job.plot_path);
+  job.verbose = config.verbose;
+  ReportDestinations destinations = report_destinations(config);
+  job.reports = std::move(destinations.reports);
+  job.plot_path = std::move(destinations.plot_path);
   job.output_dir = config.output_dir;
   job.output_format = config.output_format;
   if (!job.output_dir.empty()) prepare_output_dir(job.output_dir);

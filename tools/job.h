@@ -76,6 +76,7 @@ struct Job {
 
   // What is written.
   bool quiet = false;
+  bool verbose = false;  // the console's detail view (every column, per-point tables of a sweep)
   std::vector<ReportOutput> reports;
   std::string plot_path;
   std::string output_dir;     // the reference, every result and the contact sheet
@@ -87,6 +88,15 @@ struct Job {
 
   bool runs_variant(std::string_view name) const;
 };
+
+// Where a report goes, for the main job and for merge alike: the --json, --csv and --markdown files
+// and the --plot picture, each checked writable and distinct from the others and from every input
+// (the image, a filter file, the baseline, merge's reports). Throws InputError.
+struct ReportDestinations {
+  std::vector<ReportOutput> reports;
+  std::string plot_path;
+};
+ReportDestinations report_destinations(const Config& config);
 
 // Checks and resolves the configuration; throws InputError (one line) on anything wrong, before any
 // slow work: names, sizes, paths that cannot be written, a baseline that cannot be read.

@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <sstream>
 
 #include "common/domain/image_io.h"
 #include "common/report/contact_sheet.h"
+#include "common/report/plot.h"
+#include "common/report/printer.h"
 
 namespace cc {
 
@@ -15,6 +18,15 @@ namespace {
 constexpr std::size_t kMaxSheetTiles = 16;
 
 }  // namespace
+
+void write_reports(const Report& report, const ReportDestinations& destinations) {
+  for (const ReportOutput& output : destinations.reports) {
+    std::ostringstream text;
+    make_printer(output.format)->print(report, text);
+    write_file_atomically(output.path, text.str());
+  }
+  if (!destinations.plot_path.empty()) write_plot(report, destinations.plot_path);
+}
 
 std::string slug(std::string_view text) {
   std::string result;

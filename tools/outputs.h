@@ -13,6 +13,9 @@
 
 namespace cc {
 
+// Writes the --json, --csv and --markdown files (atomically) and the --plot picture of a report.
+void write_reports(const Report& report, const ReportDestinations& destinations);
+
 // File-name-safe form: lowercase, anything but [a-z0-9.-] becomes '-'.
 std::string slug(std::string_view text);
 

@@ -148,7 +148,15 @@ TEST_CASE("--help and --version succeed and print to stdout") {
 
   const CommandResult version = convcompare({"--version"});
   CHECK(version.status == 0);
-  CHECK(version.out == "convcompare " CONVCOMPARE_VERSION "\n");
+  // The version, the git revision CMake read, and the backends compiled in (issue #17 item 8).
+  CHECK(version.out.starts_with("convcompare " CONVCOMPARE_VERSION " (git "));
+  CHECK(version.out.find(")\nbackends: cpu") != std::string::npos);
+#ifdef CONVCOMPARE_WITH_OPENCL
+  CHECK(version.out.find("opencl") != std::string::npos);
+#endif
+#ifdef CONVCOMPARE_WITH_CUDA
+  CHECK(version.out.find("cuda") != std::string::npos);
+#endif
 }
 
 TEST_CASE("--list names the devices, every variant and the filters, and runs nothing") {
@@ -172,10 +180,13 @@ TEST_CASE("a CPU run validates naive and fast for every default filter, with a c
   CHECK(result.err.empty());  // not a terminal: no progress lines
   int naive = 0, fast = 0;
   for (const std::string& line : lines_of(result.out)) {
-    if (!line.starts_with("cpu      cpu")) continue;  // the run rows, not the device block
+    std::istringstream words(line);
+    std::string device, variant;
+    words >> device >> variant;
+    if (device != "cpu" || (variant != "naive" && variant != "fast")) continue;  // the run rows
     CHECK_MESSAGE(line.find(" ok ") != std::string::npos, line);
-    naive += line.find(" naive ") != std::string::npos;
-    fast += line.find(" fast ") != std::string::npos;
+    naive += variant == "naive";
+    fast += variant == "fast";
   }
   const int filters = static_cast<int>(cc::default_filter_specs().size());
   CHECK(naive == filters);
@@ -240,20 +251,21 @@ TEST_CASE("--time-budget decides how many of the --repetitions launches are time
   CHECK(samples("1000") == 5);
 }
 
-TEST_CASE("--csv has the report's columns and one line per run; --markdown is written") {
+TEST_CASE("--csv has the report's columns and one line per run (after the device lines); --markdown is written") {
   TempDir dir("cli");
   const CommandResult result =
       convcompare(small_cpu_run({"--filter", "sobel-x", "--csv", dir / "runs.csv", "--markdown", dir / "report.md"}));
   REQUIRE(result.status == 0);
-  const std::vector<std::string> lines = lines_of(read_file(dir / "runs.csv"));
+  std::vector<std::string> lines = lines_of(read_file(dir / "runs.csv"));
+  std::erase_if(lines, [](const std::string& line) { return line.starts_with("device,"); });
   REQUIRE(lines.size() == 3);  // header, naive, fast
   std::string header;
   for (const std::string& column : cc::csv_columns()) header += (header.empty() ? "" : ",") + column;
   CHECK(lines[0] == header);
   for (const char* column : {"backend", "variant", "filter", "status", "max_abs_error", "tolerance", "mpix_per_s"})
     CHECK_MESSAGE(header.find(column) != std::string::npos, column);
-  CHECK(lines[1].starts_with("cpu,cpu,naive,sobel-x,64,48,1,"));
-  CHECK(lines[2].starts_with("cpu,cpu,fast,sobel-x,64,48,1,"));
+  CHECK(lines[1].starts_with("run,cpu,cpu,naive,sobel-x,64,48,1,"));
+  CHECK(lines[2].starts_with("run,cpu,cpu,fast,sobel-x,64,48,1,"));
 
   const std::string markdown = read_file(dir / "report.md");
   CHECK(markdown.find("naive") != std::string::npos);
