@@ -24,6 +24,7 @@ constexpr std::size_t kCompactNameWidth = 30; // the same in the console's compa
 // Console rows are cut to this, reasons included (issue #17: an 80-column terminal shows a compact
 // table whole; the compact kernel table leaves about 15 columns for two more short statistics).
 constexpr std::size_t kLineWidth = 100;
+constexpr std::size_t kVerboseLineWidth = 120;  // --verbose: every column, wider rows
 
 // Columns a terminal shows for `text`: UTF-8 continuation bytes take none ("auto→fast" is 9).
 std::size_t display_width(std::string_view text) {
@@ -118,6 +119,7 @@ struct Table {
   std::vector<std::string> reasons;  // one per row: why skipped or failed, "" when ok
   std::size_t shortened_column = 1;           // the console cuts this column (a device or its name)
   std::size_t column_1_width = kDeviceWidth;  // to this width
+  std::size_t line_width = kLineWidth;        // reasons are cut to end by this column
   bool reason_column = true;                  // markdown: reasons as a last column
 
   void add_column(std::string name, bool is_numeric) {
@@ -179,6 +181,7 @@ Table make_table(const Group& group, Detail detail) {
   Table t;
   if (full) t.add_column("backend", false);
   t.shortened_column = full ? 1 : 0;
+  t.line_width = full ? kVerboseLineWidth : kLineWidth;
   for (const char* name : {"device", "variant"}) t.add_column(name, false);
   if (mixed_memory) t.add_column("memory", false);
   t.add_column("status", false);
@@ -242,6 +245,7 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
   const bool full = detail == Detail::Full;
   Table t;
   t.shortened_column = full ? 1 : 0;
+  t.line_width = full ? kVerboseLineWidth : kLineWidth;
   if (full) t.add_column("backend", false);
   for (const char* name : {"device", "variant", "status"}) t.add_column(name, false);
   t.add_column("frames", true);
@@ -266,7 +270,7 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
 }
 
 constexpr const char* kStreamLegend =
-    "ms/frame overlapped; serial: one frame's upload + filter + download in turn; floor: PCIe, max(h2d, d2h)";
+    "ms/frame overlapped; serial: upload, filter, download in turn; floor: PCIe, max(h2d, d2h)";
 constexpr const char* kTransferLegend =
     "setup and transfers (ms); reuse: a second filter on the image on the device, launch + download";
 
@@ -307,11 +311,20 @@ std::vector<std::string> ratio_lines(const Group& group) {
 
     const auto cuda = std::find_if(done.begin(), done.end(), [](const RunRecord* r) { return r->backend == "cuda"; });
     const std::size_t base = cuda == done.end() ? 0 : static_cast<std::size_t>(cuda - done.begin());
+    // Wrapped under the first ratio where a line would pass kLineWidth (with the caller's 2-space indent).
     std::string line = fmt::format("{:<{}}", variant + ":", variant_width + 1);
+    const std::size_t indent = line.size();
+    bool first = true;
     for (std::size_t i = 0; i < done.size(); ++i)
       if (i != base) {
         const double ratio = done[i]->times.kernel_ms.median / done[base]->times.kernel_ms.median;
-        line += fmt::format("  {}/{} {:.{}f}", labels[i], labels[base], ratio, ratio < 100 ? 2 : 0);
+        const std::string item = fmt::format("  {}/{} {:.{}f}", labels[i], labels[base], ratio, ratio < 100 ? 2 : 0);
+        if (!first && 2 + line.size() + item.size() > kLineWidth) {
+          lines.push_back(std::move(line));
+          line = std::string(indent, ' ');
+        }
+        line += item;
+        first = false;
       }
     lines.push_back(std::move(line));
   }
@@ -344,14 +357,14 @@ void print_table_console(Table t, std::ostream& out) {
     std::string line;
     if (!has_numbers && !t.reasons[r].empty()) {
       line = format_cells(row, first_number) + "  ";
-      line += shorten(t.reasons[r], std::max<std::size_t>(30, kLineWidth - std::min(display_width(line), kLineWidth - 30)));
+      line += shorten(t.reasons[r], t.line_width - std::min(display_width(line), t.line_width - 30));
     } else
       line = format_cells(row, row.size());
     line.erase(line.find_last_not_of(' ') + 1);
     out << line << '\n';
     if (has_numbers && !t.reasons[r].empty()) {
       const std::string indent(widths[0] + 2, ' ');
-      out << indent << "^ " << shorten(t.reasons[r], kLineWidth - indent.size() - 2) << '\n';
+      out << indent << "^ " << shorten(t.reasons[r], t.line_width - indent.size() - 2) << '\n';
     }
   }
 }

@@ -15,6 +15,7 @@
 
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
+#include "common/report/canvas.h"
 #include "common/report/report.h"
 #include "common/domain/variants.h"
 #include "run_command.h"
@@ -46,6 +47,12 @@ std::string read_file(const std::string& path) {
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
 }
 
 std::string lowercase(std::string text) {
@@ -567,21 +574,32 @@ TEST_CASE("--sweep, --plot, --stream, --memory and --compare reject bad values w
   check_bad_input({"merge", dir / "missing.json"}, {"missing.json"});
 }
 
-TEST_CASE("--plot draws PNG and SVG; --output-dir adds a contact sheet of the original and each filter") {
+TEST_CASE("--plot draws PNG, SVG and PDF, a page per filter; --output-dir adds a contact sheet of the original and each filter") {
   TempDir dir("cli");
-  const std::vector<std::string> sweep = {"--variant", "naive,fast", "--sweep", "radius=1..3", "--quiet"};
-  for (const std::string name : {"plot.svg", "plot.png"}) {
+  const std::vector<std::string> sweep = {"--variant", "naive,fast", "--sweep", "radius=1..3", "--filter", "box:r=1",
+                                          "--filter", "gaussian:sigma=1", "--quiet"};
+  for (const std::string name : {"plot.svg", "plot.png", "plot.pdf"}) {
     std::vector<std::string> args = small_cpu_run(sweep);
     args.insert(args.end(), {"--plot", dir / name});
     const CommandResult result = convcompare(args);
     INFO("stderr: " << result.err);
+    if (!cc::canvas_available()) {  // built without cairo: refused before any work, in one line
+      CHECK(result.status == 2);
+      CHECK(result.err.find("built without cairo") != std::string::npos);
+      return;
+    }
     REQUIRE(result.status == 0);
   }
   const std::string svg = read_file(dir / "plot.svg");
+  CHECK(svg.starts_with("<?xml"));
   CHECK(svg.find("<svg") != std::string::npos);
-  CHECK(svg.find("cpu fast") != std::string::npos);
+  CHECK(svg.find("viewBox=\"0 0 1200 1800\"") != std::string::npos);  // two filters: two pages, stacked
   const cc::Image png = cc::load_image(dir / "plot.png");
-  CHECK(png.width >= 600);
+  CHECK(png.width == 1200);
+  CHECK(png.height == 1800);
+  const std::string pdf = read_file(dir / "plot.pdf");
+  CHECK(pdf.starts_with("%PDF-"));
+  CHECK(count_of(pdf, "/Type /Page") - count_of(pdf, "/Type /Pages") == 2);
 
   const CommandResult result = convcompare(small_cpu_run(
       {"--variant", "fast", "--filter", "box:r=2", "--filter", "sobel-x", "--output-dir", dir / "out", "--quiet"}));
