@@ -26,6 +26,26 @@ std::vector<std::unique_ptr<Backend>> make_backends() {
   return backends;
 }
 
+std::vector<std::string> compiled_backends() {
+  std::vector<std::string> names = {"cpu"};
+#ifdef CONVCOMPARE_WITH_CUDA
+  std::string cuda = "cuda";
+  std::vector<std::string> libraries;
+#ifdef CONVCOMPARE_WITH_NPP
+  libraries.push_back("npp");
+#endif
+#ifdef CONVCOMPARE_WITH_CUFFT
+  libraries.push_back("cufft");
+#endif
+  for (std::size_t i = 0; i < libraries.size(); ++i) cuda += (i == 0 ? " (" : ", ") + libraries[i];
+  names.push_back(libraries.empty() ? cuda : cuda + ")");
+#endif
+#ifdef CONVCOMPARE_WITH_OPENCL
+  names.push_back("opencl");
+#endif
+  return names;
+}
+
 BackendRun skipped(std::string reason) {
   BackendRun run;
   run.status = Status::Skipped;

@@ -121,6 +121,9 @@ class Backend {
 // Every backend compiled into this binary, in report order: cpu, cuda, opencl.
 std::vector<std::unique_ptr<Backend>> make_backends();
 
+// What this binary was built with, for --version: "cpu", "cuda (npp, cufft)", "opencl"; no discovery.
+std::vector<std::string> compiled_backends();
+
 // Shared by every backend: a BackendRun that says "skipped: <reason>".
 BackendRun skipped(std::string reason);
 

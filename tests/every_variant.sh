@@ -35,11 +35,12 @@ run_all "$@"
 # skip: common/domain/variants.h); any other u8 skip (fast, separable, ...) fails.
 awk -F, -v status="$status" '
   NR == 1 { for (i = 1; i <= NF; ++i) column[$i] = i; s = column["status"]; r = column["reason"]; next }
+  $column["record"] != "run" { next }  # the device lines
   { runs++ }
   $s == "ok" { ok++; next }
   $s == "skipped" && $r ~ /not separable/ { allowed++; next }
   $s == "skipped" && $r ~ /^fft has no u8 kernels/ { allowed++; next }
-  { bad++; print "FAIL  " $3 " " $4 ": " $s " " $r }
+  { bad++; print "FAIL  " $column["device"] " " $column["variant"] ": " $s " " $r }
   END {
     printf "%d of %d runs validated, %d skipped as allowed (not separable; fft for u8), exit status %d\n", ok, runs,
       allowed, status

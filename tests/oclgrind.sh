@@ -36,7 +36,7 @@ check() {
   local ok
   # Columns by their header names: the CSV's order is the report's field table, not this script's.
   ok=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) column[$i] = i; next }
-    $column["backend"] == "opencl" && $column["status"] == "ok"' "$csv" 2>/dev/null | wc -l)
+    $column["record"] == "run" && $column["backend"] == "opencl" && $column["status"] == "ok"' "$csv" 2>/dev/null | wc -l)
   if [[ $status -ne 0 || -n $(log_findings "$log" 2>/dev/null) || $ok -ne $expected ]] ||
     grep -qiE 'invalid|error|race|uninitiali[sz]ed|divergence' "$out"; then
     failures=$((failures + 1))

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/backend.h"
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/variants.h"
@@ -19,13 +20,18 @@ namespace cc {
 namespace {
 
 std::string help_footer() {
+  std::vector<std::string_view> candidates;
+  for (const VariantTraits& variant : all_variants())
+    if (variant.auto_candidate) candidates.push_back(variant.name);
   std::string variants;
   for (const VariantTraits& variant : all_variants())
-    variants += fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
+    variants += variant.kind == VariantKind::Choice  // its candidates from the table, never a list kept by hand
+                    ? fmt::format("  {:<14} {} ({}; not in all)\n", variant.name, variant.memory_space, fmt::join(candidates, ", "))
+                    : fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
   return fmt::format(
       "Variants:\n{}Filters: {}, file:PATH\n"
-      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input,\n"
-      "3 --compare found a run slower than its baseline (and nothing failed validation).",
+      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input or\n"
+      "nothing to run, 3 --compare found a run slower than its baseline (and nothing failed validation).",
       variants, fmt::join(builtin_filter_names(), ", "));
 }
 
@@ -38,6 +44,12 @@ std::string pixel_help() {
                      "float arithmetic, results rounded and saturated; runs in {}, the others skip); a comma list "
                      "runs each",
                      fmt::join(eight_bit, ", "));
+}
+
+// "convcompare 0.1.0 (git 2abe048c1d2e)" and the backends this binary was built with.
+std::string version_text() {
+  return fmt::format("convcompare {} (git {})\nbackends: {}", CONVCOMPARE_VERSION, CONVCOMPARE_GIT_REVISION,
+                     fmt::join(compiled_backends(), ", "));
 }
 
 // CLI11 prefixes some messages with the program name; the driver adds its own prefix.
@@ -71,7 +83,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       "convcompare: the same 2D convolution through CUDA and OpenCL, every memory space, "
       "validated against a CPU reference and timed.",
       "convcompare"};
-  app.set_version_flag("--version", "convcompare " CONVCOMPARE_VERSION);
+  app.set_version_flag("--version", version_text(), "Print the version, git revision and the backends compiled in");
   app.footer(help_footer());
 
   std::string size;
@@ -174,6 +186,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("DIR")
       ->check(named_file);
   app.add_flag("--quiet", config.quiet, "No table on stdout");
+  app.add_flag("--verbose", config.verbose,
+               "Every column in the console tables (backend, GFLOP/s, device MB, tolerance) and each point of a sweep");
   app.add_option("--sweep", config.sweeps,
                  "Vary the radius of every --filter (radius=1..32 or radius=1,2,3,7) or the generated image "
                  "(size=512..8192 doubles; size=640x480,1920x1080); repeatable, combined as a grid")
@@ -204,9 +218,11 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_flag("!--no-peaks", config.measure_peaks,
                "Do not measure the devices' copy and FMA rates (no % of bound; for simulators such as Oclgrind)");
   app.add_flag("--retune", config.retune, "--variant auto: measure the candidates again and rewrite the cache");
-  CLI::App* merge = app.add_subcommand("merge", "Print one side-by-side table from saved --json reports");
+  CLI::App* merge = app.add_subcommand(
+      "merge", "One side-by-side table from saved --json reports; takes --json, --csv, --markdown, --plot, --quiet");
   merge->add_option("reports", config.merge_reports, "JSON reports written by --json, from any machines")
       ->type_name("REPORT.json ...");
+  merge->fallthrough();  // the report options may follow the report files
 
   try {
     app.parse(argc, argv);
@@ -218,13 +234,15 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   }
 
   if (merge->parsed()) {
-    // merge reads only its report files: an option given before it would be silently ignored.
+    // merge reads its report files and writes reports: any other option would be silently ignored.
+    const std::vector<std::string> report_options = {"--json", "--csv", "--markdown", "--plot", "--quiet", "--verbose"};
     std::vector<std::string> ignored;
     for (const CLI::Option* option : app.get_options())
-      if (option->count() > 0) ignored.push_back(option->get_name());
+      if (option->count() > 0 && std::ranges::find(report_options, option->get_name()) == report_options.end())
+        ignored.push_back(option->get_name());
     if (!ignored.empty())
-      throw InputError(fmt::format("merge takes only report files, not {} (convcompare merge a.json b.json ...)",
-                                   fmt::join(ignored, ", ")));
+      throw InputError(fmt::format("merge takes report files and {}, not {} (convcompare merge a.json b.json ...)",
+                                   fmt::join(report_options, ", "), fmt::join(ignored, ", ")));
   }
   if (merge->parsed() && config.merge_reports.empty())
     throw InputError("merge needs the JSON reports to merge: convcompare merge a.json b.json ...");

@@ -37,6 +37,7 @@ struct Config {
   std::string json_path, csv_path, markdown_path;
   std::string kernel_dir;
   bool quiet = false;
+  bool verbose = false;  // the console's detail view
   std::vector<std::string> sweeps;  // "radius=1..32", "size=512..8192"
   std::string plot_path;            // .png or .svg
   std::string compare_path;         // baseline JSON report

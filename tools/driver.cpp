@@ -67,12 +67,6 @@ bool stdout_written(std::string& problem) {
   return ok;
 }
 
-void write_report_file(const ReportOutput& output, const Report& report) {
-  std::ostringstream text;
-  make_printer(output.format)->print(report, text);
-  write_file_atomically(output.path, text.str());
-}
-
 bool any_failed(const Report& report) {
   return std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; }) ||
          std::ranges::any_of(report.streams, [](const StreamRecord& run) { return run.status == Status::Failed; });
@@ -81,7 +75,7 @@ bool any_failed(const Report& report) {
 }  // namespace
 
 int run_job(const Config& config) {
-  if (!config.merge_reports.empty()) return run_merge(config.merge_reports, std::cout);
+  if (!config.merge_reports.empty()) return run_merge(config, std::cout);
   Job job = make_job(config);
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
@@ -102,6 +96,12 @@ int run_job(const Config& config) {
   if (!job.image_path.empty()) check_run_memory(job, image.width, image.height, image.channels, true);
   check_devices(job, backends);
   const std::vector<Target> targets = plan_targets(job, backends);
+  const std::vector<std::string> unavailable = unavailable_backends(targets);
+  if (std::ranges::none_of(targets, &Target::runs))
+    throw InputError(unavailable.empty() ? "nothing to run: no backend, device and variant selected"
+                                         : fmt::format("nothing to run: {}", fmt::join(unavailable, "; ")));
+  // Said at once, on stderr, as the report's "not run" line comes only at the end (and not with --quiet).
+  for (const std::string& line : unavailable) std::cerr << "convcompare: skipping " << line << '\n';
   // Every output path, checked against the others and the inputs, before any work.
   const OutputPlan plan(job, image, targets);
   OutputWriter outputs(plan);
@@ -117,7 +117,7 @@ int run_job(const Config& config) {
   const std::size_t runs_per_problem = targets.size() + std::ranges::count_if(targets, streams);
   Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
                         job.pinned.size() * runs_per_problem,
-                    std::cerr, isatty(STDERR_FILENO) != 0);
+                    std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
   RunOptions options = job.options;
 
   for (const auto& [width, height] : job.sizes) {
@@ -165,14 +165,18 @@ int run_job(const Config& config) {
   for (RunRecord& run : report.runs)
     if (const auto device = std::ranges::find(report.devices, run.device, &DeviceInfo::id); device != report.devices.end())
       derive_bound(run, device->peaks);
-  if (!job.quiet) make_printer(ReportFormat::Console)->print(report, std::cout);
-  for (const ReportOutput& output : job.reports) write_report_file(output, report);
-  if (!job.plot_path.empty()) write_plot(report, job.plot_path);
+  progress.finish();  // the report starts on a line of its own
+  if (!job.quiet) make_printer(ReportFormat::Console, job.verbose)->print(report, std::cout);
+  write_reports(report, {job.reports, job.plot_path});
   outputs.write_contact_sheet();
   if (any_failed(report)) {
     if (job.baseline) print_comparison(compare_reports(*job.baseline, report, job.compare_rule), job.compare_rule, std::cout);
     return 1;  // a validation failure keeps its own status, whatever the comparison says
   }
+  // Every target had a device, yet every run was skipped (no variant fits this problem here): the
+  // report says why run by run; the status says that nothing was measured.
+  if (std::ranges::none_of(report.runs, [](const RunRecord& run) { return run.status != Status::Skipped; }))
+    throw InputError(fmt::format("nothing ran: every run was skipped ({})", report.runs.front().reason));
   if (job.baseline) {
     const std::vector<Comparison> comparisons = compare_reports(*job.baseline, report, job.compare_rule);
     print_comparison(comparisons, job.compare_rule, std::cout);

@@ -63,7 +63,7 @@ std::string utc_now_iso8601() {
 Report report_header(const Job& job, const Image& image, const std::vector<std::unique_ptr<Backend>>& backends) {
   Report report;
   report.tool_version = CONVCOMPARE_VERSION;
-  report.tool_git = CONVCOMPARE_GIT;
+  report.tool_git = CONVCOMPARE_GIT_REVISION;
   report.created = utc_now_iso8601();
   report.command = job.command;
   report.measurement = {.repetitions = job.options.repetitions,

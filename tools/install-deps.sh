@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config
           ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd oclgrind clinfo
           mesa-opencl-icd  # Rusticl: a second OpenCL runtime on the CPU (RUSTICL_ENABLE=llvmpipe), docs/portability.md
+          libcairo2-dev help2man  # --plot drawn by cairo (PNG, SVG, PDF); the man page from --help
           libstb-dev libspng-dev libturbojpeg0-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev
           clang libclang-rt-14-dev llvm)  # fuzzing: clang, libFuzzer + sanitizer runtimes, llvm-symbolizer
 missing=()

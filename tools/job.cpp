@@ -115,6 +115,16 @@ bool Job::runs_variant(std::string_view name) const {
   return std::ranges::any_of(variants, [&](const VariantTraits* variant) { return variant->name == name; });
 }
 
+ReportDestinations report_destinations(const Config& config) {
+  ReportDestinations destinations;
+  for (const auto& [path, format] : {std::pair{&config.json_path, ReportFormat::Json},
+                                     std::pair{&config.csv_path, ReportFormat::Csv},
+                                     std::pair{&config.markdown_path, ReportFormat::Markdown}})
+    if (!path->empty()) destinations.reports.push_back({report_path(*path), format});
+  destinations.plot_path = config.plot_path;
+  return destinations;
+}
+
 Job make_job(const Config& config) {
   Job job;
   job.list = config.list;
@@ -179,11 +189,10 @@ Job make_job(const Config& config) {
   job.measure_peaks = config.measure_peaks;
 
   job.quiet = config.quiet;
-  for (const auto& [path, format] : {std::pair{&config.json_path, ReportFormat::Json},
-                                     std::pair{&config.csv_path, ReportFormat::Csv},
-                                     std::pair{&config.markdown_path, ReportFormat::Markdown}})
-    if (!path->empty()) job.reports.push_back({report_path(*path), format});
-  job.plot_path = config.plot_path;
+  job.verbose = config.verbose;
+  ReportDestinations destinations = report_destinations(config);
+  job.reports = std::move(destinations.reports);
+  job.plot_path = std::move(destinations.plot_path);
   job.output_dir = config.output_dir;
   job.output_format = config.output_format;
   job.compare_path = config.compare_path;  // read by the driver once the output plan has checked it

@@ -77,6 +77,7 @@ struct Job {
 
   // What is written.
   bool quiet = false;
+  bool verbose = false;  // the console's detail view (every column, per-point tables of a sweep)
   std::vector<ReportOutput> reports;
   std::string plot_path;
   std::string output_dir;     // the reference, every result and the contact sheet
@@ -88,9 +89,18 @@ struct Job {
   // As the user gave them, for the report's environment block.
   std::vector<std::string> memory_names;
   std::vector<std::string> command;  // argv
+  std::vector<std::string> merged_reports;  // merge: the reports it reads, inputs the outputs must not overwrite
 
   bool runs_variant(std::string_view name) const;
 };
+
+// Where a report goes, for the main job and for merge alike: the --json, --csv and --markdown files
+// ("-": standard output) and the --plot picture. OutputPlan (tools/outputs.h) checks them.
+struct ReportDestinations {
+  std::vector<ReportOutput> reports;
+  std::string plot_path;
+};
+ReportDestinations report_destinations(const Config& config);
 
 // Checks and resolves the configuration; throws InputError (one line) on anything wrong, before any
 // slow work: names, sizes, inputs that cannot be read (a pipe named twice). Where the outputs go is checked by OutputPlan (tools/outputs.h), once the targets are known.

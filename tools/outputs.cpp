@@ -7,6 +7,8 @@
 
 #include <fstream>
 #include <map>
+#include <cctype>
+#include <sstream>
 
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
@@ -15,6 +17,7 @@
 #include "common/report/contact_sheet.h"
 #include "common/report/plot.h"
 #include "tools/autotune.h"
+#include "common/report/printer.h"
 
 namespace cc {
 
@@ -59,6 +62,7 @@ std::vector<InputName> run_inputs(const Job& job, const std::vector<Target>& tar
   for (const Filter& filter : job.filters)
     if (filter.spec.starts_with("file:")) inputs.push_back({"--filter", filter.spec.substr(5)});
   if (!job.compare_path.empty()) inputs.push_back({"--compare", job.compare_path});
+  for (const std::string& report : job.merged_reports) inputs.push_back({"merge", report});
   if (!job.options.kernel_dir.empty()) {
     std::error_code error;
     for (const fs::directory_entry& entry : fs::directory_iterator(job.options.kernel_dir, error))
@@ -119,6 +123,15 @@ void prepare_output_dir(const fs::path& dir) {
 }
 
 }  // namespace
+
+void write_reports(const Report& report, const ReportDestinations& destinations) {
+  for (const ReportOutput& output : destinations.reports) {
+    std::ostringstream text;
+    make_printer(output.format)->print(report, text);
+    write_file_atomically(output.path, text.str());
+  }
+  if (!destinations.plot_path.empty()) write_plot(report, destinations.plot_path);
+}
 
 OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Target>& targets)
     : dir_(job.output_dir),

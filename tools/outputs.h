@@ -13,6 +13,9 @@
 
 namespace cc {
 
+// Writes the --json, --csv and --markdown files (atomically) and the --plot picture of a report.
+void write_reports(const Report& report, const ReportDestinations& destinations);
+
 // Every path a run writes, computed from the job, the input and the targets in one place before any
 // work starts (docs/architecture.md, "Outputs"): the reports (--json, --csv, --markdown), --plot, and
 // under --output-dir each problem's reference, each run's result, contact_sheet.png and the probe that

@@ -137,10 +137,11 @@ def tables(paths):
         rows = [[s["backend"], s["device"], s["variant"], f"{s['width']}x{s['height']}", s["memory"], s["frames"],
                  s["queues"], s["frames_per_s"], s["total_ms"] / s["frames"] if s["total_ms"] else None,
                  s["serial_ms_per_frame"], s["pcie_floor_ms_per_frame"],
-                 (s["total_ms"] / s["frames"]) / s["pcie_floor_ms_per_frame"]
-                 if s["total_ms"] and s["pcie_floor_ms_per_frame"] else None, s["status"]] for s in streams]
+                 # The report's own figure (floor_fraction: floor / ms per frame), as the console's "% floor".
+                 100 * s["floor_fraction"] if s.get("floor_fraction") is not None else None, s["status"]]
+                for s in streams]
         out.append(table(["backend", "device", "variant", "size", "memory", "frames", "queues", "frames/s", "ms/frame",
-                          "serial ms/frame", "PCIe floor ms/frame", "x floor", "status"], rows))
+                          "serial ms/frame", "PCIe floor ms/frame", "% floor", "status"], rows))
     return "".join(out)
 
 

@@ -3,7 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace cc {
 
@@ -20,11 +25,22 @@ std::string clock_text(double seconds) {
 
 }  // namespace
 
-Progress::Progress(std::size_t total, std::ostream& out, bool terminal)
-    : total_(total), out_(out), terminal_(terminal) {}
+int terminal_columns(int fd) {
+  winsize size{};
+  if (::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0) return std::atoi(columns);
+  return 80;
+}
 
-Progress::~Progress() {
-  if (line_open_) out_ << '\n' << std::flush;
+Progress::Progress(std::size_t total, std::ostream& out, int columns)
+    : total_(total), out_(out), columns_(std::max(columns, 0)) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::finish() {
+  if (line_open_) out_ << "\r\033[K" << std::flush;
+  line_open_ = false;
+  finished_ = true;
 }
 
 std::string Progress::line(std::size_t done, std::size_t total, double elapsed_s, const std::string& what) {
@@ -38,13 +54,17 @@ void Progress::step(const std::string& what) {
   const Clock::time_point now = Clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double since_print = std::chrono::duration<double>(now - last_print_).count();
-  if (elapsed >= kQuietSeconds && (terminal_ || since_print >= kLogIntervalSeconds)) {
-    const std::string text = line(done_, total_, elapsed, what);
-    if (terminal_)
+  const bool terminal = columns_ > 0;
+  if (!finished_ && elapsed >= kQuietSeconds && (terminal || since_print >= kLogIntervalSeconds)) {
+    std::string text = line(done_, total_, elapsed, what);
+    if (terminal) {
+      // Bytes, not columns, but the line is ASCII but for what an argument carries (a filter file's name).
+      const std::size_t room = static_cast<std::size_t>(std::max(columns_ - 1, 10));
+      if (text.size() > room) text = text.substr(0, room - 2) + "..";
       out_ << "\r\033[K" << text << std::flush;  // rewrite the line in place
-    else
+    } else
       out_ << text << '\n' << std::flush;
-    line_open_ = terminal_;
+    line_open_ = terminal;
     last_print_ = now;
   }
   ++done_;

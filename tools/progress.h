@@ -8,12 +8,20 @@
 
 namespace cc {
 
-// Silent for the first few seconds, so short jobs print nothing. At a terminal one line is rewritten
-// in place after every step; into a log a line is written at most every ten seconds.
+// The width of the terminal on `fd` (TIOCGWINSZ, else $COLUMNS, else 80).
+int terminal_columns(int fd);
+
+// Silent for the first few seconds, so short jobs print nothing. At a terminal (`columns` > 0) one line
+// is rewritten in place after every step, cut to columns - 1 so that it never wraps (a wrapped line is
+// not rewritten: each update would leave a line behind); into a log a line is written at most every
+// ten seconds.
 class Progress {
  public:
-  Progress(std::size_t total, std::ostream& out, bool terminal);
-  ~Progress();  // ends the rewritten line, if one was started
+  Progress(std::size_t total, std::ostream& out, int columns);
+  ~Progress();  // finish()
+  // Clears the rewritten line, if one was started, so what follows starts at the left margin of an
+  // empty line; later steps print nothing.
+  void finish();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
@@ -26,8 +34,8 @@ class Progress {
   using Clock = std::chrono::steady_clock;
   std::size_t total_, done_ = 0;
   std::ostream& out_;
-  bool terminal_;
-  bool line_open_ = false;
+  int columns_;  // 0: not a terminal
+  bool line_open_ = false, finished_ = false;
   Clock::time_point start_ = Clock::now(), last_print_{};
 };
 

@@ -5,7 +5,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <iostream>
 
 #include "common/domain/error.h"
 
@@ -73,15 +72,11 @@ void check_devices(const Job& job, const std::vector<std::unique_ptr<Backend>>& 
 }
 
 std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
-  const auto skip_notice = [](std::string_view backend, std::string_view reason) {
-    std::cerr << fmt::format("convcompare: skipping {}: {}\n", backend, reason);
-  };
   std::vector<Target> targets;
   for (const std::string& name : job.backends) {
     Backend* backend = find_backend(backends, name);
     if (!backend) {
       if (!job.backends_named) continue;  // "all" means the backends this binary has
-      skip_notice(name, not_built_reason(name));
       targets.push_back({name, "-", nullptr, -1, nullptr, not_built_reason(name)});
       continue;
     }
@@ -89,7 +84,6 @@ std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_p
     const std::vector<DeviceInfo>& devices = backend->devices();
     if (devices.empty()) {
       const std::string reason = backend->unavailable_reason();
-      skip_notice(name, reason);
       for (const VariantTraits* variant : variants) targets.push_back({name, "-", backend, -1, variant, reason});
       continue;
     }
@@ -101,6 +95,15 @@ std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_p
     }
   }
   return targets;
+}
+
+std::vector<std::string> unavailable_backends(const std::vector<Target>& targets) {
+  std::vector<std::string> lines;
+  for (const Target& target : targets)
+    if (!target.runs())
+      if (std::string line = fmt::format("{}: {}", target.backend_name, target.skip_reason); !contains(lines, line))
+        lines.push_back(std::move(line));
+  return lines;
 }
 
 void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out) {

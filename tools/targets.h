@@ -33,8 +33,11 @@ void check_variants(const Job& job, const std::vector<std::unique_ptr<Backend>>&
 // After discovery, before any run: every --device names a device that exists. Throws InputError.
 void check_devices(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends);
 
-// Every target in report order; a backend without a device (or not built) says so once on stderr.
+// Every target in report order, a backend without a device (or not built) as skipped targets.
 std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends);
+
+// "cuda: no CUDA driver installed": each backend among the targets that cannot run, once.
+std::vector<std::string> unavailable_backends(const std::vector<Target>& targets);
 
 // --list: platforms, devices and their limits, variants and which backends implement each, filters, borders.
 void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out);

@@ -88,7 +88,7 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
      .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8},
-    {.name = "auto", .memory_space = "measures every auto candidate once per (size, radius, device), caches the fastest, runs it",
+    {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
      .kind = VariantKind::Baseline, .apis = kCuda, .borders = kClampOnly, .pixels = kF32 | kU8},

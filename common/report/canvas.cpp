@@ -1,31 +1,68 @@
-// canvas.cpp: the SVG and raster back ends of the drawing layer; raster text is stb_easy_font's quads.
+// canvas.cpp: the drawing layer over cairo (Debian's libcairo2-dev): one code for PNG, SVG and PDF, text in a real font through fontconfig, antialiased.
 #include "common/report/canvas.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-
 #include <fmt/format.h>
-#include <stb_easy_font.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+#include "common/domain/error.h"
 #include "common/domain/image_io.h"
+
+#ifdef CONVCOMPARE_WITH_CAIRO
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#endif
 
 namespace cc {
 
+bool canvas_available() {
+#ifdef CONVCOMPARE_WITH_CAIRO
+  return true;
+#else
+  return false;
+#endif
+}
+
+CanvasFormat canvas_format(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".png") return CanvasFormat::Png;
+  if (extension == ".svg") return CanvasFormat::Svg;
+  if (extension == ".pdf") return CanvasFormat::Pdf;
+  throw InputError(fmt::format("bad --plot '{}': the file name must end in .png, .svg or .pdf", path));
+}
+
+#ifndef CONVCOMPARE_WITH_CAIRO
+
+double text_width(std::string_view text, double size) { return 0.6 * size * static_cast<double>(text.size()); }
+
+struct Canvas::State {};
+
+Canvas::Canvas(CanvasFormat format, int width, std::vector<int> page_heights, Rgb background)
+    : format_(format), width_(width), page_heights_(std::move(page_heights)), background_(background) {
+  throw InputError("drawing needs cairo, and this convcompare was built without it (install libcairo2-dev, reconfigure)");
+}
+Canvas::~Canvas() = default;
+void Canvas::begin_page(std::size_t) {}
+void Canvas::polyline(std::span<const Point>, Rgb, double, Dash) {}
+void Canvas::fill_rect(double, double, double, double, Rgb) {}
+void Canvas::marker(Point, double, MarkerShape, Rgb) {}
+void Canvas::text(Point, std::string_view, double, Rgb, Align, bool) {}
+void Canvas::draw_pixels(int, int, int, int, std::span<const std::uint8_t>) {}
+void Canvas::line(Point, Point, Rgb, double, Dash) {}
+void Canvas::stroke_rect(double, double, double, double, Rgb, double) {}
+void Canvas::save(const std::string&) {}
+
+#else
+
 namespace {
 
-// stb_easy_font draws a 10-unit em: capitals 7 units tall from the top of the line, strokes 1 unit.
-constexpr double kFontUnitsPerEm = 10;
-constexpr double kCapHeightUnits = 7;
-
-// stb_easy_font indexes its glyph table with (char - 32): anything outside printable ASCII would read
-// outside it, so such characters are drawn as '?'.
-std::string printable_ascii(std::string_view text) {
-  std::string safe(text);
-  for (char& c : safe)
-    if (c < 32 || c > 126) c = '?';
-  return safe;
-}
+constexpr const char* kFontFamily = "sans-serif";  // fontconfig's choice: DejaVu Sans on Debian
 
 // On/off lengths in pixels for a line 2 px wide; wider lines stretch them.
 std::vector<double> dash_pattern(Dash dash, double line_width) {
@@ -41,20 +78,7 @@ std::vector<double> dash_pattern(Dash dash, double line_width) {
   return pattern;
 }
 
-// Whether the pattern is "on" at distance `along` from the start of the line.
-bool dash_on(const std::vector<double>& pattern, double along) {
-  if (pattern.empty()) return true;
-  double period = 0;
-  for (double length : pattern) period += length;
-  double position = std::fmod(along, period);
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (position < pattern[i]) return i % 2 == 0;
-    position -= pattern[i];
-  }
-  return false;
-}
-
-// The corners of the polygon markers (clockwise on screen); empty for the circle.
+// The corners of the polygon markers; empty for the circle.
 std::vector<Point> marker_polygon(MarkerShape shape, Point c, double r) {
   switch (shape) {
     case MarkerShape::Circle: return {};
@@ -70,37 +94,186 @@ std::vector<Point> marker_polygon(MarkerShape shape, Point c, double r) {
   return {};
 }
 
-std::string svg_colour(Rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
+void set_colour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
 
-std::string xml_escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
+void set_font(cairo_t* cr, double size) {
+  cairo_select_font_face(cr, kFontFamily, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+// cairo takes UTF-8 and stops at a bad sequence: anything outside printable ASCII becomes '?', as a
+// label may carry a file name's bytes.
+std::string printable_ascii(std::string_view text) {
+  std::string safe(text);
+  for (char& c : safe)
+    if (c < 32 || c > 126) c = '?';
+  return safe;
+}
+
+// cairo's stream writers append to a string; the file is written once, atomically, by save().
+cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
+  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+void check(cairo_status_t status, std::string_view what) {
+  if (status != CAIRO_STATUS_SUCCESS) throw InputError(fmt::format("cannot draw {}: {}", what, cairo_status_to_string(status)));
+}
+
+// A surface and its context, destroyed together.
+struct Cairo {
+  cairo_surface_t* surface = nullptr;
+  cairo_t* cr = nullptr;
+  Cairo() = default;
+  Cairo(const Cairo&) = delete;
+  Cairo& operator=(const Cairo&) = delete;
+  ~Cairo() {
+    if (cr) cairo_destroy(cr);
+    if (surface) cairo_surface_destroy(surface);
   }
-  return out;
-}
-
-// Where the text starts along its reading direction, from the anchor and the alignment.
-double start_offset(Align align, double width) {
-  return align == Align::Left ? 0 : align == Align::Centre ? -width / 2 : -width;
-}
+};
 
 }  // namespace
 
+struct Canvas::State : Cairo {
+  std::string bytes;  // the file, as cairo writes it
+};
+
 double text_width(std::string_view text, double size) {
-  std::string safe = printable_ascii(text);
-  return stb_easy_font_width(safe.data()) * size / kFontUnitsPerEm;
+  // One small surface to measure on, per thread: the layout code asks often.
+  thread_local Cairo measure;
+  if (!measure.cr) {
+    measure.surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    measure.cr = cairo_create(measure.surface);
+  }
+  set_font(measure.cr, size);
+  cairo_text_extents_t extents;
+  cairo_text_extents(measure.cr, printable_ascii(text).c_str(), &extents);
+  return extents.x_advance;
 }
 
-// ---- Canvas ----------------------------------------------------------------------------------------
+Canvas::Canvas(CanvasFormat format, int width, std::vector<int> page_heights, Rgb background)
+    : state_(std::make_unique<State>()),
+      format_(format),
+      width_(width),
+      page_heights_(std::move(page_heights)),
+      background_(background) {
+  if (page_heights_.empty()) page_heights_.push_back(1);
+  // A PNG or SVG is one picture of every page stacked; a PDF starts at its first page's size.
+  const int total = std::accumulate(page_heights_.begin(), page_heights_.end(), 0);
+  switch (format_) {
+    case CanvasFormat::Png: state_->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width_, total); break;
+    case CanvasFormat::Svg: state_->surface = cairo_svg_surface_create_for_stream(append, &state_->bytes, width_, total); break;
+    case CanvasFormat::Pdf:
+      state_->surface = cairo_pdf_surface_create_for_stream(append, &state_->bytes, width_, page_heights_[0]);
+      break;
+  }
+  check(cairo_surface_status(state_->surface), "a picture");
+  state_->cr = cairo_create(state_->surface);
+  cairo_set_line_join(state_->cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap(state_->cr, CAIRO_LINE_CAP_BUTT);
+  set_colour(state_->cr, background_);
+  cairo_paint(state_->cr);
+}
 
-Canvas::Canvas(int width, int height) : width_(width), height_(height) {}
+Canvas::~Canvas() = default;
+
+void Canvas::begin_page(std::size_t index) {
+  if (index >= page_heights_.size() || index < page_) throw std::logic_error("Canvas::begin_page: pages go in order");
+  cairo_t* cr = state_->cr;
+  for (; page_ < index; ++page_) {
+    if (format_ == CanvasFormat::Pdf) {
+      cairo_show_page(cr);
+      cairo_pdf_surface_set_size(state_->surface, width_, page_heights_[page_ + 1]);
+      set_colour(cr, background_);
+      cairo_paint(cr);
+    } else {
+      cairo_translate(cr, 0, page_heights_[page_]);  // the next picture below the last
+    }
+  }
+}
+
+void Canvas::polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash) {
+  if (points.size() < 2) return;
+  cairo_t* cr = state_->cr;
+  cairo_new_path(cr);
+  cairo_move_to(cr, points[0].x, points[0].y);
+  for (const Point& p : points.subspan(1)) cairo_line_to(cr, p.x, p.y);
+  const std::vector<double> pattern = dash_pattern(dash, line_width);
+  cairo_set_dash(cr, pattern.data(), static_cast<int>(pattern.size()), 0);
+  cairo_set_line_width(cr, line_width);
+  set_colour(cr, colour);
+  cairo_stroke(cr);
+  cairo_set_dash(cr, nullptr, 0, 0);
+}
+
+void Canvas::fill_rect(double x, double y, double w, double h, Rgb colour) {
+  cairo_t* cr = state_->cr;
+  cairo_new_path(cr);
+  cairo_rectangle(cr, x, y, w, h);
+  set_colour(cr, colour);
+  cairo_fill(cr);
+}
+
+void Canvas::marker(Point centre, double radius, MarkerShape shape, Rgb colour) {
+  cairo_t* cr = state_->cr;
+  cairo_new_path(cr);
+  const std::vector<Point> corners = marker_polygon(shape, centre, radius);
+  if (corners.empty()) {
+    cairo_arc(cr, centre.x, centre.y, radius, 0, 2 * M_PI);
+  } else {
+    cairo_move_to(cr, corners[0].x, corners[0].y);
+    for (const Point& p : corners) cairo_line_to(cr, p.x, p.y);
+    cairo_close_path(cr);
+  }
+  set_colour(cr, colour);
+  cairo_fill(cr);
+}
+
+void Canvas::text(Point at, std::string_view text, double size, Rgb colour, Align align, bool vertical) {
+  cairo_t* cr = state_->cr;
+  const std::string safe = printable_ascii(text);
+  texts_.push_back(safe);
+  set_font(cr, size);
+  cairo_font_extents_t font;
+  cairo_font_extents(cr, &font);
+  cairo_text_extents_t extents;
+  cairo_text_extents(cr, safe.c_str(), &extents);
+  const double along = align == Align::Left ? 0 : align == Align::Centre ? -extents.x_advance / 2 : -extents.x_advance;
+  const double baseline = (font.ascent - font.descent) / 2;  // from the middle of the line
+  cairo_save(cr);
+  cairo_translate(cr, at.x, at.y);
+  if (vertical) cairo_rotate(cr, -M_PI / 2);
+  cairo_move_to(cr, along, baseline);
+  set_colour(cr, colour);
+  cairo_show_text(cr, safe.c_str());
+  cairo_restore(cr);
+}
+
+void Canvas::draw_pixels(int x, int y, int w, int h, std::span<const std::uint8_t> rgb) {
+  if (w <= 0 || h <= 0 || rgb.size() < static_cast<std::size_t>(w) * h * 3) return;
+  Cairo image;
+  image.surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+  check(cairo_surface_status(image.surface), "an image");
+  cairo_surface_flush(image.surface);
+  unsigned char* data = cairo_image_surface_get_data(image.surface);
+  const int stride = cairo_image_surface_get_stride(image.surface);
+  for (int row = 0; row < h; ++row) {
+    auto* out = reinterpret_cast<std::uint32_t*>(data + static_cast<std::ptrdiff_t>(row) * stride);
+    for (int column = 0; column < w; ++column) {
+      const std::uint8_t* in = &rgb[(static_cast<std::size_t>(row) * w + column) * 3];
+      out[column] = (std::uint32_t{in[0]} << 16) | (std::uint32_t{in[1]} << 8) | in[2];
+    }
+  }
+  cairo_surface_mark_dirty(image.surface);
+  cairo_t* cr = state_->cr;
+  cairo_save(cr);
+  cairo_set_source_surface(cr, image.surface, x, y);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);  // pixels 1:1, not smoothed
+  cairo_rectangle(cr, x, y, w, h);
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
 
 void Canvas::line(Point from, Point to, Rgb colour, double line_width, Dash dash) {
   const Point points[] = {from, to};
@@ -112,189 +285,19 @@ void Canvas::stroke_rect(double x, double y, double w, double h, Rgb colour, dou
   polyline(corners, colour, line_width);
 }
 
-// ---- SVG ---------------------------------------------------------------------------------------------
-
-SvgCanvas::SvgCanvas(int width, int height, Rgb background) : Canvas(width, height) {
-  fill_rect(0, 0, width, height, background);
-}
-
-void SvgCanvas::polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash) {
-  if (points.size() < 2) return;
-  std::string coordinates;
-  for (const Point& p : points) coordinates += fmt::format("{:.1f},{:.1f} ", p.x, p.y);
-  coordinates.pop_back();
-  std::string dasharray;
-  if (const std::vector<double> pattern = dash_pattern(dash, line_width); !pattern.empty()) {
-    dasharray = " stroke-dasharray=\"";
-    for (double length : pattern) dasharray += fmt::format("{:g} ", length);
-    dasharray.back() = '"';
+void Canvas::save(const std::string& path) {
+  check(cairo_status(state_->cr), "the picture");
+  if (format_ == CanvasFormat::Png) {
+    cairo_surface_flush(state_->surface);
+    check(cairo_surface_write_to_png_stream(state_->surface, append, &state_->bytes), "the PNG");
+  } else {
+    cairo_surface_finish(state_->surface);  // writes the SVG or PDF through append()
+    check(cairo_surface_status(state_->surface), "the picture");
   }
-  body_ += fmt::format(
-      "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:g}\" stroke-linejoin=\"round\"{}/>\n",
-      coordinates, svg_colour(colour), line_width, dasharray);
+  write_file_atomically(path, state_->bytes);
+  state_->bytes.clear();
 }
 
-void SvgCanvas::fill_rect(double x, double y, double w, double h, Rgb colour) {
-  body_ += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", x, y,
-                       w, h, svg_colour(colour));
-}
-
-void SvgCanvas::marker(Point centre, double radius, MarkerShape shape, Rgb colour) {
-  const std::vector<Point> corners = marker_polygon(shape, centre, radius);
-  if (corners.empty()) {
-    body_ += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:g}\" fill=\"{}\"/>\n", centre.x, centre.y,
-                         radius, svg_colour(colour));
-    return;
-  }
-  std::string coordinates;
-  for (const Point& p : corners) coordinates += fmt::format("{:.1f},{:.1f} ", p.x, p.y);
-  coordinates.pop_back();
-  body_ += fmt::format("<polygon points=\"{}\" fill=\"{}\"/>\n", coordinates, svg_colour(colour));
-}
-
-void SvgCanvas::text(Point at, std::string_view text, double size, Rgb colour, Align align, bool vertical) {
-  const char* anchor = align == Align::Left ? "start" : align == Align::Centre ? "middle" : "end";
-  const std::string rotation = vertical ? fmt::format(" transform=\"rotate(-90 {:.1f} {:.1f})\"", at.x, at.y) : "";
-  body_ += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"{:g}\" fill=\"{}\" text-anchor=\"{}\" "
-      "dy=\"0.35em\"{}>{}</text>\n",
-      at.x, at.y, size, svg_colour(colour), anchor, rotation, xml_escaped(text));
-}
-
-std::string SvgCanvas::document() const {
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\">\n{2}</svg>\n",
-      width(), height(), body_);
-}
-
-void SvgCanvas::save(const std::string& path) const { write_file_atomically(path, document()); }
-
-// ---- raster ------------------------------------------------------------------------------------------
-
-RasterCanvas::RasterCanvas(int width, int height, Rgb background, int supersample)
-    : Canvas(width, height),
-      scale_(std::max(1, supersample)),
-      fine_width_(width * scale_),
-      fine_height_(height * scale_),
-      fine_(static_cast<std::size_t>(fine_width_) * fine_height_ * 3) {
-  check_image_size(width, height, 3, "canvas");
-  fill_rect(0, 0, width, height, background);
-}
-
-// Paints `colour` on every fine pixel of the box [x0, x1) x [y0, y1) (fine units, clipped to the
-// canvas) whose centre satisfies inside(cx, cy).
-template <typename Inside>
-void RasterCanvas::fill_where(double x0, double y0, double x1, double y1, Rgb colour, Inside inside) {
-  const int first_x = std::max(0, static_cast<int>(std::floor(x0)));
-  const int first_y = std::max(0, static_cast<int>(std::floor(y0)));
-  const int end_x = std::min(fine_width_, static_cast<int>(std::ceil(x1)));
-  const int end_y = std::min(fine_height_, static_cast<int>(std::ceil(y1)));
-  for (int y = first_y; y < end_y; ++y)
-    for (int x = first_x; x < end_x; ++x)
-      if (inside(x + 0.5, y + 0.5)) {
-        std::uint8_t* pixel = &fine_[(static_cast<std::size_t>(y) * fine_width_ + x) * 3];
-        pixel[0] = colour.r, pixel[1] = colour.g, pixel[2] = colour.b;
-      }
-}
-
-void RasterCanvas::polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash) {
-  const double s = scale_;
-  const std::vector<double> pattern = dash_pattern(dash, line_width);
-  const double half = std::max(0.5, line_width / 2) * s;  // never thinner than one output pixel
-  double along = 0;  // output pixels from the start of the line to the current segment
-  for (std::size_t i = 1; i < points.size(); ++i) {
-    const Point a{points[i - 1].x * s, points[i - 1].y * s}, b{points[i].x * s, points[i].y * s};
-    const double dx = b.x - a.x, dy = b.y - a.y, length_squared = dx * dx + dy * dy;
-    // Each fine pixel near the segment: its distance to the segment decides the stroke, the position
-    // of its projection along the line decides the dash.
-    auto inside = [&](double px, double py) {
-      const double t =
-          length_squared > 0 ? std::clamp(((px - a.x) * dx + (py - a.y) * dy) / length_squared, 0.0, 1.0) : 0.0;
-      const double ex = px - (a.x + t * dx), ey = py - (a.y + t * dy);
-      return ex * ex + ey * ey <= half * half && dash_on(pattern, along + t * std::sqrt(length_squared) / s);
-    };
-    fill_where(std::min(a.x, b.x) - half, std::min(a.y, b.y) - half, std::max(a.x, b.x) + half,
-               std::max(a.y, b.y) + half, colour, inside);
-    along += std::sqrt(length_squared) / s;
-  }
-}
-
-void RasterCanvas::fill_rect(double x, double y, double w, double h, Rgb colour) {
-  const double s = scale_;
-  fill_where(x * s, y * s, (x + w) * s, (y + h) * s, colour, [](double, double) { return true; });
-}
-
-void RasterCanvas::marker(Point centre, double radius, MarkerShape shape, Rgb colour) {
-  const double s = scale_;
-  const Point c{centre.x * s, centre.y * s};
-  const double r = radius * s;
-  std::vector<Point> corners = marker_polygon(shape, c, r);
-  const double reach = r * 1.3;
-  if (corners.empty()) {
-    fill_where(c.x - r, c.y - r, c.x + r, c.y + r, colour,
-               [&](double px, double py) { return (px - c.x) * (px - c.x) + (py - c.y) * (py - c.y) <= r * r; });
-    return;
-  }
-  // Convex and clockwise on screen: inside when right of (or on) every edge.
-  fill_where(c.x - reach, c.y - reach, c.x + reach, c.y + reach, colour, [&](double px, double py) {
-    for (std::size_t i = 0; i < corners.size(); ++i) {
-      const Point& p = corners[i];
-      const Point& q = corners[(i + 1) % corners.size()];
-      if ((q.x - p.x) * (py - p.y) - (q.y - p.y) * (px - p.x) < 0) return false;
-    }
-    return true;
-  });
-}
-
-void RasterCanvas::text(Point at, std::string_view text, double size, Rgb colour, Align align, bool vertical) {
-  std::string safe = printable_ascii(text);
-  if (safe.empty()) return;
-  // Each stroke of each glyph comes back as one axis-aligned quad (four vertices of 16 bytes: x, y, z
-  // as floats, then RGBA); 1 KB per character is more than the densest glyph needs.
-  std::vector<char> vertices(safe.size() * 1024);
-  const int quads =
-      stb_easy_font_print(0, 0, safe.data(), nullptr, vertices.data(), static_cast<int>(vertices.size()));
-  const double unit = size / kFontUnitsPerEm;
-  const double start = start_offset(align, text_width(safe, size));
-  for (int q = 0; q < quads; ++q) {
-    float corner[2][2];  // vertices 0 and 2 are opposite corners
-    std::memcpy(corner[0], &vertices[q * 64], sizeof corner[0]);
-    std::memcpy(corner[1], &vertices[q * 64 + 32], sizeof corner[1]);
-    // (u, v): font units along the text and down from its top; the line's middle is half a capital down.
-    const double u0 = corner[0][0], v0 = corner[0][1] - kCapHeightUnits / 2;
-    const double u1 = corner[1][0], v1 = corner[1][1] - kCapHeightUnits / 2;
-    if (vertical)
-      fill_rect(at.x + v0 * unit, at.y - start - u1 * unit, (v1 - v0) * unit, (u1 - u0) * unit, colour);
-    else
-      fill_rect(at.x + start + u0 * unit, at.y + v0 * unit, (u1 - u0) * unit, (v1 - v0) * unit, colour);
-  }
-}
-
-void RasterCanvas::draw_pixels(int x, int y, int w, int h, std::span<const std::uint8_t> rgb) {
-  for (int fy = std::max(0, y * scale_); fy < std::min(fine_height_, (y + h) * scale_); ++fy)
-    for (int fx = std::max(0, x * scale_); fx < std::min(fine_width_, (x + w) * scale_); ++fx) {
-      const std::size_t source = (static_cast<std::size_t>(fy / scale_ - y) * w + (fx / scale_ - x)) * 3;
-      std::memcpy(&fine_[(static_cast<std::size_t>(fy) * fine_width_ + fx) * 3], &rgb[source], 3);
-    }
-}
-
-Image RasterCanvas::to_image() const {
-  Image image(width(), height(), 3, true);
-  const int samples = scale_ * scale_;
-  for (int c = 0; c < 3; ++c)
-    for (int y = 0; y < height(); ++y)
-      for (int x = 0; x < width(); ++x) {
-        int sum = 0;
-        for (int fy = y * scale_; fy < (y + 1) * scale_; ++fy)
-          for (int fx = x * scale_; fx < (x + 1) * scale_; ++fx)
-            sum += fine_[(static_cast<std::size_t>(fy) * fine_width_ + fx) * 3 + c];
-        image.at(c, y, x) = static_cast<float>((sum + samples / 2) / samples);
-      }
-  return image;
-}
-
-void RasterCanvas::save(const std::string& path) const { save_png(to_image(), path); }
+#endif
 
 }  // namespace cc

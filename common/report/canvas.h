@@ -1,13 +1,12 @@
-// canvas.h: the drawing layer behind --plot and the contact sheet: one interface, SVG and PNG back ends.
+// canvas.h: the one drawing layer behind --plot and the contact sheet: cairo, to PNG, SVG or PDF, with real fonts and antialiasing.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "common/domain/image.h"
 
 namespace cc {
 
@@ -23,76 +22,60 @@ struct Point {
 enum class Dash { Solid, Dashed, Dotted, DashDot };
 enum class MarkerShape { Circle, Square, Triangle, Diamond };
 enum class Align { Left, Centre, Right };
+enum class CanvasFormat { Png, Svg, Pdf };
 
-// Width in pixels of `text` at `size` (the font's em in pixels). Both back ends lay text out with
-// these metrics (stb_easy_font's), so a layout computed once fits either output.
+// Whether this binary was built with cairo (CONVCOMPARE_WITH_CAIRO); without it there is no Canvas:
+// --plot is refused before any work and the contact sheet has no labels.
+bool canvas_available();
+
+// The format a file name asks for (.png, .svg, .pdf, any case); throws InputError for any other.
+CanvasFormat canvas_format(const std::string& path);
+
+// Width in pixels of `text` at `size` (the font's em in pixels), in the font every canvas draws with.
 double text_width(std::string_view text, double size);
 
-// Coordinates are pixels from the top-left corner, y down; fractional values are fine.
+// Coordinates are pixels (PDF: points) from the top-left corner of the current page, y down. A canvas
+// holds pages of one width: separate pages in a PDF, stacked top to bottom in one PNG or SVG picture.
 class Canvas {
  public:
-  Canvas(int width, int height);
-  virtual ~Canvas() = default;
-  int width() const { return width_; }
-  int height() const { return height_; }
+  Canvas(CanvasFormat format, int width, std::vector<int> page_heights, Rgb background = {255, 255, 255});
+  ~Canvas();
+  Canvas(const Canvas&) = delete;
+  Canvas& operator=(const Canvas&) = delete;
 
-  virtual void polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash = Dash::Solid) = 0;
-  virtual void fill_rect(double x, double y, double w, double h, Rgb colour) = 0;
-  virtual void marker(Point centre, double radius, MarkerShape shape, Rgb colour) = 0;
+  int width() const { return width_; }
+  int height() const { return page_heights_[page_]; }  // of the current page
+  std::size_t pages() const { return page_heights_.size(); }
+  // Draws from now on into page `index` (in order: pages cannot be revisited).
+  void begin_page(std::size_t index);
+
+  void polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash = Dash::Solid);
+  void fill_rect(double x, double y, double w, double h, Rgb colour);
+  void marker(Point centre, double radius, MarkerShape shape, Rgb colour);
   // `at` is the vertical middle of the text line; `align` says which end of the text (or its middle)
   // sits at at.x. Vertical text reads bottom to top and is aligned along y the same way.
-  virtual void text(Point at, std::string_view text, double size, Rgb colour, Align align = Align::Left,
-                    bool vertical = false) = 0;
-  // Writes the picture to `path` atomically.
-  virtual void save(const std::string& path) const = 0;
-
+  void text(Point at, std::string_view text, double size, Rgb colour, Align align = Align::Left, bool vertical = false);
+  // Interleaved 8-bit RGB pixels, w x h, with their top-left corner at (x, y).
+  void draw_pixels(int x, int y, int w, int h, std::span<const std::uint8_t> rgb);
   void line(Point from, Point to, Rgb colour, double line_width, Dash dash = Dash::Solid);
   void stroke_rect(double x, double y, double w, double h, Rgb colour, double line_width);
 
- private:
-  int width_, height_;
-};
+  // Finishes the drawing and writes it to `path` atomically; the canvas takes no more drawing.
+  void save(const std::string& path);
 
-// SVG text: vector output that scales in a browser; text is real text (searchable, selectable).
-class SvgCanvas final : public Canvas {
- public:
-  SvgCanvas(int width, int height, Rgb background = {255, 255, 255});
-  void polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash = Dash::Solid) override;
-  void fill_rect(double x, double y, double w, double h, Rgb colour) override;
-  void marker(Point centre, double radius, MarkerShape shape, Rgb colour) override;
-  void text(Point at, std::string_view text, double size, Rgb colour, Align align = Align::Left,
-            bool vertical = false) override;
-  void save(const std::string& path) const override;
-  std::string document() const;
+  // Every string text() drew, in order: what the picture says, for the tests (cairo draws glyphs,
+  // so an SVG or PDF holds no searchable text).
+  const std::vector<std::string>& texts() const { return texts_; }
 
  private:
-  std::string body_;
-};
-
-// RGB pixels saved as PNG. Everything is drawn at `supersample` times the size and box-averaged down
-// when finished, which anti-aliases lines, markers and text without any per-primitive coverage maths.
-class RasterCanvas final : public Canvas {
- public:
-  RasterCanvas(int width, int height, Rgb background = {255, 255, 255}, int supersample = 3);
-  void polyline(std::span<const Point> points, Rgb colour, double line_width, Dash dash = Dash::Solid) override;
-  void fill_rect(double x, double y, double w, double h, Rgb colour) override;
-  void marker(Point centre, double radius, MarkerShape shape, Rgb colour) override;
-  void text(Point at, std::string_view text, double size, Rgb colour, Align align = Align::Left,
-            bool vertical = false) override;
-  void save(const std::string& path) const override;
-
-  // Copies interleaved 8-bit RGB pixels (w x h) with their top-left corner at output pixel (x, y),
-  // unfiltered, so they come out unchanged in the saved picture.
-  void draw_pixels(int x, int y, int w, int h, std::span<const std::uint8_t> rgb);
-  // The finished picture: 3 channels on the 0..255 scale, eight_bit = true.
-  Image to_image() const;
-
- private:
-  template <typename Inside>
-  void fill_where(double x0, double y0, double x1, double y1, Rgb colour, Inside inside);
-  int scale_;
-  int fine_width_, fine_height_;
-  std::vector<std::uint8_t> fine_;  // interleaved RGB at scale_ times the size
+  struct State;  // cairo's surface and context (canvas.cpp): no cairo header outside it
+  std::unique_ptr<State> state_;
+  CanvasFormat format_;
+  int width_;
+  std::vector<int> page_heights_;
+  std::size_t page_ = 0;
+  Rgb background_;
+  std::vector<std::string> texts_;
 };
 
 }  // namespace cc

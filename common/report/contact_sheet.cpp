@@ -1,17 +1,19 @@
-// contact_sheet.cpp: tiles scaled with stb_image_resize onto a raster canvas, labels under them.
+// contact_sheet.cpp: tiles scaled with stb_image_resize into one picture, labels under them drawn by cairo (none in a build without it).
 #include "common/report/contact_sheet.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 // The one translation unit that compiles stb_image_resize (stb_image and stb_image_write: stb_impl.cpp).
 #define STB_IMAGE_RESIZE_IMPLEMENTATION
 #include <stb_image_resize.h>
 
-#include "common/report/canvas.h"
 #include "common/domain/error.h"
+#include "common/domain/image_io.h"
+#include "common/report/canvas.h"
 
 namespace cc {
 
@@ -19,7 +21,9 @@ namespace {
 
 constexpr int kGap = 12, kLabelHeight = 30, kMinCellWidth = 200, kColumns = 4;
 constexpr double kLabelSize = 15;
-constexpr Rgb kBackground{46, 46, 46}, kLabelColour{235, 235, 235};
+// The label a warm white: its antialiased edges over the grey background are never a neutral grey, so a
+// grey tile's pixels stay countable.
+constexpr Rgb kBackground{46, 46, 46}, kLabelColour{240, 236, 220};
 
 struct Tile {
   int width = 0, height = 0;
@@ -94,12 +98,29 @@ void write_contact_sheet(const std::vector<LabelledImage>& tiles, const std::str
   const int count = static_cast<int>(tiles.size());
   const int columns = std::min(count, kColumns), rows = (count + kColumns - 1) / kColumns;
   const int row_height = tile_height + kLabelHeight + kGap;
-  RasterCanvas canvas(kGap + columns * (cell_width + kGap), kGap + rows * row_height, kBackground, 2);
+  const int width = kGap + columns * (cell_width + kGap), height = kGap + rows * row_height;
+  // The tiles composed here, bottom-aligned so every label sits right under its image.
+  Tile sheet{width, height, std::vector<std::uint8_t>(static_cast<std::size_t>(width) * height * 3)};
+  for (std::size_t i = 0; i < sheet.rgb.size(); i += 3)
+    std::tie(sheet.rgb[i], sheet.rgb[i + 1], sheet.rgb[i + 2]) = std::tie(kBackground.r, kBackground.g, kBackground.b);
+  for (int i = 0; i < count; ++i) {
+    const int left = kGap + (i % kColumns) * (cell_width + kGap) + (cell_width - scaled[i].width) / 2;
+    const int top = kGap + (i / kColumns) * row_height + tile_height - scaled[i].height;
+    for (int row = 0; row < scaled[i].height; ++row)
+      std::copy_n(&scaled[i].rgb[static_cast<std::size_t>(row) * scaled[i].width * 3], scaled[i].width * 3,
+                  &sheet.rgb[(static_cast<std::size_t>(top + row) * width + left) * 3]);
+  }
+  if (!canvas_available()) {  // unlabelled: the pixels alone, as a PNG
+    Image image(width, height, 3, true);
+    for (std::size_t p = 0; p < image.plane_size(); ++p)
+      for (int c = 0; c < 3; ++c) image.plane(c)[p] = sheet.rgb[p * 3 + c];
+    save_png(image, path);
+    return;
+  }
+  Canvas canvas(CanvasFormat::Png, width, {height}, kBackground);
+  canvas.draw_pixels(0, 0, width, height, sheet.rgb);
   for (int i = 0; i < count; ++i) {
     const int left = kGap + (i % kColumns) * (cell_width + kGap), top = kGap + (i / kColumns) * row_height;
-    const Tile& tile = scaled[i];  // bottom-aligned, so every label sits right under its image
-    canvas.draw_pixels(left + (cell_width - tile.width) / 2, top + tile_height - tile.height, tile.width,
-                       tile.height, tile.rgb);
     draw_label(canvas, tiles[i].label, {left + cell_width / 2.0, top + tile_height + kLabelHeight / 2.0},
                cell_width - 8.0);
   }

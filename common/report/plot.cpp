@@ -28,22 +28,6 @@ constexpr double kTitleSize = 20, kLabelSize = 15, kTickSize = 14;
 
 // ---- which runs ------------------------------------------------------------------------------------
 
-// The spec without its radius: what a radius sweep holds fixed ("gaussian:sigma=2,r=5" -> "gaussian:sigma=2").
-std::string filter_family(const std::string& spec) {
-  const std::size_t colon = spec.find(':');
-  if (colon == std::string::npos) return spec;
-  std::string family = spec.substr(0, colon), separator = ":";
-  std::string_view rest = std::string_view(spec).substr(colon + 1);
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    if (!item.starts_with("r=")) family += separator + std::string(item), separator = ",";
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return family;
-}
-
 int radius_of(const RunRecord& run) { return std::max(run.radius_x, run.radius_y); }
 long long pixels_of(const RunRecord& run) { return static_cast<long long>(run.width) * run.height; }
 double megapixels_of(const RunRecord& run) { return pixels_of(run) / 1e6; }
@@ -61,34 +45,20 @@ struct Selection {
   std::string phase_title;
 };
 
-Selection select_runs(const Report& report) {
-  struct Group {
-    std::string family, border;
-    std::vector<const RunRecord*> runs;
-  };
-  std::vector<Group> groups;
-  for (const RunRecord& run : report.runs) {
-    if (run.status != Status::Ok) continue;
-    const std::string family = filter_family(run.filter);
-    auto group =
-        std::ranges::find_if(groups, [&](const Group& g) { return g.family == family && g.border == run.border; });
-    if (group == groups.end()) group = groups.insert(groups.end(), Group{family, run.border, {}});
-    group->runs.push_back(&run);
-  }
-  Selection selection;
-  if (groups.empty()) return selection;
+struct Group {
+  std::string family, border;
+  std::vector<const RunRecord*> runs;
+};
 
+// What one page plots of a group: x = radius at the largest size when the radius varies, else size.
+Selection select_runs(const Group& group) {
+  const Group* best = &group;
   auto distinct = [](const Group& g, auto key) {
     std::set<decltype(key(*g.runs.front()))> values;
     for (const RunRecord* run : g.runs) values.insert(key(*run));
     return values.size();
   };
-  auto score = [&](const Group& g) {
-    return std::tuple(distinct(g, radius_of), distinct(g, pixels_of), g.runs.size());
-  };
-  const Group* best = &groups.front();
-  for (const Group& g : groups)
-    if (score(g) > score(*best)) best = &g;
+  Selection selection;
 
   const RunRecord& largest =
       **std::ranges::max_element(best->runs, {}, [](const RunRecord* r) { return pixels_of(*r); });
@@ -119,6 +89,23 @@ Selection select_runs(const Report& report) {
   selection.phase_title = fmt::format("Where the time goes, ms per image: {}, radius {}, {}x{}", best->family,
                                       smallest_radius, largest.width, largest.height);
   return selection;
+}
+
+// One selection per (filter minus r=, border) group of validated runs, in report order.
+std::vector<Selection> select_groups(const Report& report) {
+  std::vector<Group> groups;
+  for (const RunRecord& run : report.runs) {
+    if (run.status != Status::Ok) continue;
+    const std::string family = filter_family(run.filter);
+    auto group =
+        std::ranges::find_if(groups, [&](const Group& g) { return g.family == family && g.border == run.border; });
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{family, run.border, {}});
+    group->runs.push_back(&run);
+  }
+  std::vector<Selection> selections;
+  for (const Group& group : groups) selections.push_back(select_runs(group));
+  if (selections.empty()) selections.emplace_back();  // a page that says there is nothing to plot
+  return selections;
 }
 
 // ---- names and styles --------------------------------------------------------------------------------
@@ -477,7 +464,9 @@ double bars_height(const std::vector<Bar>& bars) {
 }
 
 void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Series>& series,
-               const std::vector<Bar>& bars) {
+               const std::vector<Bar>& bars, const std::string& page) {
+  // Which group of how many, and a marker a test can find in the SVG's text.
+  if (!page.empty()) canvas.text({kWidth - 24.0, 24}, page, kTickSize, kMuted, Align::Right);
   if (selection.plotted.empty()) {
     canvas.text({kWidth / 2.0, 30}, "convcompare", kTitleSize, kInk, Align::Centre);
     canvas.text({kWidth / 2.0, canvas.height() / 2.0}, "no validated runs", 32, kMuted, Align::Centre);
@@ -504,38 +493,41 @@ void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Ser
                     phase_pitch(bars));
 }
 
-std::string lowercase_extension(const std::string& path) {
-  std::string extension = fs::path(path).extension().string();
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
-}
-
 }  // namespace
 
 void check_plot_path(const std::string& path) {
-  const std::string extension = lowercase_extension(path);
-  if (extension != ".png" && extension != ".svg")
-    throw InputError(fmt::format("bad --plot '{}': the file name must end in .png or .svg", path));
+  canvas_format(path);  // .png, .svg or .pdf, else InputError
+  if (!canvas_available())
+    throw InputError(fmt::format("--plot '{}' is unavailable: this convcompare was built without cairo "
+                                 "(install libcairo2-dev, or run tools/install-deps.sh, and configure again)", path));
   const fs::path directory = fs::path(path).parent_path();
   std::error_code ignored;
   if (!directory.empty() && !fs::is_directory(directory, ignored))
     throw InputError(fmt::format("bad --plot '{}': directory '{}' does not exist", path, directory.string()));
 }
 
-void write_plot(const Report& report, const std::string& path) {
+void write_plot(const Report& report, const std::string& path, std::vector<std::string>* drawn_text) {
   check_plot_path(path);
-  const Selection selection = select_runs(report);
+  const std::vector<Selection> selections = select_groups(report);
   const std::vector<Api> apis = find_apis(report);
-  const std::vector<Series> series = build_series(selection, apis);
-  const std::vector<Bar> bars = build_bars(selection, apis);
-  const int height = std::max(kMinHeight, static_cast<int>(kPhaseTop + bars_height(bars) + kBottomMargin));
-  std::unique_ptr<Canvas> canvas;
-  if (lowercase_extension(path) == ".svg")
-    canvas = std::make_unique<SvgCanvas>(kWidth, height);
-  else
-    canvas = std::make_unique<RasterCanvas>(kWidth, height);
-  draw_plot(*canvas, selection, series, bars);
-  canvas->save(path);
+  std::vector<std::vector<Series>> series;
+  std::vector<std::vector<Bar>> bars;
+  std::vector<int> heights;
+  for (const Selection& selection : selections) {
+    series.push_back(build_series(selection, apis));
+    bars.push_back(build_bars(selection, apis));
+    heights.push_back(std::max(kMinHeight, static_cast<int>(kPhaseTop + bars_height(bars.back()) + kBottomMargin)));
+  }
+  // Every group: a page each in a PDF, one below the other in a PNG or SVG.
+  Canvas canvas(canvas_format(path), kWidth, heights);
+  for (std::size_t i = 0; i < selections.size(); ++i) {
+    canvas.begin_page(i);
+    if (i > 0) canvas.line({0, 0.5}, {static_cast<double>(kWidth), 0.5}, kAxis, 1);
+    const std::string page = selections.size() > 1 ? fmt::format("group {} of {}", i + 1, selections.size()) : "";
+    draw_plot(canvas, selections[i], series[i], bars[i], page);
+  }
+  canvas.save(path);
+  if (drawn_text) *drawn_text = canvas.texts();
 }
 
 }  // namespace cc

@@ -2,20 +2,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/report/report.h"
 
 namespace cc {
 
-// Throws InputError unless `path` ends in .png or .svg (any case) and its directory exists; the
-// driver calls it before running anything, so a typo costs no benchmark time.
+// Throws InputError unless `path` ends in .png, .svg or .pdf (any case), its directory exists and this
+// binary has cairo; the driver calls it before running anything, so a typo costs no benchmark time.
 void check_plot_path(const std::string& path);
 
-// One picture, PNG or SVG by the extension, written atomically; a report without validated runs
-// gives a picture that says so. Top panel: MPix/s (log) per (backend, device, variant); bottom panel:
-// setup, H2D, kernel and D2H stacked per (backend, device, memory) for "global" (else the first ok
-// variant) at the largest image and smallest radius.
-// Rule: ok runs of the (filter minus r=, border) with most radii, then sizes, then runs; x = radius at largest size.
-void write_plot(const Report& report, const std::string& path);
+// One page per (filter minus r=, border) group of validated runs, in report order: pages of a PDF, or
+// one below the other in a PNG or SVG (the extension chooses), written atomically; a report without
+// validated runs gives one page that says so. Each page's top panel: MPix/s (log) per (backend,
+// device, variant) against radius (at the largest size) when the radius varies, else against size;
+// bottom panel: setup, H2D, kernel and D2H stacked per (backend, device, memory) for "global" (else
+// the first ok variant) at the largest image and smallest radius.
+// `drawn_text`, when given, receives every string drawn, in order (Canvas::texts).
+void write_plot(const Report& report, const std::string& path, std::vector<std::string>* drawn_text = nullptr);
 
 }  // namespace cc

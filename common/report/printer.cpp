@@ -13,11 +13,20 @@ class WriterPrinter final : public Printer {
   void print(const Report& report, std::ostream& out) const override { write(report, out); }
 };
 
+class ConsolePrinter final : public Printer {
+ public:
+  explicit ConsolePrinter(bool verbose) : verbose_(verbose) {}
+  void print(const Report& report, std::ostream& out) const override { print_console(report, out, verbose_); }
+
+ private:
+  bool verbose_;
+};
+
 }  // namespace
 
-std::unique_ptr<Printer> make_printer(ReportFormat format) {
+std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose) {
   switch (format) {
-    case ReportFormat::Console: return std::make_unique<WriterPrinter<print_console>>();
+    case ReportFormat::Console: return std::make_unique<ConsolePrinter>(verbose);
     case ReportFormat::Markdown: return std::make_unique<WriterPrinter<write_markdown>>();
     case ReportFormat::Csv: return std::make_unique<WriterPrinter<write_csv>>();
     case ReportFormat::Json: return std::make_unique<WriterPrinter<write_json>>();

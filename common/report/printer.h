@@ -17,6 +17,7 @@ class Printer {
   virtual void print(const Report& report, std::ostream& out) const = 0;
 };
 
-std::unique_ptr<Printer> make_printer(ReportFormat format);
+// `verbose`: the console's detail view (print_console); the files always hold every column.
+std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose = false);
 
 }  // namespace cc

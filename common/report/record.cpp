@@ -26,6 +26,34 @@ Footprint footprint_of(const RunRecord& record) {
 
 }  // namespace
 
+std::string filter_family(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos) return spec;
+  std::string family = spec.substr(0, colon);
+  std::string_view separator = ":";
+  std::string_view rest = std::string_view(spec).substr(colon + 1);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    if (!item.starts_with("r=")) {
+      family += separator;
+      family += item;
+      separator = ",";
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return family;
+}
+
+std::string auto_pick(const RunRecord& record) {
+  constexpr std::string_view prefix = "auto: ";  // tools/execute.cpp writes "auto: <variant> (<why>); ..."
+  if (!record.compile_time.starts_with(prefix)) return "";
+  const std::string_view rest = std::string_view(record.compile_time).substr(prefix.size());
+  const std::string_view picked = rest.substr(0, rest.find(' '));
+  return picked == "none" ? "" : std::string(picked);
+}
+
 void derive_rates(RunRecord& record) {
   const double ms = record.times.kernel_ms.median;
   // A skipped run has no time; a zero or NaN median would give infinite or meaningless rates.

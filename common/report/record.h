@@ -56,6 +56,13 @@ struct StreamRecord {
   std::string untimed;  // why the per-frame device figures are not given (PhaseTimes::untimed), or empty
 };
 
+// The spec without its radius: what a radius sweep holds fixed ("gaussian:sigma=2,r=5" -> "gaussian:sigma=2").
+std::string filter_family(const std::string& spec);
+
+// The variant an `auto` run ran ("fast"), read from the compile_time note tools/execute.cpp writes
+// ("auto: fast (measured; ...)"); "" for any other run or when auto found no candidate.
+std::string auto_pick(const RunRecord& record);
+
 // Fills mpix_per_s, gb_per_s (input read once + output written once, in the bytes the pixel type
 // takes on the device) and gflop_per_s (2 x taps x pixels x channels computed) from times.kernel_ms.median.
 void derive_rates(RunRecord& record);

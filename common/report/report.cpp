@@ -19,8 +19,32 @@ namespace {
 // ---- console and markdown: the device block, then the tables of each problem --------------------
 
 constexpr std::size_t kDeviceWidth = 16;      // a device id or name in a run's row
-constexpr std::size_t kDeviceNameWidth = 48;  // a device's name in the device block
-constexpr std::size_t kLineWidth = 120;       // console rows are cut to this, reasons included
+constexpr std::size_t kDeviceNameWidth = 48;  // a device's name in the device block (markdown, --verbose)
+constexpr std::size_t kCompactNameWidth = 30; // the same in the console's compact view
+// Console rows are cut to this, reasons included (issue #17: an 80-column terminal shows a compact
+// table whole; the compact kernel table leaves about 15 columns for two more short statistics).
+constexpr std::size_t kLineWidth = 100;
+constexpr std::size_t kVerboseLineWidth = 120;  // --verbose: every column, wider rows
+
+// Columns a terminal shows for `text`: UTF-8 continuation bytes take none ("auto→fast" is 9).
+std::size_t display_width(std::string_view text) {
+  return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string pad(const std::string& text, std::size_t width, bool right) {
+  const std::string fill(width - std::min(width, display_width(text)), ' ');
+  return right ? fill + text : text + fill;
+}
+
+// "auto→fast": an auto run names the variant it ran (auto_pick, record.h).
+std::string variant_label(const RunRecord& r) {
+  const std::string picked = auto_pick(r);
+  return picked.empty() ? r.variant : r.variant + "\u2192" + picked;
+}
+
+// A run that never reached a device: its backend is not built or found no device. The console and
+// markdown say so once per backend instead of once per run; JSON and CSV keep every row.
+bool unavailable(const RunRecord& r) { return r.status == Status::Skipped && r.device == "-"; }
 
 // Numbers to about four significant digits, so columns stay narrow; "-" for not measured.
 std::string short_number(double v) {
@@ -86,12 +110,18 @@ std::vector<Grouped<Record>> group_by_heading(const std::vector<Record>& records
   return groups;
 }
 
+// Compact: the console's default, within kLineWidth (the device id names the API: "cuda:0"). Full:
+// every column, for markdown and --verbose.
+enum class Detail { Compact, Full };
+
 struct Table {
   std::vector<std::string> header;
   std::vector<bool> numeric;  // right-aligned in the console
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> reasons;  // one per row: why skipped or failed, "" when ok
-  std::size_t column_1_width = kDeviceWidth;  // the console cuts column 1 (a device) to this
+  std::size_t shortened_column = 1;           // the console cuts this column (a device or its name)
+  std::size_t column_1_width = kDeviceWidth;  // to this width
+  std::size_t line_width = kLineWidth;        // reasons are cut to end by this column
   bool reason_column = true;                  // markdown: reasons as a last column
 
   void add_column(std::string name, bool is_numeric) {
@@ -113,9 +143,9 @@ std::string property(const DeviceInfo& device, std::string_view name) {
 
 // The device block: what each device is and the ceilings measured on it (the copy and FMA kernels),
 // "-" for a device that ran nothing. Compute units under each API's own name.
-Table make_device_table(const std::vector<DeviceInfo>& devices) {
+Table make_device_table(const std::vector<DeviceInfo>& devices, Detail detail) {
   Table t;
-  t.column_1_width = kDeviceNameWidth;
+  t.column_1_width = detail == Detail::Full ? kDeviceNameWidth : kCompactNameWidth;
   t.reason_column = false;
   for (const char* name : {"device", "name"}) t.add_column(name, false);
   for (const char* name : {"units", "memory", "copy GB/s", "FMA GFLOP/s"}) t.add_column(name, true);
@@ -133,26 +163,49 @@ Table make_device_table(const std::vector<DeviceInfo>& devices) {
   return t;
 }
 
+// Whether runs used both pinned and pageable host memory (the CPU's none does not count).
+bool mixed_memories(const std::vector<const RunRecord*>& records) {
+  std::string seen;
+  for (const RunRecord* r : records)
+    if (!r->memory.empty()) {
+      if (!seen.empty() && r->memory != seen) return true;
+      seen = r->memory;
+    }
+  return false;
+}
+
 // The kernel table of one group. The memory column appears only when a group holds both pinned and
 // pageable runs, the one case where rows would otherwise look alike. `stop_column`: the rule that
 // stopped each run's samples (markdown; the console keeps to its width).
-Table make_table(const Group& group, bool stop_column) {
-  bool mixed_memory = false;
-  for (const RunRecord* r : group.records) mixed_memory |= r->memory != group.records.front()->memory;
+Table make_table(const Group& group, Detail detail, bool stop_column) {
+  const bool mixed_memory = mixed_memories(group.records);
+  const bool full = detail == Detail::Full;
 
   Table t;
-  for (const char* name : {"backend", "device", "variant"}) t.add_column(name, false);
+  if (full) t.add_column("backend", false);
+  t.shortened_column = full ? 1 : 0;
+  t.line_width = full ? kVerboseLineWidth : kLineWidth;
+  for (const char* name : {"device", "variant"}) t.add_column(name, false);
   if (mixed_memory) t.add_column("memory", false);
   t.add_column("status", false);
   // Times in ms (the group heading says so), to keep the headers as narrow as the numbers. Beside the
   // median: its noise (stats.h, robust_noise_percent), the samples and the rule that stopped them.
+  // GFLOP/s, device memory and the tolerance are the full view's: "% bound" and "max err" carry the verdicts.
   for (const char* name : {"kernel", "noise", "n"}) t.add_column(name, true);
   if (stop_column) t.add_column("stop", false);
-  for (const char* name : {"MPix/s", "GB/s", "GFLOP/s", "% bound", "dev MB", "max err", "tol"}) t.add_column(name, true);
+  for (const char* name : {"MPix/s", "GB/s"}) t.add_column(name, true);
+  if (full) t.add_column("GFLOP/s", true);
+  t.add_column("% bound", true);
+  if (full) t.add_column("dev MB", true);
+  t.add_column("max err", true);
+  if (full) t.add_column("tol", true);
 
   for (const RunRecord* r : group.records) {
     const Stats& k = r->times.kernel_ms;
-    std::vector<std::string> row = {r->backend, r->device, r->variant};
+    std::vector<std::string> row;
+    if (full) row.push_back(r->backend);
+    row.push_back(r->device);
+    row.push_back(variant_label(*r));
     if (mixed_memory) row.push_back(r->memory);
     row.push_back(std::string(to_string(r->status)));
     const bool untimed = !r->times.untimed.empty();
@@ -160,11 +213,12 @@ Table make_table(const Group& group, bool stop_column) {
     row.push_back(k.samples > 0 ? short_percent(k.noise_percent) : "-");
     row.push_back(k.samples > 0 ? std::to_string(k.samples) : "-");
     if (stop_column) row.push_back(r->times.stopped_by.empty() ? "-" : r->times.stopped_by);
-    for (double v : {r->mpix_per_s, r->gb_per_s, r->gflop_per_s}) row.push_back(short_number(v));
+    for (double v : {r->mpix_per_s, r->gb_per_s}) row.push_back(short_number(v));
+    if (full) row.push_back(short_number(r->gflop_per_s));
     row.push_back(bound_text(*r));
-    row.push_back(short_number(r->device_mb));
+    if (full) row.push_back(short_number(r->device_mb));
     row.push_back(short_error(r->max_abs_error));
-    row.push_back(r->exact ? "exact" : short_error(r->tolerance));
+    if (full) row.push_back(r->exact ? "exact" : short_error(r->tolerance));
     t.add_row(std::move(row), r->reason.empty() && untimed ? "untimed: " + r->times.untimed : r->reason);
   }
   return t;
@@ -172,16 +226,21 @@ Table make_table(const Group& group, bool stop_column) {
 
 // Setup and the transfers, for the runs that measured any (the CPU has none): what an application
 // pays around the kernel, and the reuse case, a second filter on an image already on the device.
-Table make_transfer_table(const Group& group) {
+Table make_transfer_table(const Group& group, Detail detail) {
+  const bool full = detail == Detail::Full;
   Table t;
   t.reason_column = false;
-  for (const char* name : {"backend", "device", "variant", "memory"}) t.add_column(name, false);
+  t.shortened_column = full ? 1 : 0;
+  if (full) t.add_column("backend", false);
+  for (const char* name : {"device", "variant", "memory"}) t.add_column(name, false);
   for (const char* name : {"setup", "build", "h2d", "d2h", "host-to-host", "reuse"}) t.add_column(name, true);
   for (const RunRecord* r : group.records) {
     const PhaseTimes& p = r->times;
     const double transfers[] = {p.h2d_ms, p.d2h_ms, p.host_to_host_ms, p.reuse_ms};
     if (std::all_of(std::begin(transfers), std::end(transfers), [](double v) { return std::isnan(v); })) continue;
-    std::vector<std::string> row = {r->backend, r->device, r->variant, r->memory.empty() ? "-" : r->memory};
+    std::vector<std::string> row;
+    if (full) row.push_back(r->backend);
+    for (const std::string& cell : {r->device, variant_label(*r), r->memory.empty() ? "-" : r->memory}) row.push_back(cell);
     for (double v : {p.setup_ms, p.build_ms, p.h2d_ms, p.d2h_ms, p.host_to_host_ms, p.reuse_ms})
       row.push_back(short_number(v));
     t.add_row(std::move(row));
@@ -191,28 +250,38 @@ Table make_transfer_table(const Group& group) {
 
 // One row per --stream run: the overlapped rate against the same frame without overlap and against
 // the PCIe floor (the slower of one frame's upload and download at the measured copy rates).
-Table make_stream_table(const Grouped<StreamRecord>& group) {
+Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
+  const bool full = detail == Detail::Full;
   Table t;
-  for (const char* name : {"backend", "device", "variant", "status"}) t.add_column(name, false);
-  for (const char* name : {"frames", "queues", "fps", "ms/frame", "serial", "floor", "% floor", "max err"})
-    t.add_column(name, true);
+  t.shortened_column = full ? 1 : 0;
+  t.line_width = full ? kVerboseLineWidth : kLineWidth;
+  if (full) t.add_column("backend", false);
+  for (const char* name : {"device", "variant", "status"}) t.add_column(name, false);
+  t.add_column("frames", true);
+  if (full) t.add_column("queues", true);
+  for (const char* name : {"fps", "ms/frame", "serial", "floor", "% floor"}) t.add_column(name, true);
+  if (full) t.add_column("max err", true);
   for (const StreamRecord* s : group.records) {
     const bool ran = s->status != Status::Skipped;
     const double ms_per_frame = s->frames > 0 ? s->total_ms / s->frames : kNotMeasured;
-    t.add_row({s->backend, s->device, s->variant, std::string(to_string(s->status)),
-               ran ? std::to_string(s->frames) : "-", ran ? std::to_string(s->queues) : "-",
-               short_number(s->frames_per_s), short_number(ms_per_frame), short_number(s->serial_ms_per_frame),
-               short_number(s->pcie_floor_ms_per_frame), short_percent(100 * s->floor_fraction),
-               short_error(s->max_abs_error)},
-              s->reason);
+    std::vector<std::string> row;
+    if (full) row.push_back(s->backend);
+    for (const std::string& cell : {s->device, s->variant, std::string(to_string(s->status))}) row.push_back(cell);
+    row.push_back(ran ? std::to_string(s->frames) : "-");
+    if (full) row.push_back(ran ? std::to_string(s->queues) : "-");
+    for (const std::string& cell : {short_number(s->frames_per_s), short_number(ms_per_frame), short_number(s->serial_ms_per_frame),
+                                    short_number(s->pcie_floor_ms_per_frame), short_percent(100 * s->floor_fraction)})
+      row.push_back(cell);
+    if (full) row.push_back(short_error(s->max_abs_error));
+    t.add_row(std::move(row), s->reason);
   }
   return t;
 }
 
 constexpr const char* kStreamLegend =
-    "ms/frame overlapped; serial: one frame's upload + filter + download in turn; floor: PCIe, max(h2d, d2h)";
+    "ms/frame overlapped; serial: upload, filter, download in turn; floor: PCIe, max(h2d, d2h)";
 constexpr const char* kTransferLegend =
-    "setup and transfers (ms); reuse: a second filter on the image already on the device, launch + download";
+    "setup and transfers (ms); reuse: a second filter on the image on the device, launch + download";
 
 // One line per variant that two or more runs of the group completed: each run's kernel median over
 // a common denominator (CUDA's when it ran, else the first), so "opencl/cuda 1.10" reads as
@@ -251,11 +320,20 @@ std::vector<std::string> ratio_lines(const Group& group) {
 
     const auto cuda = std::find_if(done.begin(), done.end(), [](const RunRecord* r) { return r->backend == "cuda"; });
     const std::size_t base = cuda == done.end() ? 0 : static_cast<std::size_t>(cuda - done.begin());
+    // Wrapped under the first ratio where a line would pass kLineWidth (with the caller's 2-space indent).
     std::string line = fmt::format("{:<{}}", variant + ":", variant_width + 1);
+    const std::size_t indent = line.size();
+    bool first = true;
     for (std::size_t i = 0; i < done.size(); ++i)
       if (i != base) {
         const double ratio = done[i]->times.kernel_ms.median / done[base]->times.kernel_ms.median;
-        line += fmt::format("  {}/{} {:.{}f}", labels[i], labels[base], ratio, ratio < 100 ? 2 : 0);
+        const std::string item = fmt::format("  {}/{} {:.{}f}", labels[i], labels[base], ratio, ratio < 100 ? 2 : 0);
+        if (!first && 2 + line.size() + item.size() > kLineWidth) {
+          lines.push_back(std::move(line));
+          line = std::string(indent, ' ');
+        }
+        line += item;
+        first = false;
       }
     lines.push_back(std::move(line));
   }
@@ -263,22 +341,21 @@ std::vector<std::string> ratio_lines(const Group& group) {
 }
 
 // Aligned columns, two spaces after text and one before right-aligned numbers, so a row fits in
-// about 120 columns. A reason does not fit as a last column: a row with no numbers (skipped) shows
+// kLineWidth columns. A reason does not fit as a last column: a row with no numbers (skipped) shows
 // it in their place, a row with numbers (failed) on the line below.
 void print_table_console(Table t, std::ostream& out) {
-  const std::size_t device_column = 1;
-  for (auto& row : t.rows) row[device_column] = shorten(row[device_column], t.column_1_width);
+  for (auto& row : t.rows) row[t.shortened_column] = shorten(row[t.shortened_column], t.column_1_width);
   std::vector<std::size_t> widths(t.header.size());
   for (std::size_t c = 0; c < t.header.size(); ++c) {
-    widths[c] = t.header[c].size();
-    for (const auto& row : t.rows) widths[c] = std::max(widths[c], row[c].size());
+    widths[c] = display_width(t.header[c]);
+    for (const auto& row : t.rows) widths[c] = std::max(widths[c], display_width(row[c]));
   }
   const std::size_t first_number = std::find(t.numeric.begin(), t.numeric.end(), true) - t.numeric.begin();
   auto format_cells = [&](const std::vector<std::string>& cells, std::size_t count) {
     std::string line;
     for (std::size_t c = 0; c < count; ++c) {
       if (c > 0) line += t.numeric[c] ? " " : "  ";
-      line += t.numeric[c] ? fmt::format("{:>{}}", cells[c], widths[c]) : fmt::format("{:<{}}", cells[c], widths[c]);
+      line += pad(cells[c], widths[c], t.numeric[c]);
     }
     return line;
   };
@@ -289,14 +366,14 @@ void print_table_console(Table t, std::ostream& out) {
     std::string line;
     if (!has_numbers && !t.reasons[r].empty()) {
       line = format_cells(row, first_number) + "  ";
-      line += shorten(t.reasons[r], std::max<std::size_t>(40, kLineWidth - std::min(line.size(), kLineWidth)));
+      line += shorten(t.reasons[r], t.line_width - std::min(display_width(line), t.line_width - 30));
     } else
       line = format_cells(row, row.size());
     line.erase(line.find_last_not_of(' ') + 1);
     out << line << '\n';
     if (has_numbers && !t.reasons[r].empty()) {
       const std::string indent(widths[0] + 2, ' ');
-      out << indent << "^ " << shorten(t.reasons[r], kLineWidth - indent.size() - 2) << '\n';
+      out << indent << "^ " << shorten(t.reasons[r], t.line_width - indent.size() - 2) << '\n';
     }
   }
 }
@@ -322,6 +399,128 @@ void print_table_markdown(const Table& t, std::ostream& out) {
   out << (t.reason_column ? " --- |\n" : "\n");
   for (std::size_t r = 0; r < t.rows.size(); ++r) print_row(t.rows[r], t.reasons[r]);
 }
+
+// ---- backends that ran nothing, and the sweep summary ---------------------------------------------
+
+// "cuda: not run: no CUDA driver installed", once per backend, in report order.
+std::vector<std::string> unavailable_lines(const Report& report) {
+  std::vector<std::string> backends, lines;
+  for (const RunRecord& r : report.runs)
+    if (unavailable(r) && std::ranges::find(backends, r.backend) == backends.end()) {
+      backends.push_back(r.backend);
+      lines.push_back(fmt::format("{}: not run: {}", r.backend, r.reason));
+    }
+  return lines;
+}
+
+// The runs the tables show: every run that reached a device.
+std::vector<RunRecord> shown_runs(const Report& report) {
+  std::vector<RunRecord> shown;
+  for (const RunRecord& r : report.runs)
+    if (!unavailable(r)) shown.push_back(r);
+  return shown;
+}
+
+// What a sweep holds fixed (the filter without its radius, the border, the pixel type...); its points
+// are the radii and sizes that vary within it.
+struct SweepSeries {
+  std::string title;
+  std::vector<const RunRecord*> records;
+  std::vector<std::string> points;  // "r=3", "2048x2048", "r=3 2048x2048", in order of first appearance
+  bool radii = false, sizes = false;
+};
+
+std::string radius_text(const RunRecord& r) {
+  return r.radius_x == r.radius_y ? fmt::format("r={}", r.radius_x) : fmt::format("r={}x{}", r.radius_x, r.radius_y);
+}
+
+std::string point_of(const SweepSeries& series, const RunRecord& r) {
+  if (series.radii && series.sizes) return fmt::format("{} {}x{}", radius_text(r), r.width, r.height);
+  return series.sizes ? fmt::format("{}x{}", r.width, r.height) : radius_text(r);
+}
+
+// The series of a sweep; empty when no series has two points (no sweep: the per-problem tables say all).
+std::vector<SweepSeries> sweep_series(const std::vector<RunRecord>& runs) {
+  std::vector<SweepSeries> series;
+  for (const RunRecord& r : runs) {
+    const std::string title = fmt::format("{}  {} channel{}  border {}{}{}", filter_family(r.filter), r.channels,
+                                          r.channels == 1 ? "" : "s", r.border, r.flip ? "  flipped" : "", pixel_note(r.pixel));
+    auto it = std::ranges::find(series, title, &SweepSeries::title);
+    if (it == series.end()) it = series.insert(series.end(), SweepSeries{title, {}, {}});
+    it->records.push_back(&r);
+  }
+  bool any = false;
+  for (SweepSeries& s : series) {
+    for (const RunRecord* r : s.records) {
+      s.radii |= r->radius_x != s.records.front()->radius_x || r->radius_y != s.records.front()->radius_y;
+      s.sizes |= r->width != s.records.front()->width || r->height != s.records.front()->height;
+    }
+    for (const RunRecord* r : s.records)
+      if (const std::string point = point_of(s, *r); std::ranges::find(s.points, point) == s.points.end())
+        s.points.push_back(point);
+    any |= s.points.size() > 1;
+  }
+  return any ? series : std::vector<SweepSeries>{};
+}
+
+// One table per API and device (and host memory, when both ran) of a series: a row per point, a
+// column per variant, kernel MPix/s in the cells ("skip", "FAIL", "untimed" otherwise). Split into
+// several tables of fewer variants where one would be wider than kLineWidth.
+std::vector<std::pair<std::string, Table>> summary_tables(const SweepSeries& series) {
+  std::vector<std::string> devices, variants;
+  const bool mixed_memory = mixed_memories(series.records);
+  for (const RunRecord* r : series.records) {
+    const std::string device = mixed_memory ? fmt::format("{} {}", r->device, r->memory) : r->device;
+    if (std::ranges::find(devices, device) == devices.end()) devices.push_back(device);
+    if (std::ranges::find(variants, r->variant) == variants.end()) variants.push_back(r->variant);
+  }
+  std::size_t point_width = 5;
+  for (const std::string& point : series.points) point_width = std::max(point_width, point.size());
+
+  std::vector<std::pair<std::string, Table>> tables;
+  for (const std::string& device : devices) {
+    const auto on_device = [&](const RunRecord* r) {
+      return (mixed_memory ? fmt::format("{} {}", r->device, r->memory) : r->device) == device;
+    };
+    std::vector<std::string> here;  // the variants this device ran or skipped
+    for (const std::string& variant : variants)
+      if (std::ranges::any_of(series.records, [&](const RunRecord* r) { return on_device(r) && r->variant == variant; }))
+        here.push_back(variant);
+    for (std::size_t first = 0; first < here.size();) {
+      std::size_t width = point_width, last = first;
+      while (last < here.size() && (last == first || width + 1 + std::max<std::size_t>(here[last].size(), 7) <= kLineWidth))
+        width += 1 + std::max<std::size_t>(here[last++].size(), 7);
+      Table t;
+      t.reason_column = false;
+      t.shortened_column = 0;
+      t.add_column(series.radii && !series.sizes ? "radius" : "point", false);
+      for (std::size_t v = first; v < last; ++v) t.add_column(here[v], true);
+      for (const std::string& point : series.points) {
+        std::vector<std::string> row = {point};
+        for (std::size_t v = first; v < last; ++v) {
+          const auto run = std::ranges::find_if(series.records, [&](const RunRecord* r) {
+            return on_device(r) && r->variant == here[v] && point_of(series, *r) == point;
+          });
+          std::string cell = "-";
+          if (run != series.records.end()) {
+            const RunRecord& r = **run;
+            cell = r.status == Status::Failed    ? "FAIL"
+                   : r.status == Status::Skipped ? "skip"
+                   : !r.times.untimed.empty()    ? "untimed"
+                                                 : short_number(r.mpix_per_s);
+          }
+          row.push_back(std::move(cell));
+        }
+        t.add_row(std::move(row));
+      }
+      tables.emplace_back(device, std::move(t));
+      first = last;
+    }
+  }
+  return tables;
+}
+
+constexpr const char* kSummaryLegend = "kernel MPix/s (median launch); skip: not run here, FAIL: failed validation";
 
 // ---- CSV and JSON --------------------------------------------------------------------------------
 
@@ -396,33 +595,81 @@ nlohmann::ordered_json json_array(const std::vector<Record>& records, const std:
 
 std::string format_table_number(double value) { return short_number(value); }
 
+namespace {
+
+template <typename Record>
+void add_columns(std::vector<std::string>& names, const std::vector<Field<Record>>& fields) {
+  for (const Field<Record>& field : fields)
+    if (const std::string column = field.column(); std::ranges::find(names, column) == names.end()) names.push_back(column);
+}
+
+// One CSV line: `record` in the first column, each field in its column, the other columns empty.
+template <typename Record>
+std::string csv_line(std::string_view record, const Record& value, const std::vector<Field<Record>>& fields,
+                     const std::vector<std::string>& columns) {
+  std::vector<std::string> cells(columns.size());
+  cells[0] = record;
+  for (const Field<Record>& field : fields)
+    cells[std::ranges::find(columns, field.column()) - columns.begin()] = csv_field(field.written(value));
+  return fmt::format("{}\n", fmt::join(cells, ","));
+}
+
+}  // namespace
+
 std::vector<std::string> csv_columns() {
-  std::vector<std::string> names;
-  for (const Field<RunRecord>& field : run_fields()) names.push_back(field.column());
+  std::vector<std::string> names = {"record"};
+  add_columns(names, run_fields());
+  add_columns(names, stream_fields());
+  add_columns(names, device_fields());
   return names;
 }
 
-void print_console(const Report& report, std::ostream& out) {
+void print_console(const Report& report, std::ostream& out, bool verbose) {
+  const Detail detail = verbose ? Detail::Full : Detail::Compact;
   if (!report.devices.empty()) {
     out << "devices (copy and FMA rates: measured on the devices that ran)\n";
-    print_table_console(make_device_table(report.devices), out);
+    print_table_console(make_device_table(report.devices, detail), out);
   }
-  for (const Group& group : group_by_heading(report.runs)) {
-    out << '\n' << group.title << "  (times in ms)\n";
-    print_table_console(make_table(group, false), out);
-    const auto ratios = ratio_lines(group);
-    if (!ratios.empty()) {
-      out << "kernel time ratios (below 1: the numerator is faster)\n";
-      for (const std::string& line : ratios) out << "  " << line << '\n';
+  for (const std::string& line : unavailable_lines(report)) out << line << '\n';
+  const std::vector<RunRecord> runs = shown_runs(report);
+  const std::vector<SweepSeries> sweep = sweep_series(runs);
+  // A sweep's points are summarized at the end; each point's own tables are the detail view's.
+  const bool per_problem = sweep.empty() || verbose;
+  if (per_problem)
+    for (const Group& group : group_by_heading(runs)) {
+      out << '\n' << group.title << "  (times in ms)\n";
+      print_table_console(make_table(group, detail, false), out);
+      const auto ratios = ratio_lines(group);
+      if (!ratios.empty()) {
+        out << "kernel time ratios (below 1: the numerator is faster)\n";
+        for (const std::string& line : ratios) out << "  " << line << '\n';
+      }
+      if (const Table transfers = make_transfer_table(group, detail); !transfers.rows.empty()) {
+        out << kTransferLegend << '\n';
+        print_table_console(transfers, out);
+      }
     }
-    if (const Table transfers = make_transfer_table(group); !transfers.rows.empty()) {
-      out << kTransferLegend << '\n';
-      print_table_console(transfers, out);
-    }
+  else {
+    // What a summary cell cannot say: why a run failed.
+    bool first = true;
+    for (const RunRecord& r : runs)
+      if (r.status == Status::Failed) {
+        if (first) out << "\nfailed validation:\n";
+        first = false;
+        out << "  " << shorten(fmt::format("{} {} {} {}x{} {}: {}", r.device, variant_label(r), r.filter, r.width, r.height, r.border, r.reason), kLineWidth - 2) << '\n';
+      }
   }
   for (const Grouped<StreamRecord>& group : group_by_heading(report.streams)) {
     out << '\n' << group.title << "  (times in ms)\n" << kStreamLegend << '\n';
-    print_table_console(make_stream_table(group), out);
+    print_table_console(make_stream_table(group, detail), out);
+  }
+  for (const SweepSeries& series : sweep) {
+    out << "\nsweep summary: " << series.title << "\n" << kSummaryLegend << '\n'
+        << (verbose ? "" : "each point's own tables: --verbose, --markdown or --json\n");
+    for (const auto& [device, table] : summary_tables(series)) {
+      out << device << '\n';
+      print_table_console(table, out);
+    }
   }
 }
 
@@ -435,21 +682,27 @@ void write_markdown(const Report& report, std::ostream& out) {
   }
   if (!report.devices.empty()) {
     out << "## Devices\n\nCopy and FMA rates: measured by the same two kernels in every API, on the devices that ran.\n\n";
-    print_table_markdown(make_device_table(report.devices), out);
+    print_table_markdown(make_device_table(report.devices, Detail::Full), out);
     out << '\n';
   }
-  for (const Group& group : group_by_heading(report.runs)) {
+  if (const auto lines = unavailable_lines(report); !lines.empty()) {
+    out << "## Not run\n\n";
+    for (const std::string& line : lines) out << "- " << markdown_cell(line) << '\n';
+    out << '\n';
+  }
+  const std::vector<RunRecord> runs = shown_runs(report);
+  for (const Group& group : group_by_heading(runs)) {
     out << "## " << group.title
         << "\n\nTimes in ms; kernel is the median launch, noise its robust spread (1.4826 x MAD / median), n the "
            "samples, stop the rule that stopped them (max, noise, budget); % bound is its rate against the measured ceiling "
            "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius.\n\n";
-    print_table_markdown(make_table(group, true), out);
+    print_table_markdown(make_table(group, Detail::Full, true), out);
     const auto ratios = ratio_lines(group);
     if (!ratios.empty()) {
       out << "\nKernel time ratios (below 1: the numerator is faster):\n\n";
       for (const std::string& line : ratios) out << "- " << line << '\n';
     }
-    if (const Table transfers = make_transfer_table(group); !transfers.rows.empty()) {
+    if (const Table transfers = make_transfer_table(group, Detail::Full); !transfers.rows.empty()) {
       out << "\n" << kTransferLegend << ".\n\n";
       print_table_markdown(transfers, out);
     }
@@ -457,18 +710,25 @@ void write_markdown(const Report& report, std::ostream& out) {
   }
   for (const Grouped<StreamRecord>& group : group_by_heading(report.streams)) {
     out << "## " << group.title << "\n\nTimes in ms; " << kStreamLegend << ".\n\n";
-    print_table_markdown(make_stream_table(group), out);
+    print_table_markdown(make_stream_table(group, Detail::Full), out);
     out << '\n';
+  }
+  for (const SweepSeries& series : sweep_series(runs)) {
+    out << "## Sweep summary: " << series.title << "\n\n" << kSummaryLegend << ".\n\n";
+    for (const auto& [device, table] : summary_tables(series)) {
+      out << "### " << device << "\n\n";
+      print_table_markdown(table, out);
+      out << '\n';
+    }
   }
 }
 
 void write_csv(const Report& report, std::ostream& out) {
-  out << fmt::format("{}\n", fmt::join(csv_columns(), ","));
-  for (const RunRecord& r : report.runs) {
-    std::vector<std::string> cells;
-    for (const Field<RunRecord>& field : run_fields()) cells.push_back(csv_field(field.written(r)));
-    out << fmt::format("{}\n", fmt::join(cells, ","));
-  }
+  const std::vector<std::string> columns = csv_columns();
+  out << fmt::format("{}\n", fmt::join(columns, ","));
+  for (const DeviceInfo& d : report.devices) out << csv_line("device", d, device_fields(), columns);
+  for (const RunRecord& r : report.runs) out << csv_line("run", r, run_fields(), columns);
+  for (const StreamRecord& s : report.streams) out << csv_line("stream", s, stream_fields(), columns);
 }
 
 void write_json(const Report& report, std::ostream& out) {

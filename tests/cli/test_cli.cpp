@@ -15,6 +15,7 @@
 
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
+#include "common/report/canvas.h"
 #include "common/report/report.h"
 #include "common/domain/variants.h"
 #include "run_command.h"
@@ -46,6 +47,12 @@ std::string read_file(const std::string& path) {
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
 }
 
 std::string lowercase(std::string text) {
@@ -148,7 +155,15 @@ TEST_CASE("--help and --version succeed and print to stdout") {
 
   const CommandResult version = convcompare({"--version"});
   CHECK(version.status == 0);
-  CHECK(version.out == "convcompare " CONVCOMPARE_VERSION "\n");
+  // The version, the git revision CMake read, and the backends compiled in (issue #17 item 8).
+  CHECK(version.out.starts_with("convcompare " CONVCOMPARE_VERSION " (git "));
+  CHECK(version.out.find(")\nbackends: cpu") != std::string::npos);
+#ifdef CONVCOMPARE_WITH_OPENCL
+  CHECK(version.out.find("opencl") != std::string::npos);
+#endif
+#ifdef CONVCOMPARE_WITH_CUDA
+  CHECK(version.out.find("cuda") != std::string::npos);
+#endif
 }
 
 TEST_CASE("--list names the devices, every variant and the filters, and runs nothing") {
@@ -172,10 +187,13 @@ TEST_CASE("a CPU run validates naive and fast for every default filter, with a c
   CHECK(result.err.empty());  // not a terminal: no progress lines
   int naive = 0, fast = 0;
   for (const std::string& line : lines_of(result.out)) {
-    if (!line.starts_with("cpu      cpu")) continue;  // the run rows, not the device block
+    std::istringstream words(line);
+    std::string device, variant;
+    words >> device >> variant;
+    if (device != "cpu" || (variant != "naive" && variant != "fast")) continue;  // the run rows
     CHECK_MESSAGE(line.find(" ok ") != std::string::npos, line);
-    naive += line.find(" naive ") != std::string::npos;
-    fast += line.find(" fast ") != std::string::npos;
+    naive += variant == "naive";
+    fast += variant == "fast";
   }
   const int filters = static_cast<int>(cc::default_filter_specs().size());
   CHECK(naive == filters);
@@ -368,20 +386,21 @@ TEST_CASE("--compare: exit 3 when a run is slower beyond the noise, 0 when uncha
   check_bad_input(args, {"newer.json", "schema_version", "newer convcompare"});
 }
 
-TEST_CASE("--csv has the report's columns and one line per run; --markdown is written") {
+TEST_CASE("--csv has the report's columns and one line per run (after the device lines); --markdown is written") {
   TempDir dir("cli");
   const CommandResult result =
       convcompare(small_cpu_run({"--filter", "sobel-x", "--csv", dir / "runs.csv", "--markdown", dir / "report.md"}));
   REQUIRE(result.status == 0);
-  const std::vector<std::string> lines = lines_of(read_file(dir / "runs.csv"));
+  std::vector<std::string> lines = lines_of(read_file(dir / "runs.csv"));
+  std::erase_if(lines, [](const std::string& line) { return line.starts_with("device,"); });
   REQUIRE(lines.size() == 3);  // header, naive, fast
   std::string header;
   for (const std::string& column : cc::csv_columns()) header += (header.empty() ? "" : ",") + column;
   CHECK(lines[0] == header);
   for (const char* column : {"backend", "variant", "filter", "status", "max_abs_error", "tolerance", "mpix_per_s"})
     CHECK_MESSAGE(header.find(column) != std::string::npos, column);
-  CHECK(lines[1].starts_with("cpu,cpu,naive,sobel-x,64,48,1,"));
-  CHECK(lines[2].starts_with("cpu,cpu,fast,sobel-x,64,48,1,"));
+  CHECK(lines[1].starts_with("run,cpu,cpu,naive,sobel-x,64,48,1,"));
+  CHECK(lines[2].starts_with("run,cpu,cpu,fast,sobel-x,64,48,1,"));
 
   const std::string markdown = read_file(dir / "report.md");
   CHECK(markdown.find("naive") != std::string::npos);
@@ -705,21 +724,32 @@ TEST_CASE("--sweep, --plot, --stream, --memory and --compare reject bad values w
   check_bad_input({"merge", dir / "missing.json"}, {"missing.json"});
 }
 
-TEST_CASE("--plot draws PNG and SVG; --output-dir adds a contact sheet of the original and each filter") {
+TEST_CASE("--plot draws PNG, SVG and PDF, a page per filter; --output-dir adds a contact sheet of the original and each filter") {
   TempDir dir("cli");
-  const std::vector<std::string> sweep = {"--variant", "naive,fast", "--sweep", "radius=1..3", "--quiet"};
-  for (const std::string name : {"plot.svg", "plot.png"}) {
+  const std::vector<std::string> sweep = {"--variant", "naive,fast", "--sweep", "radius=1..3", "--filter", "box:r=1",
+                                          "--filter", "gaussian:sigma=1", "--quiet"};
+  for (const std::string name : {"plot.svg", "plot.png", "plot.pdf"}) {
     std::vector<std::string> args = small_cpu_run(sweep);
     args.insert(args.end(), {"--plot", dir / name});
     const CommandResult result = convcompare(args);
     INFO("stderr: " << result.err);
+    if (!cc::canvas_available()) {  // built without cairo: refused before any work, in one line
+      CHECK(result.status == 2);
+      CHECK(result.err.find("built without cairo") != std::string::npos);
+      return;
+    }
     REQUIRE(result.status == 0);
   }
   const std::string svg = read_file(dir / "plot.svg");
+  CHECK(svg.starts_with("<?xml"));
   CHECK(svg.find("<svg") != std::string::npos);
-  CHECK(svg.find("cpu fast") != std::string::npos);
+  CHECK(svg.find("viewBox=\"0 0 1200 1800\"") != std::string::npos);  // two filters: two pages, stacked
   const cc::Image png = cc::load_image(dir / "plot.png");
-  CHECK(png.width >= 600);
+  CHECK(png.width == 1200);
+  CHECK(png.height == 1800);
+  const std::string pdf = read_file(dir / "plot.pdf");
+  CHECK(pdf.starts_with("%PDF-"));
+  CHECK(count_of(pdf, "/Type /Page") - count_of(pdf, "/Type /Pages") == 2);
 
   const CommandResult result = convcompare(small_cpu_run(
       {"--variant", "fast", "--filter", "box:r=2", "--filter", "sobel-x", "--output-dir", dir / "out", "--quiet"}));

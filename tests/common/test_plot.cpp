@@ -1,4 +1,4 @@
-// test_plot.cpp: --plot pictures (SVG text, PNG pixels, which runs they show) and the contact sheet.
+// test_plot.cpp: --plot pictures (the text they draw, PNG pixels, SVG and PDF signatures, one page per group, which runs they show) and the contact sheet.
 #include <stdlib.h>
 
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "common/report/canvas.h"
 #include "common/report/contact_sheet.h"
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
@@ -30,6 +31,16 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t count = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
   return count;
+}
+
+// Draws the plot to `path` and returns every string it drew, each as ">text<" on a line of its own
+// (cairo draws text as glyphs: the file holds no searchable text).
+std::string drawn(const cc::Report& report, const std::string& path) {
+  std::vector<std::string> texts;
+  cc::write_plot(report, path, &texts);
+  std::string joined;
+  for (const std::string& text : texts) joined += ">" + text + "<\n";
+  return joined;
 }
 
 cc::RunRecord run(std::string backend, std::string device, std::string variant, int radius, double kernel_ms,
@@ -78,10 +89,15 @@ cc::Image filled(int width, int height, std::vector<float> values, bool eight_bi
 
 }  // namespace
 
-TEST_CASE("plot: check_plot_path accepts .png and .svg in an existing directory only") {
+TEST_CASE("plot: check_plot_path accepts .png, .svg and .pdf in an existing directory only") {
+  if (!cc::canvas_available()) {  // a build without cairo: --plot is refused, clearly, before any work
+    CHECK_THROWS_WITH_AS(cc::check_plot_path("plot.png"), doctest::Contains("built without cairo"), cc::InputError);
+    return;
+  }
   TempDir dir("plot");
   CHECK_NOTHROW(cc::check_plot_path(dir.file("a.png")));
   CHECK_NOTHROW(cc::check_plot_path(dir.file("a.SVG")));
+  CHECK_NOTHROW(cc::check_plot_path(dir.file("a.pdf")));
   CHECK_NOTHROW(cc::check_plot_path("plot.png"));  // the current directory
   CHECK_THROWS_AS(cc::check_plot_path(dir.file("a.jpg")), cc::InputError);
   CHECK_THROWS_AS(cc::check_plot_path(dir.file("png")), cc::InputError);
@@ -90,24 +106,22 @@ TEST_CASE("plot: check_plot_path accepts .png and .svg in an existing directory 
 }
 
 TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phase bars") {
+  if (!cc::canvas_available()) {  // a build without cairo: --plot is refused, clearly, before any work
+    CHECK_THROWS_WITH_AS(cc::check_plot_path("plot.png"), doctest::Contains("built without cairo"), cc::InputError);
+    return;
+  }
   TempDir dir("plot");
-  cc::write_plot(sweep_report(), dir.file("p.svg"));
-  const std::string svg = read_text(dir.file("p.svg"));
-  CHECK(svg.starts_with("<?xml"));
-  CHECK(occurrences(svg, "<svg ") == 1);
-  CHECK(svg.ends_with("</svg>\n"));
-  CHECK(occurrences(svg, "<text ") == occurrences(svg, "</text>"));
+  const std::string svg = drawn(sweep_report(), dir.file("p.svg"));
+  const std::string file = read_text(dir.file("p.svg"));
+  CHECK(file.starts_with("<?xml"));
+  CHECK(occurrences(file, "<svg ") == 1);
+  CHECK(file.find("viewBox=\"0 0 1200 900\"") != std::string::npos);  // one group: one page
   for (const char* name :
        {"cuda global", "cuda tiled", "cuda fast", "opencl global", "opencl tiled", "opencl fast", "cpu naive"})
-    CHECK_MESSAGE(svg.find(fmt::format(">{}</text>", name)) != std::string::npos, name);
+    CHECK_MESSAGE(svg.find(fmt::format(">{}<", name)) != std::string::npos, name);
   CHECK(svg.find("filter radius") != std::string::npos);
   CHECK(svg.find("MPix/s (log scale)") != std::string::npos);
   CHECK(svg.find("image 1024x1024x1, border zero") != std::string::npos);  // what was held fixed
-  // Lines of one variant share a colour and differ by dash: the OpenCL ones are dashed.
-  CHECK(occurrences(svg, "stroke=\"#2ca02c\" stroke-width=\"2.5\" stroke-linejoin=\"round\"/>") >=
-        2);  // cuda tiled
-  CHECK(occurrences(svg, "stroke=\"#2ca02c\" stroke-width=\"2.5\" stroke-linejoin=\"round\" stroke-dasharray") >=
-        2);
   // Phase bars: global at the smallest radius, pinned beside pageable; 0.25 + 0.5 + 0.1 + 0.125 ms.
   const std::size_t pinned = svg.find(">cuda global pinned<"), pageable = svg.find(">cuda global pageable<");
   REQUIRE(pinned != std::string::npos);
@@ -118,6 +132,10 @@ TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phas
 }
 
 TEST_CASE("plot: which runs are drawn") {
+  if (!cc::canvas_available()) {  // a build without cairo: --plot is refused, clearly, before any work
+    CHECK_THROWS_WITH_AS(cc::check_plot_path("plot.png"), doctest::Contains("built without cairo"), cc::InputError);
+    return;
+  }
   TempDir dir("plot");
   const std::string path = dir.file("p.svg");
 
@@ -125,8 +143,7 @@ TEST_CASE("plot: which runs are drawn") {
     cc::Report report;
     for (int size : {256, 512, 1024})
       report.runs.push_back(run("cuda", "cuda:0", "global", 2, size / 1000.0, "pinned", size));
-    cc::write_plot(report, path);
-    const std::string svg = read_text(path);
+    const std::string svg = drawn(report, path);
     CHECK(svg.find("image size, megapixels (log scale)") != std::string::npos);
     CHECK(svg.find("radius 2, 1024x1024") != std::string::npos);  // the phase bars at the largest size
   }
@@ -138,43 +155,44 @@ TEST_CASE("plot: which runs are drawn") {
     cc::RunRecord failed = run("cuda", "cuda:0", "constant", 2, 0.1);
     failed.status = cc::Status::Failed;
     report.runs.push_back(failed);
-    cc::write_plot(report, path);
-    const std::string svg = read_text(path);
+    const std::string svg = drawn(report, path);
     CHECK(svg.find("against filter radius: box,") != std::string::npos);
-    CHECK(svg.find("cuda texture") == std::string::npos);
-    CHECK(svg.find("cuda constant") == std::string::npos);
+    CHECK(svg.find(">group 1 of 2<") < svg.find("against filter radius: box,"));  // the sweep, then sobel-x
+    CHECK(svg.find("against filter radius: box,") < svg.find(">group 2 of 2<"));
+    CHECK(svg.find("Kernel MPix/s: sobel-x") > svg.find(">group 2 of 2<"));
+    CHECK(svg.find("cuda constant") == std::string::npos);  // failed: drawn nowhere
   }
   SUBCASE("one point per series: bars of MPix/s; no global: the first ok variant; two OpenCL devices named") {
     cc::Report report;
     report.runs.push_back(run("opencl", "opencl:0:0", "tiled", 3, 0.2));
     report.runs.push_back(run("opencl", "opencl:1:0", "fast", 3, 0.1));
-    cc::write_plot(report, path);
-    const std::string svg = read_text(path);
+    const std::string svg = drawn(report, path);
     CHECK(svg.find(">MPix/s, higher is better<") != std::string::npos);
     CHECK(svg.find(">opencl:1:0 fast<") != std::string::npos);
     CHECK(svg.find(">opencl:0:0 tiled pinned<") != std::string::npos);
   }
-  SUBCASE("text is escaped") {
+  SUBCASE("text reaches cairo as it is, markup characters included") {
     cc::Report report;
     report.runs.push_back(run("cuda", "cuda:0", "global", 1, 0.1));
     report.runs.back().filter = "file:a<b&c.txt";
-    cc::write_plot(report, path);
-    const std::string svg = read_text(path);
-    CHECK(svg.find("file:a&lt;b&amp;c.txt") != std::string::npos);
-    CHECK(svg.find("a<b") == std::string::npos);
+    const std::string svg = drawn(report, path);
+    CHECK(svg.find("file:a<b&c.txt") != std::string::npos);
+    CHECK(read_text(path).find("a<b") == std::string::npos);  // the file is well-formed: glyphs, no raw text
   }
   SUBCASE("no validated runs: a picture that says so") {
     cc::Report report;
     report.runs.push_back(run("cuda", "cuda:0", "global", 1, 0.1));
     report.runs.back().status = cc::Status::Skipped;
-    cc::write_plot(report, path);
-    CHECK(read_text(path).find(">no validated runs<") != std::string::npos);
-    cc::write_plot(cc::Report{}, path);
-    CHECK(read_text(path).find(">no validated runs<") != std::string::npos);
+    CHECK(drawn(report, path).find(">no validated runs<") != std::string::npos);
+    CHECK(drawn(cc::Report{}, path).find(">no validated runs<") != std::string::npos);
   }
 }
 
 TEST_CASE("plot: the PNG loads back at its size with the series drawn in their colours") {
+  if (!cc::canvas_available()) {  // a build without cairo: --plot is refused, clearly, before any work
+    CHECK_THROWS_WITH_AS(cc::check_plot_path("plot.png"), doctest::Contains("built without cairo"), cc::InputError);
+    return;
+  }
   TempDir dir("plot");
   cc::write_plot(sweep_report(), dir.file("p.png"));
   const cc::Image png = cc::load_image(dir.file("p.png"));
@@ -191,6 +209,39 @@ TEST_CASE("plot: the PNG loads back at its size with the series drawn in their c
   const cc::Image empty = cc::load_image(dir.file("empty.png"));
   CHECK(empty.width == 1200);
   CHECK(count_colour(empty, 255, 255, 255) < empty.width * empty.height);  // the message is drawn
+}
+
+TEST_CASE("plot: every filter and border group, a page each: PDF pages, PNG and SVG one below the other") {
+  if (!cc::canvas_available()) {  // a build without cairo: --plot is refused, clearly, before any work
+    CHECK_THROWS_WITH_AS(cc::check_plot_path("plot.png"), doctest::Contains("built without cairo"), cc::InputError);
+    return;
+  }
+  TempDir dir("plot");
+  cc::Report report = sweep_report();  // box, border zero, radius 1..4
+  for (cc::RunRecord r : sweep_report().runs) {
+    r.border = "mirror";
+    report.runs.push_back(r);
+    r.filter = "gaussian:sigma=1,r=" + std::to_string(r.radius_x);
+    report.runs.push_back(r);
+  }
+  const std::string pdf = drawn(report, dir.file("groups.pdf"));
+  for (const char* page : {">group 1 of 3<", ">group 2 of 3<", ">group 3 of 3<"}) CHECK_MESSAGE(pdf.find(page) != std::string::npos, page);
+  CHECK(pdf.find("against filter radius: box, image 1024x1024x1, border zero") != std::string::npos);
+  CHECK(pdf.find("against filter radius: box, image 1024x1024x1, border mirror") != std::string::npos);
+  CHECK(pdf.find("against filter radius: gaussian:sigma=1, image 1024x1024x1, border mirror") != std::string::npos);
+  const std::string file = read_text(dir.file("groups.pdf"));
+  CHECK(file.starts_with("%PDF-"));
+  CHECK(occurrences(file, "/Type /Page") - occurrences(file, "/Type /Pages") == 3);  // page objects, not the tree
+
+  drawn(report, dir.file("groups.png"));
+  CHECK(read_text(dir.file("groups.png")).starts_with("\x89PNG\r\n\x1a\n"));
+  const cc::Image png = cc::load_image(dir.file("groups.png"));
+  CHECK(png.width == 1200);
+  CHECK(png.height == 3 * 900);
+  drawn(report, dir.file("groups.svg"));
+  const std::string svg = read_text(dir.file("groups.svg"));
+  CHECK(svg.starts_with("<?xml"));
+  CHECK(svg.find("viewBox=\"0 0 1200 2700\"") != std::string::npos);
 }
 
 TEST_CASE("contact sheet: rows of at most four tiles") {

@@ -250,8 +250,10 @@ TEST_CASE("report fields: every field of every table reads back from JSON; every
   std::ostringstream csv;
   cc::write_csv(report, csv);
   const auto lines = lines_of(csv.str());
-  REQUIRE(lines.size() == 2);
-  const std::vector<std::string> columns = split(lines[0], ','), cells = split(lines[1], ',');
+  REQUIRE(lines.size() == 1 + report.devices.size() + 1 + 1);  // the header, the devices, the run, the stream
+  const auto run_line = std::ranges::find_if(lines, [](const std::string& line) { return line.starts_with("run,"); });
+  REQUIRE(run_line != lines.end());
+  const std::vector<std::string> columns = split(lines[0], ','), cells = split(*run_line, ',');
   REQUIRE(cells.size() == columns.size());
   for (const cc::Field<cc::RunRecord>& field : cc::run_fields()) {
     CAPTURE(field.column());
@@ -276,7 +278,8 @@ TEST_CASE("printer: make_printer gives each format's writer behind the one inter
   cc::Report report = sample_report();
   report.streams = stream_report().streams;
   using Writer = void (*)(const cc::Report&, std::ostream&);
-  const std::vector<std::pair<cc::ReportFormat, Writer>> formats = {{cc::ReportFormat::Console, cc::print_console},
+  const Writer console = [](const cc::Report& r, std::ostream& out) { cc::print_console(r, out); };
+  const std::vector<std::pair<cc::ReportFormat, Writer>> formats = {{cc::ReportFormat::Console, console},
                                                                     {cc::ReportFormat::Markdown, cc::write_markdown},
                                                                     {cc::ReportFormat::Csv, cc::write_csv},
                                                                     {cc::ReportFormat::Json, cc::write_json}};
@@ -289,6 +292,11 @@ TEST_CASE("printer: make_printer gives each format's writer behind the one inter
     printer->print(report, printed);
     CHECK(printed.str() == expected.str());
   }
+  std::ostringstream verbose, printed;
+  cc::print_console(report, verbose, true);
+  cc::make_printer(cc::ReportFormat::Console, true)->print(report, printed);
+  CHECK(printed.str() == verbose.str());
+  CHECK(printed.str().find("GFLOP/s") != std::string::npos);
 }
 
 TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
@@ -323,9 +331,9 @@ TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
       CAPTURE(key);
       CHECK(r["kernel_ms"].contains(key));
     }
-    // Every CSV column is a key, kernel_ms_* nested instead of flat.
-    for (const std::string& column : cc::csv_columns())
-      if (!column.starts_with("kernel_ms_")) CHECK(r.contains(column));
+    // Every run column of the CSV is a key, kernel_ms_* nested instead of flat.
+    for (const cc::Field<cc::RunRecord>& field : cc::run_fields())
+      if (!field.column().starts_with("kernel_ms_")) CHECK(r.contains(field.column()));
     CHECK_FALSE(r.contains("kernel_ms_median"));
   }
 
@@ -386,28 +394,40 @@ TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
 TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN empty") {
   const std::vector<std::string> columns = cc::csv_columns();
   const std::vector<std::string> expected = {
-      "backend", "device", "variant", "filter", "width", "height", "channels", "radius_x", "radius_y", "border",
+      "record", "backend", "device", "variant", "filter", "width", "height", "channels", "radius_x", "radius_y", "border",
       "flip", "pixel", "status", "reason", "max_abs_error", "rel_l2_error", "tolerance", "exact", "kernel_ms_median",
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
-      "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "cold", "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
-      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output"};
+      "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "cold",
+      "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
+      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output",
+      // then what only stream runs and devices have (issue #17: the CSV is complete)
+      "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
+      "floor_fraction", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s"};
   CHECK(columns == expected);
 
-  // Streams are JSON-only: the CSV stays one header plus one line per run.
+  // A line per device, per run and per stream run, each saying which in its first cell.
   cc::Report report = sample_report();
   report.streams = stream_report().streams;
   std::ostringstream out;
   cc::write_csv(report, out);
   const auto lines = lines_of(out.str());
-  REQUIRE(lines.size() == 7);
+  REQUIRE(lines.size() == 1 + 2 + 6 + 2);
   CHECK(lines[0] == fmt::format("{}", fmt::join(columns, ",")));
-  CHECK(lines[4].find(",\"image2d_t unsupported, \"\"mirror\"\" needs normalized coordinates\",") != std::string::npos);
+  CHECK(lines[1].starts_with("device,cpu,"));
+  CHECK(lines[2].starts_with("device,cuda,"));
+  CHECK(lines[2].find(",3012.46,51234.2") != std::string::npos);  // the measured peaks
+  CHECK(lines[3].starts_with("run,cpu,"));
+  CHECK(lines[3].find(",naive,") != std::string::npos);
+  CHECK(lines[9].starts_with("stream,cuda,"));
+  CHECK(lines[9].find(",400,4,2.2,0.88,") != std::string::npos);  // frames/s, serial, floor, fraction
+  CHECK(lines[10].starts_with("stream,cpu,"));
+  CHECK(lines[6].find(",\"image2d_t unsupported, \"\"mirror\"\" needs normalized coordinates\",") != std::string::npos);
 
   // The CPU row has no quoted field, so a plain split gives the cells.
   std::vector<std::string> cells;
-  std::istringstream row(lines[1]);
+  std::istringstream row(lines[3]);
   for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-  if (lines[1].back() == ',') cells.push_back("");
+  if (lines[3].back() == ',') cells.push_back("");
   REQUIRE(cells.size() == columns.size());
   auto cell = [&](std::string_view name) {
     return cells[std::find(columns.begin(), columns.end(), name) - columns.begin()];
@@ -437,12 +457,101 @@ TEST_CASE("report: console starts with the device block: units, memory, measured
         std::vector<std::string>{"cuda:0", "NVIDIA", "H100", "80GB", "HBM3", "132", "SMs", "79.1", "GB", "3012", "51234"});
   // The CPU reports its threads and no memory; nothing measured its ceilings.
   CHECK(words_of(line_starting(text, "cpu ")) == std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "64-Core",
-                                                                          "Processor", "2", "threads", "-", "-", "-"});
+                                                                          "Proces..", "2", "threads", "-", "-", "-"});
+  // The full name in the detail view.
+  std::ostringstream verbose;
+  cc::print_console(sample_report(), verbose, true);
+  CHECK(words_of(line_starting(verbose.str(), "cpu ")) == std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "64-Core",
+                                                                                   "Processor", "2", "threads", "-", "-", "-"});
 }
 
-TEST_CASE("report: console table per problem, with % bound, device memory and the OpenCL/CUDA ratio") {
+TEST_CASE("report: console's compact table fits in 100 columns: device, variant, rates, % bound, max err") {
   std::ostringstream out;
   cc::print_console(sample_report(), out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  for (const std::string& line : lines_of(text)) {
+    CAPTURE(line);
+    CHECK(line.size() <= 100);
+  }
+  CHECK(words_of(line_starting(text, "device ", "box:r=1")) ==
+        std::vector<std::string>{"device", "variant", "status", "kernel", "MPix/s", "GB/s", "%", "bound", "max", "err"});
+  CHECK(words_of(line_starting(text, "NVIDIA ", "box:r=1")) ==
+        std::vector<std::string>{"NVIDIA", "H100", "80..", "global", "ok", "0.500", "8389", "67.11", "63%", "dram",
+                                 "1.5e-05"});
+  CHECK(text.find("\n  global:   opencl/cuda 1.10\n") != std::string::npos);
+  CHECK(text.find("GFLOP/s  ") == std::string::npos);  // the device block's "FMA GFLOP/s" ends its line
+}
+
+TEST_CASE("report: console names auto's pick and says once that a backend ran nothing") {
+  cc::Report report = sample_report();
+  cc::RunRecord picked = report.runs[0];
+  picked.variant = "auto", picked.compile_time = "auto: fast (measured; fast 0.1 ms); radius: compile time";
+  report.runs.push_back(picked);
+  for (const char* variant : {"global", "tiled", "fast"}) {
+    cc::RunRecord none = report.runs[0];
+    none.backend = "cuda", none.device = "-", none.variant = variant, none.status = cc::Status::Skipped;
+    none.reason = "no CUDA driver installed";
+    none.times = {};
+    report.runs.push_back(none);
+  }
+  std::ostringstream out, markdown;
+  cc::print_console(report, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.find("auto\u2192fast") != std::string::npos);
+  CHECK(std::ranges::count(lines_of(text), std::string("cuda: not run: no CUDA driver installed")) == 1);
+  CHECK(text.find("\n-  ") == std::string::npos);  // no row for a device that does not exist
+  cc::write_markdown(report, markdown);
+  CHECK(markdown.str().find("- cuda: not run: no CUDA driver installed\n") != std::string::npos);
+  // The alignment counts "→" as one column: the auto row's status sits under the header's.
+  const std::string header = line_starting(text, "device ", "box:r=1");
+  const std::string row = line_starting(text, "AMD EPYC 7B13 ..  auto");
+  REQUIRE(!row.empty());
+  const std::size_t status_byte = row.find(" ok ") + 1;
+  const std::size_t status_column = static_cast<std::size_t>(
+      std::count_if(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(status_byte),
+                    [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  CHECK(status_column == header.find("status"));
+}
+
+TEST_CASE("report: a sweep's console summary: variant columns, a row per radius, one table per device") {
+  cc::Report report;
+  for (int radius = 1; radius <= 3; ++radius)
+    for (const char* variant : {"global", "fast"})
+      for (const char* device : {"cuda:0", "opencl:0:0"}) {
+        cc::RunRecord r;
+        r.backend = std::string(device).starts_with("cuda") ? "cuda" : "opencl";
+        r.device = device, r.variant = variant, r.filter = fmt::format("box:r={}", radius);
+        r.width = r.height = 256, r.channels = 1, r.radius_x = r.radius_y = radius, r.border = "zero";
+        r.status = cc::Status::Ok, r.memory = "pinned";
+        r.times.kernel_ms = cc::summarize({0.1 * radius});
+        cc::derive_rates(r);
+        report.runs.push_back(r);
+      }
+  report.runs.back().status = cc::Status::Failed;
+  report.runs.back().reason = "pixel (0, 0) off";
+  std::ostringstream out, verbose, markdown;
+  cc::print_console(report, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.find("(times in ms)") == std::string::npos);
+  CHECK(text.find("sweep summary: box  1 channel  border zero") != std::string::npos);
+  CHECK(text.find("failed validation:\n  opencl:0:0 fast box:r=3 256x256 zero: pixel (0, 0) off\n") != std::string::npos);
+  CHECK(words_of(line_starting(text, "radius", "cuda:0")) == std::vector<std::string>{"radius", "global", "fast"});
+  CHECK(words_of(line_starting(text, "r=1", "cuda:0")) == std::vector<std::string>{"r=1", "655.4", "655.4"});
+  CHECK(words_of(line_starting(text, "r=3", "opencl:0:0")) == std::vector<std::string>{"r=3", "218.5", "FAIL"});
+  cc::print_console(report, verbose, true);
+  CHECK(std::ranges::count(lines_of(verbose.str()), std::string("sweep summary: box  1 channel  border zero")) == 1);
+  CHECK(verbose.str().find("(times in ms)") != std::string::npos);
+  cc::write_markdown(report, markdown);
+  CHECK(markdown.str().find("## Sweep summary: box  1 channel  border zero") != std::string::npos);
+  CHECK(markdown.str().find("| r=3 | 218.5 | FAIL |") != std::string::npos);
+}
+
+TEST_CASE("report: console's verbose table per problem, with % bound, device memory and the OpenCL/CUDA ratio") {
+  std::ostringstream out;
+  cc::print_console(sample_report(), out, true);
   const std::string text = out.str();
   CAPTURE(text);
   CHECK(text.find("box:r=1  2048x2048x1  r=1x1  border zero") != std::string::npos);
@@ -452,12 +561,12 @@ TEST_CASE("report: console table per problem, with % bound, device memory and th
     CHECK(text.find(word) != std::string::npos);
   }
   CHECK(words_of(line_starting(text, "backend ")) ==
-        std::vector<std::string>{"backend", "device", "variant", "memory", "status", "kernel", "noise", "n", "MPix/s",
-                                 "GB/s", "GFLOP/s", "%", "bound", "dev", "MB", "max", "err", "tol"});
+        std::vector<std::string>{"backend", "device", "variant", "status", "kernel", "noise", "n", "MPix/s", "GB/s",
+                                 "GFLOP/s", "%", "bound", "dev", "MB", "max", "err", "tol"});
   // 0.5 ms for 2048x2048 at r=1: 8389 MPix/s, 67.11 GB/s, 151 GFLOP/s; the driver's bound and memory.
   CHECK(words_of(line_starting(text, "cuda ", "backend ")) ==
-        std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "pinned", "ok", "0.500", "15%", "3", "8389",
-                                 "67.11", "151.0", "63%", "dram", "32.50", "1.5e-05", "0.0003"});
+        std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "ok", "0.500", "15%", "3", "8389", "67.11",
+                                 "151.0", "63%", "dram", "32.50", "1.5e-05", "0.0003"});
   // Not measured: "-" in both new columns.
   CHECK(words_of(line_starting(text, "cpu ", "backend ")) ==
         std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "..", "naive", "ok", "100.0", "15%", "3", "41.94", "0.336",
@@ -486,7 +595,7 @@ TEST_CASE("report: console table per problem, with % bound, device memory and th
 
 TEST_CASE("report: console transfers table lists only the runs that measured transfers, reuse included") {
   std::ostringstream out;
-  cc::print_console(sample_report(), out);
+  cc::print_console(sample_report(), out, true);
   const auto lines = lines_of(out.str());
   CAPTURE(out.str());
   const auto legend = std::find_if(lines.begin(), lines.end(),
@@ -503,7 +612,7 @@ TEST_CASE("report: console transfers table lists only the runs that measured tra
 
 TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame, skipped with its reason") {
   std::ostringstream out;
-  cc::print_console(stream_report(), out);
+  cc::print_console(stream_report(), out, true);
   const std::string text = out.str();
   CAPTURE(text);
   CHECK(text.find("\nstreams: box:r=2  1920x1080x3  pinned host memory  (times in ms)\n") != std::string::npos);
@@ -532,9 +641,10 @@ TEST_CASE("report: markdown has the device block, the same tables and ratios") {
   CHECK(text.find("\n| cuda:0 | NVIDIA H100 80GB HBM3 | 132 SMs | 79.1 GB | 3012 | 51234 |\n") != std::string::npos);
   CHECK(text.find("\n| cpu | AMD EPYC 7B13 64-Core Processor | 2 threads | - | - | - |\n") != std::string::npos);
   CHECK(text.find("## box:r=1  2048x2048x1  r=1x1  border zero") != std::string::npos);
-  CHECK(text.find("| backend | device | variant | memory | status | kernel | noise | n | stop | MPix/s | GB/s | GFLOP/s | "
+  // One host memory among the runs (the CPU has none): no memory column.
+  CHECK(text.find("| backend | device | variant | status | kernel | noise | n | stop | MPix/s | GB/s | GFLOP/s | "
                   "% bound | dev MB | max err | tol | reason |") != std::string::npos);
-  CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | pinned | ok | 0.500 | 15% | 3 | - | 8389 | 67.11 | 151.0 | "
+  CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | ok | 0.500 | 15% | 3 | - | 8389 | 67.11 | 151.0 | "
                   "63% dram | 32.50 | 1.5e-05 | 0.0003 |") != std::string::npos);
   CHECK(text.find("\n- global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("\n| backend | device | variant | memory | setup | build | h2d | d2h | host-to-host | reuse |\n") !=

@@ -1,0 +1,203 @@
+// test_console.cpp: the console report and the report options of issue #17 items 5 and 7: 100 columns, one line per backend that ran nothing, auto's pick, the sweep summary, nothing to run, merge's reports, the full CSV.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/report/report.h"
+#include "run_command.h"
+#include "tests/support/temp_dir.h"
+
+using cc::test::CommandResult;
+using cc::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+CommandResult convcompare(std::vector<std::string> args) {
+  args.insert(args.begin(), CONVCOMPARE_EXE);
+  const CommandResult result = cc::test::run_command(args, std::chrono::seconds(300));
+  REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
+  return result;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Terminal columns: UTF-8 continuation bytes take none.
+std::size_t columns_of(const std::string& line) {
+  return static_cast<std::size_t>(std::ranges::count_if(line, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+void check_width(const std::string& out, std::size_t limit) {
+  for (const std::string& line : lines_of(out)) CHECK_MESSAGE(columns_of(line) <= limit, columns_of(line) << " columns: " << line);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// Sets an environment variable for one test case (the child inherits it).
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(std::string variable, const std::string& value) : name(std::move(variable)) { setenv(name.c_str(), value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
+const std::vector<std::string> kQuick = {"--size", "40x24", "--repetitions", "1", "--warmup", "0", "--no-peaks"};
+
+std::vector<std::string> quick(std::vector<std::string> extra) {
+  std::vector<std::string> args = kQuick;
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("console: every table fits in 100 columns; --verbose adds the detail columns") {
+  const std::vector<std::string> args = quick({"--filter", "box:r=2", "--filter", "gaussian:sigma=1", "--border",
+                                               "clamp,mirror", "--memory", "both", "--stream", "2"});
+  const CommandResult compact = convcompare(args);
+  REQUIRE(compact.status == 0);
+  check_width(compact.out, 100);
+  CHECK(compact.out.find("max err\n") != std::string::npos);
+  CHECK(compact.out.find(" tol\n") == std::string::npos);  // the detail view's
+  std::vector<std::string> verbose_args = args;
+  verbose_args.push_back("--verbose");
+  const CommandResult verbose = convcompare(verbose_args);
+  REQUIRE(verbose.status == 0);
+  CHECK(verbose.out.find(" GFLOP/s ") != std::string::npos);
+  CHECK(verbose.out.find(" tol\n") != std::string::npos);
+}
+
+TEST_CASE("console: a backend without a device is one line, not a row per run") {
+  TempDir dir("console");
+  const CommandResult result = convcompare(quick({"--filter", "box:r=1", "--filter", "box:r=2", "--border", "zero,clamp",
+                                                  "--backend", "cpu,cuda", "--json", dir / "r.json"}));
+  REQUIRE(result.status == 0);
+  const json report = json::parse(read_file(dir / "r.json"));
+  std::size_t cuda_rows = 0;
+  bool unavailable = false;
+  for (const json& run : report["runs"])
+    if (run["backend"] == "cuda") ++cuda_rows, unavailable |= run["device"] == "-";
+  if (!unavailable) {
+    MESSAGE("CUDA has a device here: nothing to collapse");
+    return;
+  }
+  CHECK(cuda_rows > 4);  // JSON keeps every run
+  CHECK(count_of(result.out, "cuda: not run: ") == 1);
+  for (const std::string& line : lines_of(result.out)) CHECK_MESSAGE(!line.starts_with("-  "), line);
+}
+
+TEST_CASE("console: an auto row names the variant it ran") {
+  TempDir dir("console");
+  const ScopedEnv cache("CONVCOMPARE_CACHE_DIR", dir / "cache");
+  const CommandResult result = convcompare(quick({"--backend", "cpu", "--variant", "auto", "--filter", "box:r=1"}));
+  REQUIRE(result.status == 0);
+  CHECK_MESSAGE(result.out.find("auto\u2192fast") != std::string::npos, result.out);  // the CPU's one candidate
+}
+
+TEST_CASE("console: a sweep prints one summary (variant x radius per device), the points with --verbose") {
+  const std::vector<std::string> args =
+      quick({"--backend", "cpu", "--variant", "naive,fast", "--filter", "box:r=1", "--sweep", "radius=1,2,3"});
+  const CommandResult result = convcompare(args);
+  REQUIRE(result.status == 0);
+  check_width(result.out, 100);
+  CHECK(count_of(result.out, "sweep summary: box") == 1);
+  CHECK(count_of(result.out, "(times in ms)") == 0);  // no table per point
+  const std::vector<std::string> lines = lines_of(result.out);
+  const auto header = std::ranges::find_if(lines, [](const std::string& line) { return line.starts_with("radius"); });
+  REQUIRE(header != lines.end());
+  CHECK(header->find("naive") != std::string::npos);
+  CHECK(header->find("fast") != std::string::npos);
+  for (const char* radius : {"r=1 ", "r=2 ", "r=3 "})
+    CHECK(std::ranges::count_if(lines, [&](const std::string& line) { return line.starts_with(radius); }) == 1);
+  std::vector<std::string> verbose_args = args;
+  verbose_args.push_back("--verbose");
+  const CommandResult verbose = convcompare(verbose_args);
+  CHECK(count_of(verbose.out, "(times in ms)") == 3);
+  CHECK(count_of(verbose.out, "sweep summary: box") == 1);
+}
+
+TEST_CASE("nothing to run is exit status 2 with the reason") {
+  SUBCASE("every run skipped: the CPU's fast has no 8-bit form") {
+    const CommandResult result = convcompare(quick({"--backend", "cpu", "--variant", "fast", "--pixel", "u8"}));
+    CHECK(result.status == 2);
+    CHECK(result.err.starts_with("convcompare: error: nothing ran: every run was skipped ("));
+    CHECK(std::ranges::count(result.err, '\n') == 1);
+  }
+  SUBCASE("--backend cuda where CUDA has no device (a GPU host runs it instead)") {
+    const CommandResult result = convcompare(quick({"--backend", "cuda", "--variant", "global"}));
+    if (result.status == 0) {
+      MESSAGE("CUDA has a device here");
+      return;
+    }
+    CHECK(result.status == 2);
+    CHECK(result.err.find("nothing to run: cuda: ") != std::string::npos);
+    CHECK(result.out.empty());
+  }
+}
+
+TEST_CASE("CSV: device peaks, runs and stream runs, each line saying which; the columns are the field tables'") {
+  TempDir dir("console");
+  const CommandResult result =
+      convcompare({"--backend", "cpu", "--size", "40x24", "--repetitions", "1", "--filter", "box:r=1", "--stream", "2",
+                   "--quiet", "--csv", dir / "r.csv", "--json", dir / "r.json"});
+  REQUIRE(result.status == 0);
+  const std::vector<std::string> lines = lines_of(read_file(dir / "r.csv"));
+  REQUIRE(!lines.empty());
+  std::string header;
+  for (const std::string& column : cc::csv_columns()) header += (header.empty() ? "" : ",") + column;
+  CHECK(lines[0] == header);
+  for (const char* column : {"record", "peaks_copy_gb_per_s", "frames_per_s", "floor_fraction", "kernel_ms_median"})
+    CHECK_MESSAGE(header.find(column) != std::string::npos, column);
+  const json report = json::parse(read_file(dir / "r.json"));
+  const auto count = [&](const std::string& record) {
+    return std::ranges::count_if(lines, [&](const std::string& line) { return line.starts_with(record + ","); });
+  };
+  CHECK(count("device") == static_cast<long>(report["devices"].size()));
+  CHECK(count("run") == static_cast<long>(report["runs"].size()));
+  CHECK(count("stream") == static_cast<long>(report["streams"].size()));
+  CHECK(report["devices"].size() >= 1);
+  CHECK(lines.size() == 1 + report["devices"].size() + report["runs"].size() + report["streams"].size());
+}
+
+TEST_CASE("merge takes the report options: --json, --csv, --markdown, --quiet of the merged reports") {
+  TempDir dir("console");
+  for (const char* name : {"a", "b"})
+    REQUIRE(convcompare(quick({"--backend", "cpu", "--filter", "box:r=1", "--quiet", "--json", dir / (std::string(name) + ".json")}))
+                .status == 0);
+  const CommandResult result = convcompare({"merge", dir / "a.json", dir / "b.json", "--json", dir / "m.json", "--csv",
+                                            dir / "m.csv", "--markdown", dir / "m.md", "--quiet"});
+  REQUIRE(result.status == 0);
+  CHECK(result.out.empty());
+  const json a = json::parse(read_file(dir / "a.json")), merged = json::parse(read_file(dir / "m.json"));
+  CHECK(merged["runs"].size() == 2 * a["runs"].size());
+  CHECK(merged["runs"][0]["device"] == "a/cpu");
+  CHECK(merged["runs"][a["runs"].size()]["device"] == "b/cpu");
+  CHECK(lines_of(read_file(dir / "m.csv")).size() == 1 + 2 * (a["runs"].size() + a["devices"].size()));
+  CHECK(read_file(dir / "m.md").find("b/cpu") != std::string::npos);
+  // The merged table still prints without --quiet, and a report may not overwrite an input.
+  CHECK(convcompare({"merge", dir / "a.json", dir / "b.json"}).out.find("a: host") != std::string::npos);
+  const CommandResult clobber = convcompare({"merge", dir / "a.json", dir / "b.json", "--json", dir / "a.json"});
+  CHECK(clobber.status == 2);
+  CHECK(clobber.err.find("destroy the input") != std::string::npos);
+}

@@ -1,0 +1,77 @@
+// test_docs.cpp: README.md against the code (issue #17 item 9): every option --help lists, every environment variable the tool reads, auto's candidates.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "common/domain/variants.h"
+#include "run_command.h"
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  REQUIRE_MESSAGE(file.good(), "cannot read " << path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// The long options of a CLI11 --help text: the first word of each option line ("  --plot FILE  ...").
+std::set<std::string> options_in_help(const std::string& help) {
+  std::set<std::string> options;
+  const std::regex option_line(R"(^\s+(?:-[a-zA-Z],)?(--[a-z][a-z0-9-]*))");
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);)
+    if (std::smatch match; std::regex_search(line, match, option_line)) options.insert(match[1]);
+  return options;
+}
+
+std::string help_of(std::vector<std::string> args) {
+  args.insert(args.begin(), CONVCOMPARE_EXE);
+  const cc::test::CommandResult result = cc::test::run_command(args);
+  REQUIRE(result.status == 0);
+  return result.out;
+}
+
+}  // namespace
+
+TEST_CASE("README: every option of convcompare --help and convcompare merge --help is documented") {
+  const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
+  std::set<std::string> options = options_in_help(help_of({"--help"}));
+  for (const std::string& option : options_in_help(help_of({"merge", "--help"}))) options.insert(option);
+  REQUIRE(options.size() > 20);  // the parse found the option table
+  CHECK(options.contains("--time-budget"));
+  for (const std::string& option : options)
+    CHECK_MESSAGE(readme.find("`" + option) != std::string::npos,
+                  option << " is an option of convcompare that README.md does not mention (as `" << option << "`)");
+}
+
+TEST_CASE("README: every environment variable the tool reads is documented") {
+  const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
+  const std::regex getenv_call(R"re((?:getenv|environment)\("(CONVCOMPARE_[A-Z_]+)")re");
+  int found = 0;
+  for (const char* source : {"/tools/autotune.cpp", "/tools/progress.cpp", "/tools/driver.cpp"}) {
+    const std::string text = read_text(std::string(CONVCOMPARE_SOURCE_DIR) + source);
+    for (std::sregex_iterator it(text.begin(), text.end(), getenv_call), end; it != end; ++it) {
+      const std::string name = (*it)[1].str();
+      ++found;
+      CHECK_MESSAGE(readme.find("`" + name) != std::string::npos, name << " is read by the tool but README.md does not mention it");
+    }
+  }
+  CHECK(found >= 1);  // CONVCOMPARE_CACHE_DIR
+}
+
+TEST_CASE("README and --help: auto's candidates are the variant table's") {
+  std::vector<std::string> candidates;
+  for (const cc::VariantTraits& variant : cc::all_variants())
+    if (variant.auto_candidate) candidates.push_back(std::string(variant.name));
+  const std::string list = fmt::format("{}", fmt::join(candidates, ", "));
+  const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
+  CHECK_MESSAGE(readme.find("`auto` measures " + list) != std::string::npos, "README.md should say `auto` measures " << list);
+  CHECK_MESSAGE(help_of({"--help"}).find(list) != std::string::npos, "--help should name auto's candidates: " << list);
+}
