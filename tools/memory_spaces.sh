@@ -198,7 +198,7 @@ if [[ $mode == gpu ]] && command -v ncu >/dev/null; then
     profile tiled u8 "$radius"
   done
 else
-  step "ncu: skipped ($mode mode or no ncu on PATH): the page's profiler tables stay as they are"
+  step "ncu: skipped ($mode mode or no ncu on PATH): the profiler blocks will say not measured"
   echo "ncu not run: $mode mode" >"$out/ncu/none.txt"
 fi
 

@@ -21,7 +21,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 # The three-vendor table's AMD and Intel figures: `bash tools/vendor_kernels.sh tools/memory_spaces_configurations.sh
-# docs/memory-spaces-vendors.md` writes this CSV beside its table (the same script and parser as
+# build/ms-vendors.md` writes build/ms-vendors.csv beside its table, copied here (the same script and parser as
 # docs/vendor-resources.md, over the table's configurations only, so it runs in minutes).
 VENDOR_CSV = REPO / "docs" / "memory-spaces-vendors.csv"
 VARIANTS = ["global", "constant", "tiled", "texture", "separable", "fast"]
@@ -395,11 +395,12 @@ def block_vendors(out, m, vendor_csv):
     with open(vendor_csv) as handle:
         rows = [r for r in csv.DictReader(handle) if r["kernel"].startswith("convolve_")]
     reports = ptxas_reports(out)
-    nvidia = {}
+    nvidia, by_name = {}, {}
     for name, report in reports.items():
         entry = kernel_entry(report)
         if entry:
             nvidia[(name.split("-")[0], report["options"] or "(none)")] = (name, entry)
+            by_name[name] = (name, entry)
 
     def vendor(file, options, target):
         for r in rows:
@@ -423,8 +424,8 @@ def block_vendors(out, m, vendor_csv):
         key = (stem, options)
         if stem in ("global", "constant", "tiled", "texture"):
             key = (stem, "(none)")
-        found = nvidia.get(key) if stem not in ("global", "constant", "tiled", "texture") else next(
-            ((n, e) for (s, o), (n, e) in nvidia.items() if n == f"{stem}-F32"), None)
+        # the offline kernels are built once per pixel format: the float one is the OpenCL build's twin
+        found = by_name.get(f"{stem}-F32") if stem in ("global", "constant", "tiled", "texture") else nvidia.get(key)
         if found:
             _, entry = found
             dynamic = stem in ("tiled", "separable") or (stem == "fast" and "-DOUT_X=4" not in options)
@@ -436,7 +437,7 @@ def block_vendors(out, m, vendor_csv):
                            intel(vendor(file, options, "tgllp")), intel(vendor(file, options, "acm-g10"))])
     return ("*NVIDIA: the CUDA twin with the same -D options, ptxas for sm_90 (" + m.get("nvcc", "nvcc") +
             "); AMD and Intel: the OpenCL kernel, from docs/memory-spaces-vendors.csv (`tools/vendor_kernels.sh "
-            "tools/memory_spaces_configurations.sh docs/memory-spaces-vendors.md`).*\n\n" +
+            "tools/memory_spaces_configurations.sh`, the commands at the top of the page).*\n\n" +
             table(["kernel", "NVIDIA sm_90 (CUDA twin)", "AMD gfx1030 (RDNA2, wave32)",
                    "AMD gfx90a (CDNA2, wave64)", "Intel tgllp (Xe-LP)", "Intel acm-g10 (Xe-HPG)"], table_rows))
 

@@ -145,6 +145,11 @@ class Tables(unittest.TestCase):
             ("tgllp", "128 GRF", "0 bytes", "7 threads/EU (SIMD16)"),
             ("acm-g10", "128 GRF", "64 bytes", "8 threads/EU (SIMD16)"))]
         vendor_csv.write_text(header + "".join(rows))
+        # a second pixel format of the same kernel must not stand in for the float build
+        (self.out / "ptxas" / "tiled-U8X4.txt").write_text(
+            "# nvcc -cubin -arch=sm_90 --fmad=true -std=c++17 -DCC_PIXEL=CC_PIXEL_U8X4 kernels_cuda/tiled.cu\n"
+            "ptxas info    : Compiling entry function '_ZN12_GLOBAL__N_114convolve_tiledEPK6uchar4PS0_8ConvArgs' for "
+            "'sm_90'\nptxas info    : Used 99 registers, used 1 barriers\n")
         self.page.write_text("<!-- generated: vendors -->\nOLD-CONTENT\n<!-- end generated -->\n")
         tables.rewrite(self.out, self.page, None, vendor_csv)
         self.assertIn("| tiled | 40 regs; spills 8 B; shared: tile sized at launch | 24 VGPR, 20 SGPR; LDS 0 B; "
