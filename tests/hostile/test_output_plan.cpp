@@ -125,6 +125,8 @@ TEST_CASE("lost files: standard output shared with the console, and output paths
   const CommandResult quiet = convcompare(small_run({"--filter", "box:r=1", "--json", "-", "--quiet"}));
   check_validated(quiet);
   CHECK(nlohmann::json::parse(quiet.out).at("runs").size() > 0);
+  // /dev/null as both loses nothing: not refused.
+  check_validated(shell("exec $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --json /dev/null > /dev/null"));
 
   write_binary(dir / "file", "x");
   check_refused(convcompare(small_run({"--output-dir", dir / "file"})), {"--output-dir", "not a directory"});
