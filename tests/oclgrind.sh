@@ -87,11 +87,9 @@ for radius in 8 20; do
   check "uninitialized values, u8 RGBA8 fast and separable, r=$radius" 2 "${uninitialized[@]}" -- \
     --variant separable,fast --pixel u8 --channels 4 --filter box:r=$radius --border mirror
 done
-for channels in 1 4; do
-  size=40x12 check "races, API, u8 fast columns (32 KB, 64-item groups, r=32), $channels channel(s)" 1 --data-races \
-    --check-api --local-mem-size 32768 --max-wgsize 64 -- --variant fast --pixel u8 --channels $channels \
-    --filter box:r=32 --border clamp
-done
+# (one channel: the columns scheme's RGBA8 is skipped for now, backends/launch_plan.cpp)
+size=40x12 check "races, API, u8 fast columns (32 KB, 64-item groups, r=32), 1 channel" 1 --data-races \
+  --check-api --local-mem-size 32768 --max-wgsize 64 -- --variant fast --pixel u8 --filter box:r=32 --border clamp
 # A tiny device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
 # 4x4 tile (radius 8 needs 20x20 floats) and every other variant to 8x8 work-groups; fast, whose
 # smallest tile at radius 8 needs 4.5 KB, and separable, whose smallest needs 12 KB, are skipped there.

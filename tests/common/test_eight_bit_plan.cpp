@@ -110,6 +110,11 @@ TEST_CASE("fast and separable on 8-bit: f32's shapes and on-chip bytes (they sta
         for (const int channels : {1, 3, 4}) {
           CAPTURE(channels);
           const Planned bytes = plan(variant, problem_of(channels, cc::PixelType::U8, radius), limits);
+          if (floats.plan.fast.out_x == 1 && std::string_view(variant) == "fast" && channels > 1) {
+            // fast's columns scheme has no RGBA8 kernel yet (launch_plan.cpp): a reasoned skip
+            CHECK(bytes.reason.find("columns scheme") != std::string::npos);
+            continue;
+          }
           REQUIRE(bytes.reason.empty());
           CHECK(bytes.plan.on_chip_bytes == floats.plan.on_chip_bytes);
           CHECK(bytes.plan.group.items() == floats.plan.group.items());
