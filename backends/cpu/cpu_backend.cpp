@@ -126,9 +126,14 @@ constexpr CpuVariant kCpuVariants[] = {{"naive", convolve_naive}, {"fast", convo
 class CpuBackend final : public Backend {
  public:
   CpuBackend() {
-    devices_.push_back({"cpu", "cpu", cpu_model_name(),
-                        {{"threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))}},
-                        DevicePeaks{}});  // not measured: the CPU rows have no "% of bound"
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    DeviceInfo cpu{"cpu", "cpu", cpu_model_name(), {{"threads", std::to_string(threads)}},
+                   DevicePeaks{}};  // not measured: the CPU rows have no "% of bound"
+    cpu.compute_units = static_cast<int>(threads);
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_bytes > 0) cpu.global_memory_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
+    if (const long cache = ::sysconf(_SC_LEVEL3_CACHE_SIZE); cache > 0) cpu.cache_bytes = static_cast<double>(cache);
+    devices_.push_back(std::move(cpu));
   }
 
   std::string_view name() const override { return "cpu"; }

@@ -71,6 +71,9 @@ DeviceInfo describe(int ordinal, const cudaDeviceProp& properties, int driver, i
       {"driver version", version_text(driver)},
       {"runtime version", version_text(runtime)},
   };
+  info.compute_units = properties.multiProcessorCount;
+  info.global_memory_bytes = static_cast<double>(properties.totalGlobalMem);
+  info.cache_bytes = static_cast<double>(properties.l2CacheSize);
   return info;
 }
 

@@ -92,6 +92,9 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
       {"image support", image_support ? "yes" : "no"},
       {"largest image2d", fmt::format("{}x{}", limits.image_max_width, limits.image_max_height)},
   };
+  info.compute_units = static_cast<int>(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(err)));
+  info.global_memory_bytes = static_cast<double>(limits.memory);
+  info.cache_bytes = static_cast<double>(CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>(err)));
   return found;
 }
 

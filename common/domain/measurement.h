@@ -54,6 +54,11 @@ struct DeviceInfo {
   // Ordered name/value pairs that matter for the variants: memory sizes, limits, versions.
   std::vector<std::pair<std::string, std::string>> properties;
   DevicePeaks peaks;  // measured when the device ran anything; kNotMeasured otherwise
+  // The numbers a program reads (the JSON's devices[].compute_units...): properties above are text for
+  // people ("79.1 GB"). 0 / kNotMeasured when the API does not say.
+  int compute_units = 0;                     // SMs, OpenCL compute units, CPU threads
+  double global_memory_bytes = kNotMeasured;
+  double cache_bytes = kNotMeasured;         // last-level cache: L2 (CUDA), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE
 };
 
 }  // namespace cc

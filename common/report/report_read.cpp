@@ -59,6 +59,7 @@ class JsonObject {
         if (!value->is_number()) wrong_type(key, "a number", *value);
         return value->get<double>();
       case FieldKind::Integer: {
+        if (value->is_null()) return std::nullopt;  // an integer whose default means none (kNullWhenDefault)
         const bool fits = value->is_number_unsigned()  ? value->get<unsigned long long>() <= INT_MAX
                           : value->is_number_integer() ? value->get<long long>() >= INT_MIN && value->get<long long>() <= INT_MAX
                                                        : false;
