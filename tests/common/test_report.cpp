@@ -402,7 +402,8 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
-      "floor_fraction", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s"};
+      "floor_fraction", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "compute_units",
+      "global_memory_bytes", "cache_bytes"};
   CHECK(columns == expected);
 
   // A line per device, per run and per stream run, each saying which in its first cell.
@@ -465,7 +466,7 @@ TEST_CASE("report: console starts with the device block: units, memory, measured
                                                                                    "Processor", "2", "threads", "-", "-", "-"});
 }
 
-TEST_CASE("report: console's compact table fits in 100 columns: device, variant, rates, % bound, max err") {
+TEST_CASE("report: console's compact table fits in 100 columns: device, variant, kernel, noise, n, rates, % bound, max err") {
   std::ostringstream out;
   cc::print_console(sample_report(), out);
   const std::string text = out.str();
@@ -475,10 +476,11 @@ TEST_CASE("report: console's compact table fits in 100 columns: device, variant,
     CHECK(line.size() <= 100);
   }
   CHECK(words_of(line_starting(text, "device ", "box:r=1")) ==
-        std::vector<std::string>{"device", "variant", "status", "kernel", "MPix/s", "GB/s", "%", "bound", "max", "err"});
+        std::vector<std::string>{"device", "variant", "status", "kernel", "noise", "n", "MPix/s", "GB/s", "%", "bound",
+                                 "max", "err"});
   CHECK(words_of(line_starting(text, "NVIDIA ", "box:r=1")) ==
-        std::vector<std::string>{"NVIDIA", "H100", "80..", "global", "ok", "0.500", "8389", "67.11", "63%", "dram",
-                                 "1.5e-05"});
+        std::vector<std::string>{"NVIDIA", "H100", "80..", "global", "ok", "0.500", "15%", "3", "8389", "67.11", "63%",
+                                 "dram", "1.5e-05"});
   CHECK(text.find("\n  global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("GFLOP/s  ") == std::string::npos);  // the device block's "FMA GFLOP/s" ends its line
 }
