@@ -7,7 +7,8 @@
 # reads as 1.43x slower): exit 3 expected, 4. the same with --cold, against a cold baseline: exit 0, and
 # each cold run's JSON says cold with as many raw samples as it counts. Prints one line per check and
 # exits non-zero when any check fails; every command's output is in OUT_DIR. SIZE and VARIANTS in the
-# environment change the problem (a smoke run off the GPU host: SIZE=128x128 VARIANTS=fast ... cpu).
+# environment change the problem (a smoke run off the GPU host: SIZE=128x128 VARIANTS=fast ... cpu), and
+# DEVICES picks devices.
 set -uo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
@@ -24,8 +25,13 @@ fi
 mkdir -p "$out"
 failures=0
 
+# DEVICES (a comma list, e.g. cuda:0,opencl:1:0) keeps a host's CPU OpenCL, whose timings wander with
+# the host's load, out of a GPU gate.
+devices=()
+DEVICES=${DEVICES:-}
+for device in ${DEVICES//,/ }; do devices+=(--device "$device"); done
 # 20 samples a run and a budget that lets them all be taken: the U test needs about 10 a side.
-run=("$convcompare" --backend "$backends" --variant "${VARIANTS:-global,tiled,fast}" --size "${SIZE:-2048x2048}" --filter box:r=3
+run=("$convcompare" --backend "$backends" "${devices[@]}" --variant "${VARIANTS:-global,tiled,fast}" --size "${SIZE:-2048x2048}" --filter box:r=3
      --filter gaussian:sigma=2 --repetitions 20 --warmup 3 --time-budget 20)
 
 # check NAME EXPECTED_STATUS COMMAND...: runs it, its output in OUT_DIR/NAME.txt.

@@ -168,3 +168,32 @@ TEST_CASE("npp-separable on 8-bit: the non-negative factor first, scaled to sum 
     CHECK(cc::npp::kNoEightBitPasses.find("negative") != std::string_view::npos);
   }
 }
+
+TEST_CASE("a built kernel declaring more on-chip memory than its tile is planned again with that overhead off") {
+  // As NVIDIA's OpenCL builds fast's 8-bit kernel: 16 bytes beyond the tile. The first shape fills 48 KB,
+  // so the kernel would not fit; the plan is made again under 48 KB - 16 and the kernel rebuilt.
+  const cc::DeviceLimits limits = device_with(49152);
+  const cc::Problem problem = problem_of(1, cc::PixelType::U8, 32);
+  cc::LaunchPlan plan;
+  int builds = 0;
+  const std::string reason =
+      cc::plan_launch(plan, *cc::find_variant("fast"), problem, limits, 1, [&](const cc::LaunchPlan& built) {
+        ++builds;
+        return cc::KernelLimits{
+            .max_group = 1024, .static_on_chip_bytes = built.on_chip_bytes + 16, .on_chip_is_dynamic = false};
+      });
+  CHECK(reason.empty());
+  CHECK(plan.on_chip_bytes + 16 <= limits.on_chip_bytes);
+  CHECK(builds == 2);
+  // A kernel within the device's memory is built once.
+  builds = 0;
+  cc::LaunchPlan fits;
+  CHECK(cc::plan_launch(fits, *cc::find_variant("fast"), problem_of(1, cc::PixelType::U8, 3), limits, 1,
+                        [&](const cc::LaunchPlan& built) {
+                          ++builds;
+                          return cc::KernelLimits{
+            .max_group = 1024, .static_on_chip_bytes = built.on_chip_bytes + 16, .on_chip_is_dynamic = false};
+                        })
+            .empty());
+  CHECK(builds == 1);
+}
