@@ -22,7 +22,7 @@ struct RunOptions {
   // Each run stops repeating once its timed launches have spent about this long; at least one
   // timed launch always happens.
   double time_budget_s = 2.0;
-  // The stopping rule (DESIGN.md section 4, common/domain/stats.h): with max_noise_percent > 0 a run
+  // The stopping rule (docs/performance.md, common/domain/stats.h): with max_noise_percent > 0 a run
   // stops once min_samples or more have a robust noise at or under it; the budget caps every run.
   int min_samples = 5;
   double max_noise_percent = 0;

@@ -180,7 +180,7 @@ int run_job(const Config& config) {
   if (job.baseline) {
     const std::vector<Comparison> comparisons = compare_reports(*job.baseline, report, job.compare_rule);
     print_comparison(comparisons, job.compare_rule, std::cout);
-    if (any_slower(comparisons)) return 3;  // DESIGN.md section 3: slower beyond noise, nothing failed
+    if (any_slower(comparisons)) return 3;  // README, "Exit status": slower beyond noise, nothing failed
   }
   return 0;
 }

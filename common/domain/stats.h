@@ -24,7 +24,7 @@ Stats summarize(std::vector<double> samples);  // empty input -> all zero, sampl
 // than 2 samples or a median of 0.
 double robust_noise_percent(std::vector<double> samples);
 
-// Why a run stopped taking samples (DESIGN.md section 4, nvbench's rule), as the report writes it.
+// Why a run stopped taking samples (docs/performance.md, "How a figure is measured"; nvbench's rule), as the report writes it.
 enum class StopRule {
   Max,     // --repetitions samples taken
   Noise,   // at least --min-samples taken and the noise under --max-noise

@@ -70,7 +70,7 @@ bool is_regression(Verdict verdict);
 // "2 slower, 1 stopped validating, 40 unchanged".
 void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out);
 
-// Whether any comparison is Slower: with nothing failing validation, `--compare` exits 3 (DESIGN.md section 3).
+// Whether any comparison is Slower: with nothing failing validation, `--compare` exits 3 (README, "Exit status").
 bool any_slower(const std::vector<Comparison>& comparisons);
 
 // Reports from different machines side by side. First each report's devices (label, host, device

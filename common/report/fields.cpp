@@ -1,4 +1,4 @@
-// fields.cpp: the report's field tables (DESIGN.md section 3): a field added here is written to JSON and CSV and read back.
+// fields.cpp: the report's field tables (docs/json-schema.md): a field added here is written to JSON and CSV and read back.
 #include "common/report/fields.h"
 
 namespace cc {

@@ -47,7 +47,7 @@ void write_markdown(const Report& report, std::ostream& out);
 // One header line (csv_columns), then a line per device, per run and per --stream run, each saying
 // which in its "record" column ("device", "run", "stream").
 void write_csv(const Report& report, std::ostream& out);
-void write_json(const Report& report, std::ostream& out);  // DESIGN.md section 3 schema
+void write_json(const Report& report, std::ostream& out);  // docs/json-schema.md
 
 // A table cell: about four significant digits, "-" for not measured (the console and markdown tables').
 std::string format_table_number(double value);

@@ -200,7 +200,7 @@ TEST_CASE("a CPU run validates naive and fast for every default filter, with a c
   CHECK(fast == filters);
 }
 
-TEST_CASE("--json writes the DESIGN.md report schema") {
+TEST_CASE("--json writes the report schema of docs/json-schema.md") {
   TempDir dir("cli");
   const json report = run_to_json(dir, small_cpu_run({"--channels", "3", "--filter", "box:r=2", "--filter",
                                                       "gaussian:sigma=1,r=3", "--border", "clamp", "--pageable"}));

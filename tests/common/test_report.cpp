@@ -299,7 +299,7 @@ TEST_CASE("printer: make_printer gives each format's writer behind the one inter
   CHECK(printed.str().find("GFLOP/s") != std::string::npos);
 }
 
-TEST_CASE("report: JSON carries every DESIGN.md field, NaN as null") {
+TEST_CASE("report: JSON carries every docs/json-schema.md field, NaN as null") {
   cc::Report report = sample_report();
   report.streams = stream_report().streams;
   std::ostringstream out;
