@@ -81,11 +81,12 @@ check "uninitialized values, u8 RGBA8 (3 channels padded)" 5 "${uninitialized[@]
 # u8 fast's on-chip schemes, which stage one channel at a time as float (RGBA8: four rounds through
 # one tile, a barrier between): rows of 4 (r = 8), rows of 2 (r = 20), and columns (r = 32 in 32 KB
 # with 64-item groups, where no rows tile fits); separable in one band and in bands beside them.
+# Races and API misuse only: --uninitialized with -cl-opt-disable takes over ten minutes and 9 GB for
+# RGBA8 at r = 20, more than CI's budget; the r = 2 cases above check reads of unwritten values for
+# 8-bit, and the float cases the shared tile code (one staging path for both).
 for radius in 8 20; do
   check "races, API, u8 RGBA8 fast and separable, r=$radius" 2 --data-races --check-api -- \
     --variant separable,fast --pixel u8 --channels 4 --filter box:r=$radius --border wrap
-  check "uninitialized values, u8 RGBA8 fast and separable, r=$radius" 2 "${uninitialized[@]}" -- \
-    --variant separable,fast --pixel u8 --channels 4 --filter box:r=$radius --border mirror
 done
 # (one channel: the columns scheme's RGBA8 is skipped for now, backends/launch_plan.cpp)
 size=40x12 check "races, API, u8 fast columns (32 KB, 64-item groups, r=32), 1 channel" 1 --data-races \
