@@ -72,6 +72,16 @@ std::string implausible_span_reason(double ms, std::size_t bytes) {
   return "";
 }
 
+DevicePeaks peaks_from_spans(const PeakShape& shape, double copy_ms, double fma_ms) {
+  DevicePeaks peaks;
+  peaks.untimed = implausible_span_reason(copy_ms, 0);
+  if (peaks.untimed.empty()) peaks.untimed = implausible_span_reason(fma_ms, 0);
+  if (!peaks.untimed.empty()) return peaks;
+  peaks.copy_gb_per_s = copy_gb_per_s(shape, copy_ms);
+  peaks.fma_gflop_per_s = fma_gflop_per_s(shape, fma_ms);
+  return peaks;
+}
+
 double best_span_ms(DeviceQueue& queue, const std::function<void()>& launch, int timed) {
   launch();
   double best = std::numeric_limits<double>::infinity();

@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "backends/device_api.h"
+#include "common/geometry/peak_shape.h"
 
 namespace cc {
 
@@ -51,6 +52,10 @@ std::size_t cold_scratch_bytes(std::size_t cache_bytes);
 // The fastest of `timed` spans of `launch` after one untimed launch (first touch and clock ramp-up stay
 // out): a device's ceiling is what it can do, not what it does on average. For the peak kernels.
 double best_span_ms(DeviceQueue& queue, const std::function<void()>& launch, int timed);
+
+// The ceilings from the best spans of the copy and FMA peak kernels run in `shape`, or none with the
+// reason when either span cannot be real: a made-up ceiling would make every "% bound" up too.
+DevicePeaks peaks_from_spans(const PeakShape& shape, double copy_ms, double fma_ms);
 
 // Why a span of `ms` that moved `bytes` over the host link (0: a kernel) cannot be real, or "" when it
 // can: some runtimes' profiling counters are fake (Rusticl on llvmpipe reports 1e-06 ms kernels).

@@ -20,25 +20,23 @@ DevicePeaks measure_peaks(int ordinal) {
   CC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const PeakShape shape = peak_shape(true, multiprocessors, total_bytes, total_bytes, 256);
 
-  DevicePeaks peaks;
+  double copy_ms = 0;
   {
     const std::size_t floats = shape.copy_bytes / sizeof(float);
     const DeviceBuffer source(floats), target(floats);
     CC_CUDA_CHECK(cudaMemsetAsync(source.get(), 0, source.bytes(), stream));
     const int float4_count = static_cast<int>(shape.copy_bytes / 16);
-    const double ms = best_span_ms(*queue, [&] {
+    copy_ms = best_span_ms(*queue, [&] {
       CC_CUDA_CHECK(cuda_kernels::launch_copy_float4(source.get(), target.get(), float4_count, shape.copy_groups,
                                                      shape.group_size, stream));
     }, kPeakTimedLaunches);
-    peaks.copy_gb_per_s = copy_gb_per_s(shape, ms);
   }
   const DeviceBuffer result(static_cast<std::size_t>(shape.fma_groups) * shape.group_size);
-  const double ms = best_span_ms(*queue, [&] {
+  const double fma_ms = best_span_ms(*queue, [&] {
     CC_CUDA_CHECK(cuda_kernels::launch_fma_chains(result.get(), kPeakScale, kPeakOffset, shape.fma_iterations,
                                                   shape.fma_groups, shape.group_size, stream));
   }, kPeakTimedLaunches);
-  peaks.fma_gflop_per_s = fma_gflop_per_s(shape, ms);
-  return peaks;
+  return peaks_from_spans(shape, copy_ms, fma_ms);
 }
 
 }  // namespace cc::cuda

@@ -27,7 +27,7 @@ DevicePeaks measure_peaks(const cl::Device& device, const cl::Context& context, 
     };
   };
 
-  DevicePeaks peaks;
+  double copy_ms = 0;
   {
     const cl::Buffer source = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, shape.copy_bytes, nullptr, err));
     const cl::Buffer target = CC_CL_OUT(cl::Buffer(context, CL_MEM_WRITE_ONLY, shape.copy_bytes, nullptr, err));
@@ -35,8 +35,7 @@ DevicePeaks measure_peaks(const cl::Device& device, const cl::Context& context, 
     CC_CL(copy.setArg(0, source));
     CC_CL(copy.setArg(1, target));
     CC_CL(copy.setArg(2, static_cast<cl_int>(shape.copy_bytes / 16)));  // float4s
-    peaks.copy_gb_per_s =
-        copy_gb_per_s(shape, best_span_ms(queue, launcher(copy, shape.copy_groups), kPeakTimedLaunches));
+    copy_ms = best_span_ms(queue, launcher(copy, shape.copy_groups), kPeakTimedLaunches);
   }
   const std::size_t result_bytes = static_cast<std::size_t>(shape.fma_groups) * shape.group_size * sizeof(float);
   const cl::Buffer result = CC_CL_OUT(cl::Buffer(context, CL_MEM_WRITE_ONLY, result_bytes, nullptr, err));
@@ -44,9 +43,8 @@ DevicePeaks measure_peaks(const cl::Device& device, const cl::Context& context, 
   CC_CL(fma.setArg(1, kPeakScale));
   CC_CL(fma.setArg(2, kPeakOffset));
   CC_CL(fma.setArg(3, static_cast<cl_int>(shape.fma_iterations)));
-  peaks.fma_gflop_per_s =
-      fma_gflop_per_s(shape, best_span_ms(queue, launcher(fma, shape.fma_groups), kPeakTimedLaunches));
-  return peaks;
+  const double fma_ms = best_span_ms(queue, launcher(fma, shape.fma_groups), kPeakTimedLaunches);
+  return peaks_from_spans(shape, copy_ms, fma_ms);
 }
 
 }  // namespace cc::opencl

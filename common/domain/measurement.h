@@ -44,6 +44,7 @@ struct PhaseTimes {
 struct DevicePeaks {
   double copy_gb_per_s = kNotMeasured;   // bytes read + bytes written per second by a copy kernel
   double fma_gflop_per_s = kNotMeasured; // 2 x FMAs per second by independent FMA chains
+  std::string untimed;  // why the rates are not given although measured (fake profiling timestamps), or empty
 };
 
 // A device as discovered, for --list and the report's device block.

@@ -105,6 +105,7 @@ const std::vector<Field<DeviceInfo>>& device_fields() {
       field<&DeviceInfo::properties>("properties"),
       field<&DeviceInfo::peaks, &DevicePeaks::copy_gb_per_s>("copy_gb_per_s", {.group = "peaks"}),
       field<&DeviceInfo::peaks, &DevicePeaks::fma_gflop_per_s>("fma_gflop_per_s", {.group = "peaks"}),
+      field<&DeviceInfo::peaks, &DevicePeaks::untimed>("untimed", {.group = "peaks", .null_when_default = true}),
       // Schema 2: numbers beside the display text of properties.
       field<&DeviceInfo::compute_units>("compute_units", kNullWhenDefault),
       field<&DeviceInfo::global_memory_bytes>("global_memory_bytes"),

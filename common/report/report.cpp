@@ -158,7 +158,8 @@ Table make_device_table(const std::vector<DeviceInfo>& devices, Detail detail) {
       }
     const std::string memory = property(d, "global memory");
     t.add_row({d.id, d.name, units, memory.empty() ? "-" : memory, short_number(d.peaks.copy_gb_per_s),
-               short_number(d.peaks.fma_gflop_per_s)});
+               short_number(d.peaks.fma_gflop_per_s)},
+              d.peaks.untimed.empty() ? "" : "peaks untimed: " + d.peaks.untimed);
   }
   return t;
 }

@@ -58,7 +58,7 @@ cc::Report full_report() {
   report.tool_version = "1.2.3";
   report.environment = {{"host", "gpu-box"}, {"compiler", "GCC 12.2"}, {"OpenCL platforms", "OpenCL 3.0 CUDA"}};
   report.devices = {{"cpu", "cpu", "AMD EPYC 7B13", {{"threads", "2"}}, {}},
-                    {"cuda", "cuda:0", "NVIDIA H100 80GB HBM3", {{"sm", "9.0"}, {"constant", "65536"}}, {3012.46, 51234.2}}};
+                    {"cuda", "cuda:0", "NVIDIA H100 80GB HBM3", {{"sm", "9.0"}, {"constant", "65536"}}, {3012.46, 51234.2, {}}}};
   cc::RunRecord cuda = timed_run("cuda", "NVIDIA H100 80GB HBM3", "tiled", cc::Status::Ok, 0.0421);
   cuda.flip = true, cuda.exact = true, cuda.border = "mirror", cuda.memory = "pageable";
   cuda.times.build_ms = 12.5, cuda.times.setup_ms = 0.11, cuda.times.h2d_ms = 0.3, cuda.times.d2h_ms = 0.31;
@@ -371,7 +371,7 @@ TEST_CASE("merge: one table per problem, a column per report, backend and device
   amd.environment = {{"host", "amd-box"}};
   amd.devices = {{"opencl", "opencl:0:0", "gfx1100", {}, {}}};
   nvidia.environment = {{"compiler", "GCC 12"}, {"host", "h100-node"}};
-  nvidia.devices = {{"cuda", "cuda:0", "NVIDIA H100", {}, {3000, 50000}}, {"opencl", "opencl:0:0", "NVIDIA H100", {}, {}}};
+  nvidia.devices = {{"cuda", "cuda:0", "NVIDIA H100", {}, {3000, 50000, {}}}, {"opencl", "opencl:0:0", "NVIDIA H100", {}, {}}};
   using cc::Status;
   amd.runs = {timed_run("opencl", "gfx1100", "global", Status::Ok, 2.0), timed_run("opencl", "gfx1100", "tiled", Status::Ok, 1.0),
               timed_run("opencl", "gfx1100", "texture", Status::Skipped, 0)};

@@ -49,7 +49,7 @@ cc::Report sample_report() {
   report.devices = {{"cpu", "cpu", "AMD EPYC 7B13 64-Core Processor", {{"threads", "2"}}, cc::DevicePeaks{}},
                     {"cuda", "cuda:0", "NVIDIA H100 80GB HBM3",
                      {{"sm", "9.0"}, {"multiprocessors", "132"}, {"global memory", "79.1 GB"}, {"constant", "65536"}},
-                     cc::DevicePeaks{3012.46, 51234.2}}};
+                     cc::DevicePeaks{3012.46, 51234.2, {}}}};
   report.runs.push_back(run("cpu", "naive", cc::Status::Ok, 100.0));
   cc::RunRecord cuda = run("cuda", "global", cc::Status::Ok, 0.5);
   cuda.times.h2d_ms = 0.3, cuda.times.d2h_ms = 0.31, cuda.times.setup_ms = 0.1, cuda.times.build_ms = 12;
@@ -199,7 +199,7 @@ TEST_CASE("record: status names and derived rates") {
 }
 
 TEST_CASE("record: % bound against DRAM or FP32, whichever takes longer; separable counts its 1D taps") {
-  const cc::DevicePeaks peaks{.copy_gb_per_s = 1000, .fma_gflop_per_s = 10000};
+  const cc::DevicePeaks peaks{.copy_gb_per_s = 1000, .fma_gflop_per_s = 10000, .untimed = {}};
   cc::RunRecord r;
   r.status = cc::Status::Ok;
   r.variant = "fast";

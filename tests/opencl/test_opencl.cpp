@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <random>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include <unistd.h>
 
@@ -65,6 +67,17 @@ const cc::DeviceLimits& limits() {
   static const cc::opencl::Discovery discovery = cc::opencl::discover_devices();
   REQUIRE(discovery.devices.size() > static_cast<std::size_t>(device_under_test()));
   return discovery.devices[device_under_test()].limits;
+}
+
+// Some runtimes' profiling timestamps are made up (Rusticl over llvmpipe reports 1e-06 ms kernels and
+// transfers): there a run is untimed, says why, and gives no device figure at all (backends/measure.h).
+// True on such a device, after checking exactly that; false where the device's spans are real.
+bool untimed_with_reason(const std::string& untimed, std::initializer_list<double> device_figures) {
+  if (untimed.empty()) return false;
+  MESSAGE("untimed on this device: " << untimed);
+  CHECK(untimed.find("profiling timestamps are not real") != std::string::npos);
+  for (double ms : device_figures) CHECK(std::isnan(ms));
+  return true;
 }
 
 cc::Image ramp_image(int width, int height, int channels = 1) {
@@ -428,11 +441,15 @@ TEST_CASE("timings, memory mode and compile options are reported") {
     CHECK(first.times.build_ms > 0);
     CHECK(first.times.setup_ms > 0);
     CHECK(first.times.host_to_host_ms > 0);
-    CHECK(first.times.kernel_ms.samples == 3);
-    CHECK(first.times.kernel_ms.min <= first.times.kernel_ms.median);
-    for (double device_ms : {first.times.h2d_ms, first.times.d2h_ms, first.times.kernel_batch_ms,
-                             first.times.kernel_ms.median})
-      CHECK((std::isfinite(device_ms) && device_ms >= 0));
+    const cc::PhaseTimes& times = first.times;
+    if (untimed_with_reason(times.untimed, {times.h2d_ms, times.d2h_ms, times.kernel_batch_ms})) {
+      CHECK(times.kernel_ms.samples == 0);
+    } else {
+      CHECK(times.kernel_ms.samples == 3);
+      CHECK(times.kernel_ms.min <= times.kernel_ms.median);
+      for (double device_ms : {times.h2d_ms, times.d2h_ms, times.kernel_batch_ms, times.kernel_ms.median})
+        CHECK((std::isfinite(device_ms) && device_ms >= 0));
+    }
     const cc::BackendRun again = run_variant("tiled", input, filter, options);
     CHECK(again.times.build_ms == first.times.build_ms);  // the cached program's build time
   }
@@ -469,8 +486,9 @@ TEST_CASE("stream: five frames through three queues, pinned and pageable, and th
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
       CHECK(run.queues == 3);
       CHECK(run.total_ms > 0);
-      for (double device_ms : {run.serial_ms_per_frame, run.h2d_ms_per_frame, run.d2h_ms_per_frame})
-        CHECK((std::isfinite(device_ms) && device_ms >= 0));
+      if (!untimed_with_reason(run.untimed, {run.serial_ms_per_frame, run.h2d_ms_per_frame, run.d2h_ms_per_frame}))
+        for (double device_ms : {run.serial_ms_per_frame, run.h2d_ms_per_frame, run.d2h_ms_per_frame})
+          CHECK((std::isfinite(device_ms) && device_ms >= 0));
       const cc::Validation validation = cc::validate(run.last_output, reference, cc::tolerance_for(problem, input));
       CHECK_MESSAGE(validation.passed, validation.message());
     }
@@ -561,9 +579,14 @@ TEST_CASE("the time budget sets how many launches are timed, and a single one st
   options.time_budget_s = 1e-6;  // less than any launch: only the one that must be timed
   const cc::BackendRun hurried = run_variant("global", input, filter, options);
   REQUIRE(hurried.status == cc::Status::Ok);
+  CHECK(check_against_reference(hurried, input, filter).passed);
+  // The budget is spent in device time: where the device's spans are made up there is none to count.
+  if (untimed_with_reason(hurried.times.untimed, {hurried.times.kernel_batch_ms})) {
+    CHECK(hurried.times.kernel_ms.samples == 0);
+    return;
+  }
   CHECK(hurried.times.kernel_ms.samples == 1);
   CHECK(std::isfinite(hurried.times.kernel_batch_ms));
-  CHECK(check_against_reference(hurried, input, filter).passed);
 
   options.time_budget_s = 1e6;
   const cc::BackendRun patient = run_variant("global", input, filter, options);

@@ -280,14 +280,24 @@ void check_measured_peaks(Backend& backend) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     MESSAGE(fmt::format("{}: copy {:.1f} GB/s, FMA {:.1f} GFLOP/s, measured in {:.2f} s", devices[device].id,
                         peaks.copy_gb_per_s, peaks.fma_gflop_per_s, seconds));
-    CHECK(std::isfinite(peaks.copy_gb_per_s));
-    CHECK(peaks.copy_gb_per_s > 0);
-    CHECK(std::isfinite(peaks.fma_gflop_per_s));
-    CHECK(peaks.fma_gflop_per_s > 0);
+    if (!peaks.untimed.empty()) {  // made-up profiling timestamps (Rusticl over llvmpipe): no made-up ceilings
+      MESSAGE(devices[device].id << ": peaks untimed: " << peaks.untimed);
+      CHECK(peaks.untimed.find("profiling timestamps are not real") != std::string::npos);
+      CHECK(std::isnan(peaks.copy_gb_per_s));
+      CHECK(std::isnan(peaks.fma_gflop_per_s));
+    } else {
+      CHECK(std::isfinite(peaks.copy_gb_per_s));
+      CHECK(peaks.copy_gb_per_s > 0);
+      CHECK(std::isfinite(peaks.fma_gflop_per_s));
+      CHECK(peaks.fma_gflop_per_s > 0);
+    }
     // Cached: the second call measures nothing and returns the same figures.
     const DevicePeaks again = backend.measure_peaks(device);
-    CHECK(again.copy_gb_per_s == peaks.copy_gb_per_s);
-    CHECK(again.fma_gflop_per_s == peaks.fma_gflop_per_s);
+    CHECK(again.untimed == peaks.untimed);
+    if (peaks.untimed.empty()) {
+      CHECK(again.copy_gb_per_s == peaks.copy_gb_per_s);
+      CHECK(again.fma_gflop_per_s == peaks.fma_gflop_per_s);
+    }
   }
   CHECK_THROWS_AS(backend.measure_peaks(static_cast<int>(devices.size())), InputError);
 }
