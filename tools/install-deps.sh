@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # install-deps.sh: installs convcompare's build and test dependencies from Debian 12's packages (as root).
-# (The vendor compiler check installs its own: tools/vendor_kernels.sh.)
+# With package names as arguments it installs those instead (tools/vendor_kernels.sh's compilers).
 # Installs only what is missing, so it is quick to re-run. CUDA is optional: where the toolkit is
 # installed (nvcc on PATH or in /usr/local/cuda/bin) the CUDA backend is built too.
 set -euo pipefail
@@ -10,6 +10,7 @@ packages=(cmake g++ make pkg-config
           libcairo2-dev help2man  # --plot drawn by cairo (PNG, SVG, PDF); the man page from --help
           libstb-dev libspng-dev libturbojpeg0-dev doctest-dev libcli11-dev libfmt-dev nlohmann-json3-dev libvkfft-dev
           clang libclang-rt-14-dev llvm)  # fuzzing: clang, libFuzzer + sanitizer runtimes, llvm-symbolizer
+(($#)) && packages=("$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

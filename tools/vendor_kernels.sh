@@ -18,16 +18,8 @@ configurations=${1:?usage: vendor_kernels.sh PATH/TO/cl_configurations [TABLE.md
 table=${2:-}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-packages=(clang-15 lld-15 rocm-device-libs intel-opencl-icd llvm python3)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$repo/tools/install-deps.sh" clang-15 lld-15 rocm-device-libs intel-opencl-icd llvm python3 >/dev/null ||
+  { echo "vendor_kernels.sh: could not install the vendor compilers (tools/install-deps.sh)" >&2; exit 2; }
 device_libs=$(dirname "$(dpkg -L rocm-device-libs | grep -m1 '/ocml\.bc$')")
 
 work=$(mktemp -d)

@@ -131,6 +131,7 @@ Validation validate(const Image& result, const Image& reference, const Tolerance
       for (int x = 0; x < reference.width; ++x) {
         const double got = result.at(c, y, x), expected = reference.at(c, y, x);
         bool ok;
+        double held_to = expected;  // the value this pixel is held to, which a failure's message names
         if (std::isnan(expected)) {
           ok = std::isnan(got);
           v.nonfinite_matched += ok;
@@ -140,43 +141,29 @@ Validation validate(const Image& result, const Image& reference, const Tolerance
         } else if (!std::isfinite(got)) {
           ok = false;
           nonfinite_mismatch = true;
-        } else if (tolerance.any_rounding) {
-          // Against the exact value saturated, as any rounding of a saturating store lands within 1 of it.
-          const double saturated = std::clamp(expected, 0.0, 255.0);
-          ok = std::fabs(got - saturated) <= tolerance.value;
-          const double diff = std::fabs(got - expected);
-          v.max_abs_error = std::max(v.max_abs_error, diff);
-          diff_squares += diff * diff;
-          reference_squares += expected * expected;
-          if (!ok && v.bad_channel < 0) {
-            v.bad_channel = c, v.bad_y = y, v.bad_x = x;
-            v.bad_value = got, v.bad_expected = saturated;
-          }
-        } else if (tolerance.eight_bit) {
-          // The rounded value, or either neighbour where the exact value is within the bound of x.5.
-          const double rounded = to_8bit(static_cast<float>(expected));
-          const double boundary = std::floor(expected) + 0.5;
-          const bool near_boundary = !tolerance.exact && std::fabs(expected - boundary) <= tolerance.value;
-          ok = got == rounded || (near_boundary && (got == to_8bit(static_cast<float>(boundary - 0.5)) ||
-                                                    got == to_8bit(static_cast<float>(boundary + 0.5))));
-          const double diff = std::fabs(got - expected);
-          v.max_abs_error = std::max(v.max_abs_error, diff);
-          diff_squares += diff * diff;
-          reference_squares += expected * expected;
-          if (!ok && v.bad_channel < 0) {
-            v.bad_channel = c, v.bad_y = y, v.bad_x = x;
-            v.bad_value = got, v.bad_expected = rounded;
-          }
         } else {
+          if (tolerance.any_rounding) {
+            // The exact value saturated, as any rounding of a saturating store lands within 1 of it.
+            held_to = std::clamp(expected, 0.0, 255.0);
+            ok = std::fabs(got - held_to) <= tolerance.value;
+          } else if (tolerance.eight_bit) {
+            // The rounded value, or either neighbour where the exact value is within the bound of x.5.
+            held_to = to_8bit(static_cast<float>(expected));
+            const double boundary = std::floor(expected) + 0.5;
+            const bool near_boundary = !tolerance.exact && std::fabs(expected - boundary) <= tolerance.value;
+            ok = got == held_to || (near_boundary && (got == to_8bit(static_cast<float>(boundary - 0.5)) ||
+                                                      got == to_8bit(static_cast<float>(boundary + 0.5))));
+          } else {
+            ok = tolerance.exact ? got == expected : std::fabs(got - expected) <= tolerance.value;
+          }
           const double diff = std::fabs(got - expected);
-          ok = tolerance.exact ? diff == 0 : diff <= tolerance.value;
           v.max_abs_error = std::max(v.max_abs_error, diff);
           diff_squares += diff * diff;
           reference_squares += expected * expected;
         }
         if (!ok && v.bad_channel < 0) {
           v.bad_channel = c, v.bad_y = y, v.bad_x = x;
-          v.bad_value = got, v.bad_expected = expected;
+          v.bad_value = got, v.bad_expected = held_to;
         }
       }
 
