@@ -150,8 +150,12 @@ def main():
     rows.sort(key=lambda r: (r["file"], r["options"], r["kernel"], order.index(r["target"])))
     out = io.StringIO()
     out.write(HEADER)
-    out.write(f"\n{len({(r['file'], r['options']) for r in rows})} configurations, each built for {len(order)} "
-              f"targets: {len(rows)} kernels in all.\n")
+    targets_of = {}
+    for r in rows:
+        targets_of.setdefault((r["file"], r["options"]), set()).add(r["target"])
+    built_for = " or ".join(str(n) for n in sorted({len(t) for t in targets_of.values()}))
+    out.write(f"\n{len(targets_of)} configurations, each built for {built_for} targets (the 8-bit formats on one per "
+              f"vendor unless ALL_TARGETS=1): {len(rows)} kernels in all.\n")
     columns = ["kernel", "target", "registers", "local", "scratch", "spills", "occupancy"]
     titles = ["kernel", "target", "registers", "LDS / SLM bytes", "scratch / private bytes", "spills", "occupancy"]
     current = None
