@@ -376,12 +376,21 @@ def block_sass(out, m):
     if not counts:
         return "*Not measured in this run (`cuobjdump`, on the GPU host only).*\n"
     opcodes = ["FFMA", "LDC", "LDG", "LDG.E.CONSTANT", "LDS", "TEX", "TLD", "BAR"]
+    # A kernel built into the binary and also as its own cubin (VARIANT-F32, -U8, -U8X4) is one row, the cubin's.
+    cubin_suffix = {"f32": "F32", "u8": "U8", "RGBA8": "U8X4"}
+    sources = {source for source, _ in counts}
     rows = []
     for (source, function), bucket in sorted(counts.items()):
         match = re.search(r"convolve_(global|constant|tiled|texture|separable|fast)", function)
         if not match:
             continue
-        label = (f"{match.group(1)} ({pixel_of_mangled(function)})" if source == "convcompare" else source)
+        if source == "convcompare":
+            pixel = pixel_of_mangled(function)
+            if f"{match.group(1)}-{cubin_suffix[pixel]}" in sources:
+                continue
+            label = f"{match.group(1)} ({pixel})"
+        else:
+            label = source
         rows.append([label] + [bucket.get(op, 0) for op in opcodes] + [sum(bucket.values())])
     return ("*`cuobjdump -sass`: static instruction counts of each kernel's code (not executed counts: a loop "
             "body counts once).*\n\n" + table(["kernel"] + opcodes + ["all"], rows))

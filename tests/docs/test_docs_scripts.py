@@ -121,6 +121,14 @@ class Tables(unittest.TestCase):
         self.assertIn("H100", self.block("warm"))
         self.assertNotIn("local test run", self.block("warm"))
 
+    def test_a_kernel_built_twice_is_one_sass_row(self):
+        sass_path = self.out / "sass.txt"
+        sass_path.write_text(sass_path.read_text() + "# file constant-U8.cubin\n" + sass_path.read_text())
+        tables.rewrite(self.out, self.page, None)
+        sass = self.block("sass")
+        self.assertIn("| constant-U8 | 1 | 2 | 0 | 1 |", sass)
+        self.assertNotIn("constant (u8)", sass)
+
     def test_a_local_run_says_so(self):
         meta = (self.out / "meta.txt").read_text().replace("mode=gpu", "mode=local")
         (self.out / "meta.txt").write_text(meta)
