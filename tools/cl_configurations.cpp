@@ -1,6 +1,7 @@
 // cl_configurations.cpp: the -D options the OpenCL backend can build fast.cl and separable.cl with, from the project's own shape code, for the vendor compile check (tools/vendor_kernels.sh).
 //
-//   cl_configurations          one line per distinct shape, at the extremes of its radii (what CI builds)
+//   cl_configurations          one line per distinct shape, at the extremes of its radii (what CI builds;
+//                              the 8-bit formats at the largest only)
 //   cl_configurations --all    every distinct option string, radii 0..32 on both axes
 //
 // Each line: KERNEL_FILE <tab> OPTIONS <tab> what it covers. The shapes are those of
@@ -77,7 +78,10 @@ std::vector<Configuration> every_configuration() {
 
 // Per shape, the radius pairs at its extremes: the smallest and largest unrolled bodies and the most
 // oblong. The structure (loops, tile layout, work-group) depends on the shape; the radii only
-// lengthen the unrolled loops between these extremes.
+// lengthen the unrolled loops between these extremes. An 8-bit shape differs from its f32 twin only
+// in its loads and stores (common/geometry/pixel.h), so it takes the largest body alone, where an
+// optimizer is least likely to inline a helper and a missing definition shows (docs/portability.md):
+// a third of the builds, for CI's time.
 std::vector<Configuration> representatives(const std::vector<Configuration>& all) {
   std::map<std::pair<std::string, std::string>, std::vector<const Configuration*>> by_shape;
   for (const Configuration& c : all) by_shape[{c.file, c.shape}].push_back(&c);
@@ -87,10 +91,11 @@ std::vector<Configuration> representatives(const std::vector<Configuration>& all
       return **std::max_element(group.begin(), group.end(),
                                 [&](const Configuration* a, const Configuration* b) { return score(*a) < score(*b); });
     };
-    for (const Configuration& c : {pick([](const Configuration& c) { return -(c.radius_x + c.radius_y); }),
-                                   pick([](const Configuration& c) { return c.radius_x + c.radius_y; }),
-                                   pick([](const Configuration& c) { return std::abs(c.radius_x - c.radius_y); })})
-      chosen.push_back(c);
+    const Configuration& largest = pick([](const Configuration& c) { return c.radius_x + c.radius_y; });
+    chosen.push_back(largest);
+    if (largest.options.find("-DCC_PIXEL=") != std::string::npos) continue;
+    chosen.push_back(pick([](const Configuration& c) { return -(c.radius_x + c.radius_y); }));
+    chosen.push_back(pick([](const Configuration& c) { return std::abs(c.radius_x - c.radius_y); }));
   }
   return chosen;
 }
