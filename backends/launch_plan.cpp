@@ -67,7 +67,8 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   switch (variant.geometry) {
     case Geometry::Fast: {
       if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
-      plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits));
+      plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits),
+                             pixel_format_values(pixel_format(problem)));
       // RGBA8 in the columns scheme (a device whose on-chip memory holds no rows tile) validates on Rusticl
       // for one channel but not for four (its third and fourth channel passes come out wrong at r = 32,
       // unrolled or not: under investigation, docs/performance.md, "8-bit"): skipped until it does.

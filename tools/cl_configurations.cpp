@@ -8,9 +8,9 @@
 // common/geometry/fast_shape.h and separable_shape.h for every radius pair 0..32 (square or not), every
 // on-chip size in kOnChipSizes and every work-group limit in kWorkGroupLimits, exactly as the OpenCL backend
 // calls them; configurations the backend would skip (no tile fits) are left out, as it never builds them.
-// Each comes once per pixel format (common/geometry/pixel_format.h's pixel_define: f32 with no -D, 8-bit,
-// RGBA8), whose -D the backend appends after the shape's; the shapes themselves do not depend on it, as
-// both kernels stage float whatever the format. The script builds every other kernels_cl/ file once per
+// Each comes once per pixel format (common/geometry/pixel_format.h's pixel_format_define: f32 with no -D, 8-bit,
+// RGBA8), whose -D the backend appends after the shape's; the shapes depend on it only in fast's quads
+// (RGBA8's are shorter from r = 2), as both kernels stage float whatever the format. The script builds every other kernels_cl/ file once per
 // format it reads (tools/vendor_kernels.sh).
 #include <algorithm>
 #include <cstdlib>
@@ -25,6 +25,7 @@
 #include <fmt/ranges.h>
 
 #include "common/geometry/fast_shape.h"
+#include "common/geometry/pixel_format.h"
 #include "common/geometry/separable_shape.h"
 
 namespace {
@@ -33,8 +34,7 @@ constexpr int kMaxRadius = 32;  // fast's compile-time limit; separable's shapes
 constexpr std::size_t kOnChipSizes[] = {32 * 1024, 48 * 1024, 64 * 1024};
 // 256 stands for every larger device too: no shape has more work-items. 32 is Rusticl's kernel limit.
 constexpr std::size_t kWorkGroupLimits[] = {256, 128, 64, 32};
-// The pixel formats' -D, as common/geometry/pixel_format.h's pixel_define writes them (f32: none).
-constexpr std::string_view kPixelDefines[] = {"", "-DCC_PIXEL=CC_PIXEL_U8", "-DCC_PIXEL=CC_PIXEL_U8X4"};
+constexpr int kPixelFormats[] = {CC_PIXEL_F32, CC_PIXEL_U8, CC_PIXEL_U8X4};
 
 struct Configuration {
   std::string file;
@@ -51,28 +51,31 @@ std::string joined(const std::vector<std::string>& defines, std::size_t skip = 0
 // duplicates included.
 std::vector<Configuration> every_configuration() {
   std::vector<Configuration> all;
-  for (const std::string_view pixel : kPixelDefines)
-  for (const std::size_t on_chip : kOnChipSizes)
-    for (const std::size_t limit : kWorkGroupLimits)
-      for (int radius_x = 0; radius_x <= kMaxRadius; ++radius_x)
-        for (int radius_y = 0; radius_y <= kMaxRadius; ++radius_y) {
-          const cc::FastShape fast = cc::fast_shape(radius_x, radius_y, on_chip, limit);
-          if (cc::fast_tile_bytes(fast, radius_x, radius_y) <= on_chip) {
-            std::vector<std::string> defines = cc::fast_defines(fast, radius_x, radius_y);
-            if (!pixel.empty()) defines.emplace_back(pixel);
-            all.push_back({"fast.cl", joined(defines), joined(defines, 2), radius_x, radius_y});
+  for (const int format : kPixelFormats) {
+    const std::string pixel = cc::pixel_format_define(format);
+    for (const std::size_t on_chip : kOnChipSizes)
+      for (const std::size_t limit : kWorkGroupLimits)
+        for (int radius_x = 0; radius_x <= kMaxRadius; ++radius_x)
+          for (int radius_y = 0; radius_y <= kMaxRadius; ++radius_y) {
+            const cc::FastShape fast =
+                cc::fast_shape(radius_x, radius_y, on_chip, limit, cc::pixel_format_values(format));
+            if (cc::fast_tile_bytes(fast, radius_x, radius_y) <= on_chip) {
+              std::vector<std::string> defines = cc::fast_defines(fast, radius_x, radius_y);
+              if (!pixel.empty()) defines.emplace_back(pixel);
+              all.push_back({"fast.cl", joined(defines), joined(defines, 2), radius_x, radius_y});
+            }
+            if (const auto separable = cc::separable_shape(radius_x, radius_y, on_chip, limit)) {
+              std::vector<std::string> defines = cc::separable_defines(*separable, radius_x, radius_y);
+              if (!pixel.empty()) defines.emplace_back(pixel);
+              // BAND follows the radius; one band or several is the structural difference
+              const std::string shape = fmt::format("THREADS={} TILE_W={} TILE_H={} {}{}{}", separable->threads,
+                                                    separable->tile_w, separable->tile_h,
+                                                    separable->bands == 1 ? "one band" : "bands",
+                                                    pixel.empty() ? "" : " ", pixel);
+              all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
+            }
           }
-          if (const auto separable = cc::separable_shape(radius_x, radius_y, on_chip, limit)) {
-            std::vector<std::string> defines = cc::separable_defines(*separable, radius_x, radius_y);
-            if (!pixel.empty()) defines.emplace_back(pixel);
-            // BAND follows the radius; one band or several is the structural difference
-            const std::string shape = fmt::format("THREADS={} TILE_W={} TILE_H={} {}{}{}", separable->threads,
-                                                  separable->tile_w, separable->tile_h,
-                                                  separable->bands == 1 ? "one band" : "bands",
-                                                  pixel.empty() ? "" : " ", pixel);
-            all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
-          }
-        }
+  }
   return all;
 }
 

@@ -42,8 +42,9 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # Every variant at r=2 per border; NPP (replicate only); fast's rows scheme (its 4-row loop at r=6, its
 # 2-row loop at r=20) and fft beside r=2; --stream's overlapped pipeline; --variant auto's tuning runs;
 # 8-bit pixels through the kernels compiled for them (1 channel, RGBA8 with 3 channels padded) and NPP's;
-# u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20) and separable on an image with interior
-# blocks (their 4- and 16-byte quad loads, their channel-by-channel staging), 1 channel and RGBA8.
+# u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
+# r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
+# channel-by-channel staging), 1 channel and RGBA8.
 cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba)
 case_arguments() {
   case $1 in
@@ -58,7 +59,7 @@ case_arguments() {
     u8-rgba) echo "--size 67x45 --variant global,constant,tiled,texture --pixel u8 --channels 3 --border mirror" ;;
     u8-npp) echo "--size 67x45 --variant npp,npp-separable --pixel u8 --channels 4 --border clamp" ;;
     u8-fast) echo "--size 640x360 --variant fast,separable,auto --pixel u8 --filter box:r=6 --filter box:r=20 --border wrap" ;;
-    u8-fast-rgba) echo "--size 640x360 --variant fast,separable --pixel u8 --channels 3 --filter box:r=6 --filter box:r=20 --border mirror" ;;
+    u8-fast-rgba) echo "--size 640x360 --variant fast,separable --pixel u8 --channels 3 --filter box:r=1 --filter box:r=6 --filter box:r=20 --border mirror" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }

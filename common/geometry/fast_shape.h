@@ -13,7 +13,7 @@ namespace cc {
 
 // Work-group / block of BLOCK_X x BLOCK_Y threads, each computing OUT_X x OUT_Y outputs, so a block
 // covers (BLOCK_X * OUT_X) x (BLOCK_Y * OUT_Y) outputs. Three schemes, one per regime of the H100's floor:
-//  - quads (OUT_X = 4, OUT_Y = 4), for small radii, where DRAM bounds: 16-byte loads and stores straight
+//  - quads (OUT_X = 4, OUT_Y = 4; RGBA8 from r = 2: 2), for small radii, where DRAM bounds: 16-byte loads and stores straight
 //    from global memory (L1 serves the overlap), no tile, no border fold away from the edges;
 //  - rows (OUT_X = 8, OUT_Y = 4 or 2), for large radii, where the FMAs bound: a tile on chip, a loop
 //    over filter rows that keeps the code in the instruction cache, each coefficient read serving 32
@@ -39,6 +39,12 @@ inline constexpr int kFastRowsRadius = 5;
 // reads and the apron rows per output. Measured on the H100 (docs/performance.md): 8 x 16 blocks of 8 x 4
 // outputs are fastest in both APIs for 5 <= r <= 16, and 2 rows in the widest block beyond.
 inline constexpr int kFastTallRowsRadius = 16;
+
+// RGBA8's quads accumulate a float4 per output, so 4 rows of 4 outputs are 64 accumulators: NVIDIA's OpenCL
+// builds them with 200 registers at r = 2 and 3 (one 256-item group per SM). From this radius RGBA8 quads
+// take 2 rows: measured on the H100 (docs/performance.md, "8-bit"), OpenCL 17% and 20% faster at r = 2
+// and 3, CUDA within 3%; at r = 1 both row counts run alike, and 4 rows read fewer apron rows.
+inline constexpr int kFastShortQuadsRadius = 2;
 
 // Beyond this radius the fully unrolled kernel grows too large to compile in reasonable time; the
 // variant is skipped there (the separable and FFT variants are the tools for such filters).
@@ -100,11 +106,14 @@ inline std::pair<int, int> fast_block_within(const std::vector<std::pair<int, in
 // whose tile fits (NVIDIA's OpenCL offers 48 KB, which at r = 32 takes an 8 x 16 block; CUDA may opt in
 // to 227 KB), else columns in the first block whose tile fits; each scheme within `max_work_group`.
 // Below kFastMinWorkGroup the smallest block comes back, and the caller's check of the limit skips it.
+// `values_per_pixel`: the floats a quad output accumulates, 4 for RGBA8 (one float4), else 1; the
+// on-chip schemes stage one channel at a time whatever the format, so only the quads depend on it.
 inline FastShape fast_shape(int radius_x, int radius_y, std::size_t on_chip_bytes,
-                            std::size_t max_work_group = kFastDefaultMaxWorkGroup) {
+                            std::size_t max_work_group = kFastDefaultMaxWorkGroup, int values_per_pixel = 1) {
   if (std::max(radius_x, radius_y) < kFastRowsRadius) {
     const auto [block_x, block_y] = fast_block_within(fast_warp_wide_blocks(), max_work_group);
-    return FastShape{.block_x = block_x, .block_y = block_y, .out_x = 4, .out_y = 4};
+    const bool short_quads = values_per_pixel > 1 && std::max(radius_x, radius_y) >= kFastShortQuadsRadius;
+    return FastShape{.block_x = block_x, .block_y = block_y, .out_x = 4, .out_y = short_quads ? 2 : 4};
   }
   const bool tall = std::max(radius_x, radius_y) <= kFastTallRowsRadius;
   for (const auto& [block_x, block_y] : tall ? fast_tall_row_blocks() : fast_wide_row_blocks()) {

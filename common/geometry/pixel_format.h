@@ -15,14 +15,18 @@ inline int pixel_format(const Problem& problem) {
   return problem.device_channels() == 1 ? CC_PIXEL_U8 : CC_PIXEL_U8X4;
 }
 
-// The -D option that builds a run-time compiled program for the problem's format, or "" for f32, the
-// header's default, so float programs are built exactly as before.
-inline std::string pixel_define(const Problem& problem) {
-  switch (pixel_format(problem)) {
+// The -D option that builds a run-time compiled program for a format, or "" for f32, the header's
+// default, so float programs are built exactly as before.
+inline std::string pixel_format_define(int format) {
+  switch (format) {
     case CC_PIXEL_U8: return "-DCC_PIXEL=CC_PIXEL_U8";
     case CC_PIXEL_U8X4: return "-DCC_PIXEL=CC_PIXEL_U8X4";
     default: return "";
   }
 }
+inline std::string pixel_define(const Problem& problem) { return pixel_format_define(pixel_format(problem)); }
+
+// The floats a kernel holds for one pixel of the format (its cc_value): a float4 for RGBA8, else one.
+inline int pixel_format_values(int format) { return format == CC_PIXEL_U8X4 ? 4 : 1; }
 
 }  // namespace cc

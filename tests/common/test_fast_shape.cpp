@@ -22,6 +22,26 @@ TEST_CASE("fast: quads below radius 5, with no tile and 4 x 4 outputs per thread
   CHECK_FALSE(cc::fast_shape(1, 5, kOpenClLocal).quads());
 }
 
+TEST_CASE("fast: RGBA8 quads (a float4 per output) take 2 rows per thread from radius 2, every other format 4") {
+  for (const std::size_t limit : {256, 32}) {
+    CHECK(cc::fast_shape(1, 1, kOpenClLocal, limit, 4).out_y == 4);
+    CHECK(cc::fast_shape(2, 0, kOpenClLocal, limit, 4).out_y == 2);  // either axis
+    CHECK(cc::fast_shape(1, 2, kOpenClLocal, limit, 4).out_y == 2);
+    CHECK(cc::fast_shape(4, 4, kOpenClLocal, limit, 4).out_y == 2);
+    CHECK(cc::fast_shape(4, 4, kOpenClLocal, limit, 1).out_y == 4);
+    CHECK(cc::fast_shape(4, 4, kOpenClLocal, limit, 4).quads());
+  }
+  // the on-chip schemes stage one channel at a time: RGBA8's shape is the others'
+  for (const int radius : {5, 16, 32}) {
+    const cc::FastShape rgba = cc::fast_shape(radius, radius, kOpenClLocal, 256, 4);
+    const cc::FastShape one = cc::fast_shape(radius, radius, kOpenClLocal, 256, 1);
+    CHECK(rgba.out_x == one.out_x);
+    CHECK(rgba.out_y == one.out_y);
+    CHECK(rgba.block_x == one.block_x);
+    CHECK(rgba.block_y == one.block_y);
+  }
+}
+
 TEST_CASE("fast: rows of 8 x 4 outputs per thread in 8 x 16 blocks from radius 5 to 16") {
   for (const int radius : {5, 7, 13, 16}) {
     for (const std::size_t on_chip : {kOpenClLocal, kCudaOptIn}) {  // the same shape in both APIs

@@ -25,6 +25,7 @@
 #include "common/domain/error.h"
 #include "common/domain/reference.h"
 #include "common/geometry/fast_shape.h"
+#include "common/geometry/pixel_format.h"
 #include "common/geometry/separable_shape.h"
 #include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
@@ -325,14 +326,16 @@ TEST_CASE("u8 fast and separable: every scheme and shape, 1, 3 and 4 channels, e
         const cc::BackendRun run = opencl().run(problem, input, shape.variant, device_under_test(), quick_options());
         REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
         CHECK(run.compile_time.ends_with(channels == 1 ? " -DCC_PIXEL=CC_PIXEL_U8" : " -DCC_PIXEL=CC_PIXEL_U8X4"));
-        // The shape is the one f32 takes: both kernels stage float whatever the pixels.
+        // The shape is the one f32 takes (both kernels stage float whatever the pixels), but for RGBA8's
+        // quads, 2 rows from r = 2 (common/geometry/fast_shape.h).
         const std::size_t items = work_group_items(run.compile_time);
         const std::string defines =
             separable ? joined_defines(cc::separable_defines(
                             *cc::separable_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items),
                             shape.radius_x, shape.radius_y))
                       : joined_defines(cc::fast_defines(
-                            cc::fast_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items),
+                            cc::fast_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items,
+                                           cc::pixel_format_values(cc::pixel_format(problem))),
                             shape.radius_x, shape.radius_y));
         CHECK(run.compile_time.find(defines) != std::string::npos);
         const cc::Image reference = cc::reference_convolve(input, problem);
