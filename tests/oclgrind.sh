@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # oclgrind.sh: every OpenCL variant under Oclgrind's checkers (data races, uninitialized values, API misuse).
-# Usage: tests/oclgrind.sh PATH/TO/convcompare   (ctest -L opencl runs it when oclgrind is installed)
+# Usage: tests/oclgrind.sh PATH/TO/convcompare [PART/PARTS]   (ctest -L opencl runs it when oclgrind is installed)
+# PART/PARTS (1/3, 2/3, 3/3) runs every PARTS-th check from the PART-th: ctest runs the parts side by side.
 # `oclgrind PROGRAM` intercepts the OpenCL ICD, so the program sees only Oclgrind's simulated device.
 # Exit 0 when every check is clean and every expected run validated; 1 otherwise.
 set -uo pipefail
 
-exe=${1:?usage: oclgrind.sh PATH/TO/convcompare}
+exe=${1:?usage: oclgrind.sh PATH/TO/convcompare [PART/PARTS]}
+part=${2:-1/1}
+[[ $part =~ ^([0-9]+)/([0-9]+)$ ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= BASH_REMATCH[2])) ||
+  { echo "oclgrind.sh: PART/PARTS must read like 2/3, not '$part'" >&2; exit 2; }
+part_index=$((BASH_REMATCH[1] - 1)) parts=${BASH_REMATCH[2]}
+numbered=0  # every check, this part's or not: the deal does not depend on which part runs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 all=global,constant,tiled,texture,separable,fft,fast
 checks=0
 failures=0
+# Whether the next check is this part's (and counts it).
+mine() { numbered=$((numbered + 1)); (((numbered - 1) % parts == part_index)); }
 
 # Oclgrind's log less its reports on VkFFT_main, the fft variant's generated transform kernel: it reads
 # a whole sequence into local memory and writes it back in place with only a local-memory barrier
@@ -27,6 +35,7 @@ check() {
   local grind=()
   while [[ $1 != -- ]]; do grind+=("$1"); shift; done
   shift
+  mine || return 0
   checks=$((checks + 1))
   local started=$SECONDS
   local log=$work/$checks.log csv=$work/$checks.csv out=$work/$checks.out
@@ -129,18 +138,20 @@ size=640x20 check "fft unpadded, two-pass transforms: races, API" 1 --data-races
   --variant fft --filter box:r=3 --border zero
 
 # The checker itself: tiled.cl without its barrier must be reported as a data race.
-checks=$((checks + 1))
-kernels=$work/kernels
-cp -r "$(dirname "${BASH_SOURCE[0]}")/../kernels_cl" "$kernels"
-sed -i '/^ *barrier(CLK_LOCAL_MEM_FENCE);/d' "$kernels/tiled.cl"
-oclgrind --data-races --log "$work/race.log" "$exe" --backend opencl --no-peaks --variant tiled --size 33x17 --filter box:r=2 \
-  --repetitions 1 --warmup 0 --quiet --kernel-dir "$kernels" >/dev/null 2>&1
-if grep -q 'barrier(CLK_LOCAL_MEM_FENCE)' "$kernels/tiled.cl" || ! grep -q 'data race' "$work/race.log"; then
-  failures=$((failures + 1))
-  echo "FAIL  tiled.cl without its barrier was not reported as a data race"
-else
-  echo "ok    tiled.cl without its barrier is reported as a data race (the checker works)"
+if mine; then
+  checks=$((checks + 1))
+  kernels=$work/kernels
+  cp -r "$(dirname "${BASH_SOURCE[0]}")/../kernels_cl" "$kernels"
+  sed -i '/^ *barrier(CLK_LOCAL_MEM_FENCE);/d' "$kernels/tiled.cl"
+  oclgrind --data-races --log "$work/race.log" "$exe" --backend opencl --no-peaks --variant tiled --size 33x17 --filter box:r=2 \
+    --repetitions 1 --warmup 0 --quiet --kernel-dir "$kernels" >/dev/null 2>&1
+  if grep -q 'barrier(CLK_LOCAL_MEM_FENCE)' "$kernels/tiled.cl" || ! grep -q 'data race' "$work/race.log"; then
+    failures=$((failures + 1))
+    echo "FAIL  tiled.cl without its barrier was not reported as a data race"
+  else
+    echo "ok    tiled.cl without its barrier is reported as a data race (the checker works)"
+  fi
 fi
 
-echo "oclgrind: $((checks - failures)) of $checks checks passed"
+echo "oclgrind $part: $((checks - failures)) of $checks checks passed"
 [[ $failures -eq 0 ]]
