@@ -68,6 +68,30 @@ std::string palette_bmp(const PaletteBmp& spec) {
          little_endian_bytes(offset) + header + palette + data;
 }
 
+// A BMP of 16- or 32-bit pixels `value(x, y)`, bottom-up; with `masks` (red, green, blue[, alpha]) as
+// BI_BITFIELDS after a BITMAPINFOHEADER, else BI_RGB.
+std::string direct_bmp(int bits, int width, int height, const std::function<std::uint32_t(int, int)>& value,
+                       const std::vector<std::uint32_t>& masks = {}) {
+  const int row_bytes = (width * bits + 31) / 32 * 4;
+  std::string data;
+  for (int row = 0; row < height; ++row) {
+    std::string bytes;
+    for (int x = 0; x < width; ++x) bytes += little_endian_bytes(value(x, height - 1 - row), bits / 8);
+    bytes.resize(row_bytes, '\0');
+    data += bytes;
+  }
+  std::string fields;
+  for (const std::uint32_t mask : masks) fields += little_endian_bytes(mask);
+  const std::string header = little_endian_bytes(40) + little_endian_bytes(width) + little_endian_bytes(height) +
+                             little_endian_bytes(1, 2) + little_endian_bytes(bits, 2) +
+                             little_endian_bytes(masks.empty() ? 0 : masks.size() == 4 ? 6 : 3) +
+                             little_endian_bytes(static_cast<std::uint32_t>(data.size())) + little_endian_bytes(2835) +
+                             little_endian_bytes(2835) + little_endian_bytes(0) + little_endian_bytes(0);
+  const auto offset = static_cast<std::uint32_t>(14 + header.size() + fields.size());
+  return "BM" + little_endian_bytes(offset + static_cast<std::uint32_t>(data.size())) + little_endian_bytes(0) +
+         little_endian_bytes(offset) + header + fields + data;
+}
+
 std::vector<Rgb> grey_palette() {
   std::vector<Rgb> palette;
   for (int i = 0; i < 256; ++i) palette.push_back({i, i, i});
@@ -211,4 +235,38 @@ TEST_CASE("a report written over an existing 0600 file stays 0600 (and a new one
   REQUIRE(::stat((dir / "private.json").c_str(), &info) == 0);
   CHECK((info.st_mode & 07777) == 0600);
   CHECK(info.st_size > 100);  // the report, not the old "{}"
+}
+
+TEST_CASE("BMP: 16- and 32-bit pixels, with and without bit fields, load with the values they hold") {
+  TempDir dir("hostile");
+  const auto rgba = [](int x, int y) { return static_cast<std::uint32_t>((x * 40) << 16 | (y * 50) << 8 | (x + y) * 9); };
+  // 32-bit BI_RGB: 4 channels; a fourth byte that is 0 everywhere is no alpha (opaque), one that is used is.
+  write_binary(dir / "x888.bmp", direct_bmp(32, 5, 3, rgba));
+  const cc::Image opaque = cc::load_image(dir / "x888.bmp");
+  REQUIRE(opaque.channels == 4);
+  CHECK(opaque.at(0, 2, 4) == 160);
+  CHECK(opaque.at(1, 2, 4) == 100);
+  CHECK(opaque.at(2, 2, 4) == 54);
+  CHECK(opaque.at(3, 1, 1) == 255);
+  write_binary(dir / "8888.bmp", direct_bmp(32, 5, 3, [&](int x, int y) { return rgba(x, y) | (x * 60u) << 24; }));
+  CHECK(cc::load_image(dir / "8888.bmp").at(3, 1, 3) == 180);
+  // 16-bit BI_RGB is 5-5-5; BI_BITFIELDS 5-6-5; each field scaled to 0..255 (31 -> 255, 16 -> 132).
+  write_binary(dir / "555.bmp", direct_bmp(16, 3, 2, [](int x, int) { return static_cast<std::uint32_t>(31 << 10 | 16 << 5 | x); }));
+  const cc::Image five = cc::load_image(dir / "555.bmp");
+  REQUIRE(five.channels == 3);
+  CHECK(five.at(0, 0, 0) == 255);
+  CHECK(five.at(1, 1, 2) == 132);
+  CHECK(five.at(2, 1, 2) == 16);  // 2 of 31
+  write_binary(dir / "565.bmp",
+               direct_bmp(16, 3, 2, [](int, int) { return std::uint32_t{63 << 5 | 1}; }, {0xF800, 0x07E0, 0x001F}));
+  const cc::Image six = cc::load_image(dir / "565.bmp");
+  REQUIRE(six.channels == 3);
+  CHECK(six.at(0, 1, 1) == 0);
+  CHECK(six.at(1, 1, 1) == 255);
+  CHECK(six.at(2, 1, 1) == 8);
+  // Bit fields that are no run of bits, or a colour without a field, are refused.
+  write_binary(dir / "gappy.bmp", direct_bmp(16, 3, 2, [](int, int) { return 0u; }, {0xF00F, 0x07E0, 0x001F}));
+  check_refused(convcompare(run_args({"--image", dir / "gappy.bmp"})), {"bad BMP", "0xf00f", "one run of bits"});
+  write_binary(dir / "blind.bmp", direct_bmp(32, 3, 2, [](int, int) { return 0u; }, {0xFF0000, 0, 0xFF, 0xFF000000}));
+  check_refused(convcompare(run_args({"--image", dir / "blind.bmp"})), {"bad BMP", "mask is 0"});
 }
