@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -10,6 +11,9 @@
 
 // Declarations only: the implementation is compiled once, in common/domain/stb_impl.cpp.
 #include <stb/stb_image_write.h>
+#if CONVCOMPARE_WITH_TURBOJPEG
+#include <turbojpeg.h>
+#endif
 
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
@@ -270,3 +274,31 @@ TEST_CASE("BMP: 16- and 32-bit pixels, with and without bit fields, load with th
   write_binary(dir / "blind.bmp", direct_bmp(32, 3, 2, [](int, int) { return 0u; }, {0xFF0000, 0, 0xFF, 0xFF000000}));
   check_refused(convcompare(run_args({"--image", dir / "blind.bmp"})), {"bad BMP", "mask is 0"});
 }
+
+#if CONVCOMPARE_WITH_TURBOJPEG
+TEST_CASE("JPEG: the bound and the warnings refuse no valid file: flat progressive and baseline images as small as they come") {
+  TempDir dir("hostile");
+  // A flat image is the smallest a JPEG of its size can be: a progressive one spends about two bits
+  // per block (the DC scan and its refinement), a baseline one six; both are over the one-bit bound.
+  const std::vector<unsigned char> flat(1024 * 768 * 3, 77);
+  for (const int flags : {0, TJFLAG_PROGRESSIVE}) {
+    CAPTURE(flags);
+    tjhandle encoder = tjInitCompress();
+    REQUIRE(encoder != nullptr);
+    unsigned char* jpeg = nullptr;
+    unsigned long size = 0;
+    const int status = tjCompress2(encoder, flat.data(), 1024, 0, 768, TJPF_RGB, &jpeg, &size, TJSAMP_420, 50, flags);
+    tjDestroy(encoder);
+    REQUIRE(status == 0);
+    const std::string bytes(reinterpret_cast<const char*>(jpeg), size);
+    tjFree(jpeg);
+    write_binary(dir / "flat.jpg", bytes);
+    const cc::Image image = cc::load_image(dir / "flat.jpg");
+    REQUIRE(image.width == 1024);
+    CHECK(std::abs(image.at(1, 767, 1023) - 77) <= 2);
+    // Cut short (the last half of its scans gone), the same file is refused.
+    write_binary(dir / "cut.jpg", bytes.substr(0, bytes.size() / 2));
+    CHECK_THROWS_WITH_AS(cc::load_image(dir / "cut.jpg"), doctest::Contains("bad JPEG"), cc::InputError);
+  }
+}
+#endif
