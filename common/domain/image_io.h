@@ -1,4 +1,4 @@
-// image_io.h: reading and writing images (PNG, JPEG, BMP through stb; PFM ourselves) and the default image.
+// image_io.h: reading images (PNG via libspng, JPEG via libjpeg-turbo, BMP and PFM by our own readers: image_io/*.cpp), writing PNG and PFM, and the default image.
 #pragma once
 
 #include <string>
@@ -28,7 +28,8 @@ Image make_default_image(int width = 2048, int height = 2048, int channels = 1);
 
 // Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a reader
 // never sees a half-written file; a symlink or other non-regular file (/dev/stdout) is written
-// through instead, so the link survives. Throws InputError on failure.
+// through instead, so the link survives. A regular file replaced keeps its mode (and owner, where
+// permitted); its other hard links keep the old contents. Throws InputError on failure.
 void write_file_atomically(const std::string& path, const std::string& bytes);
 
 }  // namespace cc

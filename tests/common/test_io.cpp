@@ -189,7 +189,7 @@ TEST_CASE("PFM: big endian, and exactly one line feed after the scale before the
   CHECK(loaded.data[1] == 7.0f);
 }
 
-TEST_CASE("JPEG files are read through libjpeg-turbo (stb without it), BMP files through stb") {
+TEST_CASE("JPEG files are read through libjpeg-turbo (stb without it), BMP files by our own decoder") {
   TempDir dir("io");
   // A flat JPEG decodes to (almost exactly) its colour. stb_image_write always writes YCbCr, so
   // this one comes back with 3 channels.
@@ -356,6 +356,14 @@ TEST_CASE("saving: PFM channel counts and unwritable paths") {
   cc::write_file_atomically(dir.file("a.txt"), "second");
   CHECK(read_bytes(dir.file("a.txt")) == "second");
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+  // The replaced file's mode stays (issue #30: a 0600 report became 0644); a hard link keeps the old file.
+  fs::permissions(dir.file("a.txt"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  fs::create_hard_link(dir.file("a.txt"), dir.file("b.txt"));
+  cc::write_file_atomically(dir.file("a.txt"), "third");
+  CHECK((fs::status(dir.file("a.txt")).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+  CHECK(read_bytes(dir.file("a.txt")) == "third");
+  CHECK(read_bytes(dir.file("b.txt")) == "second");
 }
 
 TEST_CASE("writing to a symlink writes through it: the link stays, its target changes (think /dev/stdout)") {

@@ -4,10 +4,9 @@
 #include <memory>
 
 #include <spng.h>
-// Declarations only: the implementation is compiled once, in common/domain/stb_impl.cpp.
+#if !CONVCOMPARE_WITH_TURBOJPEG
+// Declarations only: the implementation is compiled once, in common/domain/stb_impl.cpp (JPEG only).
 #include <stb_image.h>
-#if CONVCOMPARE_WITH_TURBOJPEG
-#include <turbojpeg.h>
 #endif
 
 #include "common/domain/error.h"
@@ -16,23 +15,15 @@
 
 namespace {
 
-// JPEG and BMP decoders fill missing data with zeros, so a 100-byte header can decode to a legal
-// 16384x16384x4 image: gigabytes and seconds per input, which would only slow the search down (and
+// A PNG of a few bytes can inflate to a legal 16384x16384x4 image (and a JPEG decoded by stb can fill
+// missing data with zeros): gigabytes and seconds per input, which would only slow the search down (and
 // trip -malloc_limit_mb, set for a 1 GiB image). Such headers are skipped; headers over the caps are
-// not, since the loader must refuse those before allocating anything.
+// not, since the loader must refuse those before allocating anything. BMP needs every byte of its pixel
+// array and a JPEG a bit per 8x8 block before anything is decoded, so neither is skipped.
 constexpr long long kFuzzValueBudget = 1 << 22;  // width x height x channels
 
 #if CONVCOMPARE_WITH_TURBOJPEG
 constexpr bool kStbDecodesJpeg = false;
-
-// The size a JPEG header declares, through libjpeg-turbo (stb is built without JPEG then).
-bool jpeg_info(const std::uint8_t* data, std::size_t size, int& width, int& height, int& channels) {
-  static const std::unique_ptr<void, int (*)(tjhandle)> decoder(tjInitDecompress(), tjDestroy);
-  int subsampling = 0, colorspace = 0;
-  if (tjDecompressHeader3(decoder.get(), data, size, &width, &height, &subsampling, &colorspace) != 0) return false;
-  channels = colorspace == TJCS_GRAY ? 1 : 3;
-  return true;
-}
 #else
 constexpr bool kStbDecodesJpeg = true;
 #endif
@@ -51,14 +42,14 @@ bool png_info(const std::uint8_t* data, std::size_t size, int& width, int& heigh
 
 bool legal_but_too_big_to_fuzz(const std::uint8_t* data, std::size_t size) {
   int width = 0, height = 0, channels = 0;
-  bool known = stbi_info_from_memory(data, static_cast<int>(size), &width, &height, &channels) ||
-               png_info(data, size, width, height, channels);
 #if CONVCOMPARE_WITH_TURBOJPEG
-  known = known || jpeg_info(data, size, width, height, channels);
+  const bool known = png_info(data, size, width, height, channels);
+#else
+  const bool known = stbi_info_from_memory(data, static_cast<int>(size), &width, &height, &channels) ||
+                     png_info(data, size, width, height, channels);
 #endif
   if (!known) return false;
-  // A top-down BMP reports a negative height.
-  const long long w = width, h = height < 0 ? -static_cast<long long>(height) : height;
+  const long long w = width, h = height;
   if (w <= 0 || h <= 0 || w > cc::kMaxImageDimension || h > cc::kMaxImageDimension) return false;
   const long long pixels = w * h;
   return pixels <= static_cast<long long>(cc::kMaxImagePixels) && pixels * channels > kFuzzValueBudget;
