@@ -190,7 +190,7 @@ class CudaApi final : public GpuApi {
   }
 
   std::unique_ptr<DeviceSession> make_session(int device) override {
-    return std::make_unique<cuda::CudaSession>(ordinals_[device]);
+    return cuda::make_session(ordinals_[device]);
   }
 
   DevicePeaks measure_peaks(int device) override { return cuda::measure_peaks(ordinals_[device]); }

@@ -182,7 +182,7 @@ class OpenClApi final : public GpuApi {
   }
 
   std::unique_ptr<DeviceSession> make_session(int device) override {
-    return std::make_unique<ClSession>(context(device).context, discovery_.devices[device].device);
+    return opencl::make_session(context(device).context, discovery_.devices[device].device);
   }
 
   DevicePeaks measure_peaks(int device) override {
