@@ -62,28 +62,42 @@ void CudaQueue::wait_for_last() {
   CC_CUDA_CHECK(cudaEventSynchronize(last_.get()));
 }
 
-std::unique_ptr<DeviceQueue> CudaSession::make_queue() {
-  CC_CUDA_CHECK(cudaSetDevice(ordinal_));
-  return std::make_unique<CudaQueue>();
-}
+namespace {
 
-std::unique_ptr<HostFrame> CudaSession::make_pinned_frame(const FrameLayout& layout, DeviceQueue&) {
-  return std::make_unique<PinnedHostFrame>(layout);
-}
+class CudaSession final : public DeviceSession {
+ public:
+  explicit CudaSession(int ordinal) : ordinal_(ordinal) {}
 
-bool CudaSession::out_of_memory(const ApiError& error) const {
-  return error.api() == "CUDA" && error.code() == cudaErrorMemoryAllocation;
-}
+  std::unique_ptr<DeviceQueue> make_queue() override {
+    CC_CUDA_CHECK(cudaSetDevice(ordinal_));
+    return std::make_unique<CudaQueue>();
+  }
 
-std::size_t CudaSession::cache_bytes() const {
-  int bytes = 0;
-  CC_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, ordinal_));
-  return bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
-}
+  std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue&) override {
+    return std::make_unique<PinnedHostFrame>(layout);
+  }
 
-std::unique_ptr<CacheScratch> CudaSession::make_cache_scratch(std::size_t bytes) {
-  CC_CUDA_CHECK(cudaSetDevice(ordinal_));
-  return std::make_unique<CudaCacheScratch>(bytes);
-}
+  bool out_of_memory(const ApiError& error) const override {
+    return error.api() == "CUDA" && error.code() == cudaErrorMemoryAllocation;
+  }
+
+  std::size_t cache_bytes() const override {
+    int bytes = 0;
+    CC_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, ordinal_));
+    return bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
+  }
+
+  std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override {
+    CC_CUDA_CHECK(cudaSetDevice(ordinal_));
+    return std::make_unique<CudaCacheScratch>(bytes);
+  }
+
+ private:
+  int ordinal_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceSession> make_session(int ordinal) { return std::make_unique<CudaSession>(ordinal); }
 
 }  // namespace cc::cuda

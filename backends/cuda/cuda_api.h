@@ -28,17 +28,7 @@ class CudaQueue final : public DeviceQueue {
   Event last_;  // recorded by wait_for_last(): a marker without timestamps, cheaper to wait on
 };
 
-class CudaSession final : public DeviceSession {
- public:
-  explicit CudaSession(int ordinal) : ordinal_(ordinal) {}
-  std::unique_ptr<DeviceQueue> make_queue() override;
-  std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) override;
-  bool out_of_memory(const ApiError& error) const override;
-  std::size_t cache_bytes() const override;
-  std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override;
-
- private:
-  int ordinal_;
-};
+// Device `ordinal` as the protocol sees it (a CudaQueue per stream, cudaMallocHost frames).
+std::unique_ptr<DeviceSession> make_session(int ordinal);
 
 }  // namespace cc::cuda

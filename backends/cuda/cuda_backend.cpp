@@ -1,7 +1,8 @@
-// cuda_backend.cpp: the CUDA backend: device discovery and limits, NVRTC modules, and each run through the shared plan and protocol.
+// cuda_backend.cpp: what only CUDA says for the one GPU backend (gpu_backend.h): discovery and limits, NVRTC modules, the launchers.
 #include "backends/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
@@ -18,8 +18,8 @@
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/runtime_module.h"
 #include "backends/embedded_sources.h"
+#include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
-#include "backends/measure.h"
 #include "common/domain/error.h"
 #include "kernels_cuda/launchers.h"
 
@@ -115,19 +115,56 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
   return text;
 }
 
-class CudaBackend final : public Backend {
+// The NVRTC module of a variant with a compile-time radius, or nvcc's offline kernels, and its launcher.
+class CudaBuild final : public VariantBuild {
+ public:
+  using ModuleFor = std::function<const cuda::RuntimeModule&(const std::vector<std::string>& defines)>;
+  CudaBuild(const VariantTraits& traits, const cuda::Launcher& launcher, const DeviceLimits& limits,
+            ModuleFor module_for)
+      : traits_(traits), launcher_(launcher), limits_(limits), module_for_(std::move(module_for)) {}
+
+  KernelLimits build(const LaunchPlan& plan) override {
+    KernelLimits kernel{.max_group = limits_.max_group};
+    if (traits_.compile_time_radius) {
+      module_ = &module_for_(plan.defines);
+      // A cudaKernel_t passes as a function pointer (the runtime API's note on cudaKernel_t).
+      const std::string kernel_name = "convolve_" + std::string(traits_.name);
+      cudaFuncAttributes attributes{};
+      CC_CUDA_CHECK(
+          cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(module_->kernel(kernel_name.c_str()))));
+      kernel.max_group = static_cast<std::size_t>(attributes.maxThreadsPerBlock);
+    }
+    return kernel;
+  }
+
+  // A launcher may decline what the rule accepted: a vendor library's own limit (cuda_launchers.h).
+  std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
+    return launcher_.declines ? launcher_.declines(plan, problem) : "";
+  }
+
+  std::string compile_time(const LaunchPlan& plan, const RunOptions&) const override {
+    return compile_time_text(plan, module_);
+  }
+  double build_ms() const override { return module_ ? module_->build_ms() : 0; }
+
+  std::unique_ptr<PreparedVariant> prepare(const LaunchPlan& plan, const Problem& problem,
+                                           DeviceQueue& queue) const override {
+    const cuda::LauncherSetup setup{plan, problem, limits_, module_};
+    return launcher_.prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
+  }
+
+ private:
+  const VariantTraits& traits_;
+  const cuda::Launcher& launcher_;
+  const DeviceLimits& limits_;  // as discovered: on_chip_default says when to opt in
+  ModuleFor module_for_;
+  const cuda::RuntimeModule* module_ = nullptr;  // variants with a compile-time radius
+};
+
+class CudaApi final : public GpuApi {
  public:
   std::string_view name() const override { return "cuda"; }
-
-  const std::vector<DeviceInfo>& devices() override {
-    discover();
-    return devices_;
-  }
-
-  std::string unavailable_reason() override {
-    discover();
-    return devices_.empty() ? reason_ : "";
-  }
+  std::string_view display_name() const override { return "CUDA"; }
 
   std::vector<std::string> variants() const override {
     std::vector<std::string> names;
@@ -135,109 +172,41 @@ class CudaBackend final : public Backend {
     return names;
   }
 
-  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
-                 const RunOptions& options) override {
-    Planned planned;
-    if (std::string reason = plan(planned, problem, variant, device, 1); !reason.empty())
-      return skipped(std::move(reason));
-    cuda::CudaSession session(ordinals_[device]);
-    BackendRun run = measure_run(session, prepare(planned, problem, device), problem, input,
-                                 planned.plan.frame_bytes + planned.plan.filter_bytes, options);
-    run.compile_time = compile_time_text(planned.plan, planned.module);
-    if (planned.module) run.times.build_ms = planned.module->build_ms();
-    return run;
-  }
+  std::string refuses(std::string_view variant, int) override { return std::string(launcher(variant).missing); }
 
-  StreamRun stream(const Problem& problem, const Image& input, std::string_view variant, int device, int frames,
-                   const RunOptions& options) override {
-    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
-    Planned planned;
-    if (std::string reason = plan(planned, problem, variant, device, kStreamSlots); !reason.empty()) {
-      StreamRun skip;
-      skip.reason = std::move(reason);
-      return skip;
-    }
-    cuda::CudaSession session(ordinals_[device]);
-    return measure_stream(session, prepare(planned, problem, device), problem, input, frames, options);
-  }
-
-  DevicePeaks measure_peaks(int device) override {
-    check_device(device);
-    if (auto found = peaks_.find(device); found != peaks_.end()) return found->second;
-    return peaks_[device] = cuda::measure_peaks(ordinals_[device]);
-  }
-
- private:
-  struct Planned {
-    LaunchPlan plan;
-    const cuda::Launcher* launcher = nullptr;
-    const cuda::RuntimeModule* module = nullptr;  // variants with a compile-time radius
-  };
-
-  void check_device(int device) {
-    discover();
-    if (device < 0 || device >= static_cast<int>(devices_.size()))
-      throw InputError(fmt::format("no CUDA device {} ({} found)", device, devices_.size()));
-  }
-
-  // The shared planning rule, with NVRTC as the build step; returns why the variant cannot run here,
-  // or "". Bad requests throw InputError.
-  std::string plan(Planned& planned, const Problem& problem, std::string_view variant, int device,
-                   int frames_in_flight) {
-    discover();
-    if (devices_.empty()) return reason_;
-    check_device(device);
-    const auto all = cuda::launchers();
-    const auto found = std::ranges::find(all, variant, &cuda::Launcher::variant);
-    if (found == all.end())
-      throw InputError(fmt::format("the cuda backend has no variant '{}' ({})", variant, fmt::join(variants(), ", ")));
-    if (!found->missing.empty()) return std::string(found->missing);
-    planned.launcher = &*found;
-    const int ordinal = ordinals_[device];
-    CC_CUDA_CHECK(cudaSetDevice(ordinal));
+  DeviceLimits limits(int device, const Problem&) override {
+    CC_CUDA_CHECK(cudaSetDevice(ordinals_[device]));
     DeviceLimits limits = limits_[device];
     limits.memory = cuda::free_device_memory();
-    const VariantTraits& traits = *find_variant(variant);
-    const auto build = [&](const LaunchPlan& plan) {
-      KernelLimits kernel{.max_group = limits.max_group};
-      if (traits.compile_time_radius) {
-        planned.module = &runtime_module(ordinal, std::string(traits.name) + ".cu", plan.defines);
-        // A cudaKernel_t passes as a function pointer (the runtime API's note on cudaKernel_t).
-        const std::string kernel_name = "convolve_" + std::string(traits.name);
-        cudaFuncAttributes attributes{};
-        CC_CUDA_CHECK(cudaFuncGetAttributes(
-            &attributes, reinterpret_cast<const void*>(planned.module->kernel(kernel_name.c_str()))));
-        kernel.max_group = static_cast<std::size_t>(attributes.maxThreadsPerBlock);
-      }
-      return kernel;
-    };
-    std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight, build);
-    // A launcher may decline what the rule accepted: a vendor library's own limit (cuda_launchers.h).
-    if (reason.empty() && found->declines) reason = found->declines(planned.plan, problem);
-    return reason;
+    return limits;
   }
 
-  PrepareVariant prepare(const Planned& planned, const Problem& problem, int device) {
-    return [&planned, &problem, this, device](DeviceQueue& queue) {
-      const cuda::LauncherSetup setup{planned.plan, problem, limits_[device], planned.module};
-      return planned.launcher->prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
-    };
+  std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions&) override {
+    const int ordinal = ordinals_[device];
+    const std::string file = std::string(traits.name) + ".cu";
+    return std::make_unique<CudaBuild>(traits, launcher(traits.name), limits_[device],
+                                       [this, ordinal, file](const std::vector<std::string>& defines)
+                                           -> const cuda::RuntimeModule& { return runtime_module(ordinal, file, defines); });
   }
 
-  // Once, on first use, and never throwing: a machine without CUDA is a reason, not an error.
-  void discover() {
-    if (discovered_) return;
-    discovered_ = true;
+  std::unique_ptr<DeviceSession> make_session(int device) override {
+    return cuda::make_session(ordinals_[device]);
+  }
+
+  DevicePeaks measure_peaks(int device) override { return cuda::measure_peaks(ordinals_[device]); }
+
+  GpuDiscovery discover() override {
+    GpuDiscovery found;
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
       cudaGetLastError();
-      reason_ = no_device_reason(status);
-      return;
+      found.unavailable_reason = no_device_reason(status);
+      return found;
     }
     if (count == 0) {
-      reason_ = "no CUDA device found";
-      return;
+      found.unavailable_reason = "no CUDA device found";
+      return found;
     }
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
@@ -246,13 +215,20 @@ class CudaBackend final : public Backend {
       cudaDeviceProp properties{};
       if (const cudaError_t error = cudaGetDeviceProperties(&properties, ordinal); error != cudaSuccess) {
         cudaGetLastError();
-        reason_ = fmt::format("cuda:{}: cudaGetDeviceProperties failed: {}", ordinal, cudaGetErrorName(error));
+        found.unavailable_reason =
+            fmt::format("cuda:{}: cudaGetDeviceProperties failed: {}", ordinal, cudaGetErrorName(error));
         continue;
       }
-      devices_.push_back(describe(ordinal, properties, driver, runtime));
+      found.devices.push_back(describe(ordinal, properties, driver, runtime));
       limits_.push_back(read_limits(properties));
       ordinals_.push_back(ordinal);
     }
+    return found;
+  }
+
+ private:
+  static const cuda::Launcher& launcher(std::string_view variant) {
+    return *std::ranges::find(cuda::launchers(), variant, &cuda::Launcher::variant);
   }
 
   // An embedded kernel file (fast.cu, separable.cu) compiled by NVRTC with these -D options, once per
@@ -274,16 +250,12 @@ class CudaBackend final : public Backend {
 
   std::map<std::tuple<std::string, int, std::vector<std::string>>, std::unique_ptr<cuda::RuntimeModule>>
       runtime_modules_;
-  std::map<int, DevicePeaks> peaks_;  // measured once per device
-  bool discovered_ = false;
-  std::vector<DeviceInfo> devices_;
-  std::vector<DeviceLimits> limits_;  // parallel to devices_
-  std::vector<int> ordinals_;         // CUDA device number of each entry of devices_
-  std::string reason_;
+  std::vector<DeviceLimits> limits_;  // parallel to the discovered devices
+  std::vector<int> ordinals_;         // CUDA device number of each discovered device
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend() { return make_gpu_backend(std::make_unique<CudaApi>()); }
 
 }  // namespace cc

@@ -1,4 +1,4 @@
-// cuda_launchers.cpp: one launcher per CUDA variant (its filter upload and its launch per plane) over one frame type.
+// cuda_launchers.cpp: one launcher per CUDA variant (its filter upload and its launch per plane) over CUDA's frame in the one frame loop.
 #include "backends/cuda/cuda_launchers.h"
 
 #include <map>
@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_resources.h"
+#include "backends/frame_variant.h"
 #include "common/geometry/pixel_format.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
@@ -22,17 +23,49 @@ namespace {
 
 namespace kernels = cuda_kernels;
 
-cudaStream_t stream_of(DeviceQueue& queue) { return static_cast<CudaQueue&>(queue).stream(); }
-
 // A frame unit as the float kernels take it.
 const float* as_floats(const void* unit) { return static_cast<const float*>(unit); }
 float* as_floats(void* unit) { return static_cast<float*>(unit); }
 
+std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+
 // One frame's device memory: every unit of the input (FrameLayout: a plane of floats, or the 8-bit
 // interleaved image; a buffer, or one texture per unit), of the output, the variant's scratch planes,
 // and fft's buffers, plans and work area (a frame's own, so that frames in flight on different streams
-// share none of them).
+// share none of them). How a unit crosses is here; the loop over units is FrameVariant's.
 struct CudaFrame final : DeviceFrame {
+  CudaFrame(const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem, int format)
+      : layout(layout), height(static_cast<std::size_t>(problem.height)) {
+    if (plan.variant->input_as_image) {
+      for (int unit = 0; unit < layout.units; ++unit)
+        textures.emplace_back(problem.width, problem.height, problem.border, texel_format(format));
+    } else {
+      input = DeviceBuffer(floats_for(layout.bytes()));
+    }
+    output = DeviceBuffer(floats_for(layout.bytes()));
+    if (plan.variant->scratch_planes > 0) scratch = DeviceBuffer(floats_for(plan.variant->scratch_planes * layout.unit_bytes));
+  }
+
+  void write(int unit, const std::byte* host, CudaQueue& queue) {
+    const std::size_t row_bytes = layout.unit_bytes / height;
+    if (textures.empty())
+      CC_CUDA_CHECK(cudaMemcpyAsync(unit_of(input, unit), host, layout.unit_bytes, cudaMemcpyHostToDevice, queue.stream()));
+    else
+      CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[unit].array(), 0, 0, host, row_bytes, row_bytes, height,
+                                             cudaMemcpyHostToDevice, queue.stream()));
+  }
+  void read(int unit, std::byte* host, CudaQueue& queue) const {
+    CC_CUDA_CHECK(cudaMemcpyAsync(host, unit_of(output, unit), layout.unit_bytes, cudaMemcpyDeviceToHost, queue.stream()));
+  }
+  void fill(unsigned char byte, CudaQueue& queue) {
+    CC_CUDA_CHECK(cudaMemsetAsync(output.get(), byte, layout.bytes(), queue.stream()));
+  }
+  std::byte* unit_of(const DeviceBuffer& buffer, int unit) const {
+    return reinterpret_cast<std::byte*>(buffer.get()) + unit * layout.unit_bytes;
+  }
+
+  FrameLayout layout;
+  std::size_t height;
   DeviceBuffer input, output, scratch;
   std::vector<TextureImage> textures;
 #ifdef CONVCOMPARE_WITH_CUFFT
@@ -40,75 +73,25 @@ struct CudaFrame final : DeviceFrame {
 #endif
 };
 
-// What every CUDA variant shares: the frame, the transfers, the poison; a launcher adds its filter
-// setup (constructor) and its launch of one plane.
-class CudaVariant : public PreparedVariant {
+// What every CUDA variant shares over the one frame loop (backends/frame_variant.h): a launcher adds
+// its filter setup (constructor) and its launch of one plane.
+class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
  public:
   CudaVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : plan_(setup.plan), problem_(setup.problem), limits_(setup.limits), setup_stream_(stream),
-        layout_(FrameLayout::for_problem(setup.problem)), format_(pixel_format(setup.problem)) {}
-
-  std::unique_ptr<DeviceFrame> make_frame() const override {
-    auto frame = std::make_unique<CudaFrame>();
-    if (plan_.variant->input_as_image) {
-      for (int unit = 0; unit < layout_.units; ++unit)
-        frame->textures.emplace_back(problem_.width, problem_.height, problem_.border, texel_format(format_));
-    } else {
-      frame->input = DeviceBuffer(floats_for(layout_.bytes()));
-    }
-    frame->output = DeviceBuffer(floats_for(layout_.bytes()));
-    if (plan_.variant->scratch_planes > 0)
-      frame->scratch = DeviceBuffer(floats_for(plan_.variant->scratch_planes * layout_.unit_bytes));
-    add_to_frame(*frame);
-    return frame;
-  }
-
-  void upload(DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
-    auto& frame = static_cast<CudaFrame&>(device);
-    const std::size_t row_bytes = layout_.unit_bytes / problem_.height;
-    for (int unit = 0; unit < layout_.units; ++unit) {
-      const std::byte* source = host.units()[unit];
-      if (frame.textures.empty())
-        CC_CUDA_CHECK(cudaMemcpyAsync(unit_of(frame.input, unit), source, layout_.unit_bytes, cudaMemcpyHostToDevice,
-                                      stream_of(queue)));
-      else
-        CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(frame.textures[unit].array(), 0, 0, source, row_bytes, row_bytes,
-                                               static_cast<std::size_t>(problem_.height), cudaMemcpyHostToDevice,
-                                               stream_of(queue)));
-    }
-  }
-
-  void launch(DeviceFrame& device, DeviceQueue& queue) const override {
-    auto& frame = static_cast<CudaFrame&>(device);
-    for (int unit = 0; unit < layout_.units; ++unit) {
-      const void* in = frame.input.get() ? unit_of(frame.input, unit) : nullptr;
-      launch_unit(frame, unit, in, unit_of(frame.output, unit), stream_of(queue));
-    }
-  }
-
-  void download(const DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
-    const auto& frame = static_cast<const CudaFrame&>(device);
-    for (int unit = 0; unit < layout_.units; ++unit)
-      CC_CUDA_CHECK(cudaMemcpyAsync(host.units()[unit], unit_of(frame.output, unit), layout_.unit_bytes,
-                                    cudaMemcpyDeviceToHost, stream_of(queue)));
-  }
-
-  void poison(DeviceFrame& device, DeviceQueue& queue, unsigned char byte) const override {
-    auto& frame = static_cast<CudaFrame&>(device);
-    CC_CUDA_CHECK(cudaMemsetAsync(frame.output.get(), byte, layout_.bytes(), stream_of(queue)));
-  }
-
-  std::size_t device_bytes(const DeviceFrame& device) const override {
-    return plan_.filter_bytes + plan_.frame_bytes + library_bytes(static_cast<const CudaFrame&>(device));
-  }
+      : FrameVariant(setup.plan, setup.problem), limits_(setup.limits), setup_stream_(stream),
+        format_(pixel_format(setup.problem)) {}
 
  protected:
+  std::unique_ptr<CudaFrame> new_frame() const final {
+    return std::make_unique<CudaFrame>(layout_, plan_, problem_, format_);
+  }
+  void launch_unit(CudaFrame& frame, int unit, CudaQueue& queue) const final {
+    const void* in = frame.input.get() ? frame.unit_of(frame.input, unit) : nullptr;
+    launch_plane(frame, unit, in, frame.unit_of(frame.output, unit), queue.stream());
+  }
   // One unit of the frame (a float plane, or the 8-bit image): `in` is null when the input is a
   // texture (frame.textures[unit]).
-  virtual void launch_unit(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
-  virtual void add_to_frame(CudaFrame&) const {}
-  // Device memory a library holds beyond what the plan counted, known once the frame is made.
-  virtual std::size_t library_bytes(const CudaFrame&) const { return 0; }
+  virtual void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
 
   dim3 block() const { return dim3(plan_.group.x, plan_.group.y); }
   DeviceBuffer upload_buffer(const std::vector<float>& values) const {
@@ -116,18 +99,9 @@ class CudaVariant : public PreparedVariant {
     CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, setup_stream_));
     return buffer;
   }
-  const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
 
-  static std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
-  std::byte* unit_of(const DeviceBuffer& buffer, int unit) const {
-    return reinterpret_cast<std::byte*>(buffer.get()) + unit * layout_.unit_bytes;
-  }
-
-  const LaunchPlan& plan_;
-  const Problem& problem_;
   const DeviceLimits& limits_;
   cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
-  FrameLayout layout_;
   int format_;  // the frame's pixel format (common/geometry/pixel.h): which kernels read it
 };
 
@@ -146,7 +120,7 @@ class GlobalVariant final : public CudaVariant {
       : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)), filter_(upload_buffer(weights())) {}
 
  private:
-  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
     CC_CUDA_CHECK(kernels_.launch_global(in, out, filter_.get(), plan_.args, block(), stream));
   }
   const kernels::PixelKernels& kernels_;
@@ -162,7 +136,7 @@ class ConstantVariant final : public CudaVariant {
   }
 
  private:
-  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
     CC_CUDA_CHECK(kernels_.launch_constant(in, out, plan_.args, block(), stream));
   }
   const kernels::PixelKernels& kernels_;
@@ -178,7 +152,7 @@ class TiledVariant final : public CudaVariant {
   }
 
  private:
-  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
     CC_CUDA_CHECK(kernels_.launch_tiled(in, out, plan_.args, block(), stream));
   }
   const kernels::PixelKernels& kernels_;
@@ -193,7 +167,7 @@ class TextureVariant final : public CudaVariant {
   }
 
  private:
-  void launch_unit(CudaFrame& frame, int unit, const void*, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame& frame, int unit, const void*, void* out, cudaStream_t stream) const override {
     CC_CUDA_CHECK(kernels_.launch_texture(frame.textures[unit].texture(), out, plan_.args, block(), stream));
   }
   const kernels::PixelKernels& kernels_;
@@ -221,7 +195,7 @@ class ModuleVariant : public CudaVariant {
   }
 
  private:
-  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
     ConvArgs args = plan_.args;
     void* parameters[] = {&in, &out, &args};
     CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(plan_.groups.x, plan_.groups.y),
@@ -255,7 +229,7 @@ class FftVariant final : public CudaVariant {
     frame.fft = std::make_unique<FftConvolver>(problem_, setup_stream_);
   }
   std::size_t library_bytes(const CudaFrame& frame) const override { return frame.fft->work_area_bytes(); }
-  void launch_unit(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
     frame.fft->convolve_plane(as_floats(in), as_floats(out), stream);
   }
 };
@@ -293,7 +267,7 @@ class Npp2dVariant final : public NppVariant {
       : NppVariant(setup, stream), reversed_(npp::reversed(weights())), filter_(upload_buffer(reversed_)) {}
 
  private:
-  void launch_unit(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
     if (format_ == CC_PIXEL_F32)
       npp::filter_2d(as_floats(in), as_floats(out), plan_.args, filter_.get(), context(stream));
     else
@@ -317,7 +291,7 @@ class NppSeparableVariant final : public NppVariant {
         second_(upload_buffer(reversed_second_)) {}
 
  private:
-  void launch_unit(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
+  void launch_plane(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
     if (format_ == CC_PIXEL_F32)
       npp::filter_separable(as_floats(in), frame.scratch.get(), as_floats(out), plan_.args, first_.get(),
                             second_.get(), context(stream));

@@ -11,8 +11,8 @@
 namespace cc::cuda {
 
 DevicePeaks measure_peaks(int ordinal) {
-  CudaSession session(ordinal);
-  const std::unique_ptr<DeviceQueue> queue = session.make_queue();  // after cudaSetDevice
+  const std::unique_ptr<DeviceSession> session = make_session(ordinal);
+  const std::unique_ptr<DeviceQueue> queue = session->make_queue();  // after cudaSetDevice
   const cudaStream_t stream = static_cast<CudaQueue&>(*queue).stream();
   int multiprocessors = 0;
   CC_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, ordinal));

@@ -106,23 +106,40 @@ void ClQueue::wait_for_last() {
   if (last_()) CC_CL(last_.wait());
 }
 
-std::unique_ptr<DeviceQueue> ClSession::make_queue() { return std::make_unique<ClQueue>(context_, device_); }
+namespace {
 
-std::unique_ptr<HostFrame> ClSession::make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) {
-  return std::make_unique<PinnedHostFrame>(context_, static_cast<ClQueue&>(queue).get(), layout);
-}
+class ClSession final : public DeviceSession {
+ public:
+  ClSession(cl::Context context, cl::Device device) : context_(std::move(context)), device_(std::move(device)) {}
 
-bool ClSession::out_of_memory(const ApiError& error) const {
-  return error.api() == "OpenCL" && (error.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-                                     error.code() == CL_OUT_OF_HOST_MEMORY || error.code() == CL_OUT_OF_RESOURCES);
-}
+  std::unique_ptr<DeviceQueue> make_queue() override { return std::make_unique<ClQueue>(context_, device_); }
 
-std::size_t ClSession::cache_bytes() const {
-  return static_cast<std::size_t>(CC_CL_OUT(device_.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>(err)));
-}
+  std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) override {
+    return std::make_unique<PinnedHostFrame>(context_, static_cast<ClQueue&>(queue).get(), layout);
+  }
 
-std::unique_ptr<CacheScratch> ClSession::make_cache_scratch(std::size_t bytes) {
-  return std::make_unique<ClCacheScratch>(context_, bytes);
+  bool out_of_memory(const ApiError& error) const override {
+    return error.api() == "OpenCL" && (error.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                       error.code() == CL_OUT_OF_HOST_MEMORY || error.code() == CL_OUT_OF_RESOURCES);
+  }
+
+  std::size_t cache_bytes() const override {
+    return static_cast<std::size_t>(CC_CL_OUT(device_.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>(err)));
+  }
+
+  std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override {
+    return std::make_unique<ClCacheScratch>(context_, bytes);
+  }
+
+ private:
+  cl::Context context_;
+  cl::Device device_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceSession> make_session(cl::Context context, cl::Device device) {
+  return std::make_unique<ClSession>(std::move(context), std::move(device));
 }
 
 }  // namespace cc::opencl

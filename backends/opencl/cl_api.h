@@ -35,19 +35,8 @@ class ClQueue final : public DeviceQueue {
   cl::Event last_;
 };
 
-class ClSession final : public DeviceSession {
- public:
-  ClSession(cl::Context context, cl::Device device) : context_(std::move(context)), device_(std::move(device)) {}
-  std::unique_ptr<DeviceQueue> make_queue() override;
-  std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) override;
-  bool out_of_memory(const ApiError& error) const override;
-  std::size_t cache_bytes() const override;
-  std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override;
-
- private:
-  cl::Context context_;
-  cl::Device device_;
-};
+// One device of a context as the protocol sees it (a ClQueue per queue, mapped pinned frames).
+std::unique_ptr<DeviceSession> make_session(cl::Context context, cl::Device device);
 
 // Runs one opencl.hpp enqueue call whose last argument is `cl::Event* event` and checks its status.
 template <typename Enqueue>

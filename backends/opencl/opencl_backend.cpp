@@ -1,4 +1,4 @@
-// opencl_backend.cpp: the OpenCL backend: every platform's devices, programs built and cached per device, each run through the shared plan and protocol.
+// opencl_backend.cpp: what only OpenCL says for the one GPU backend (gpu_backend.h): every platform's devices, programs built and cached per device, image formats.
 #include "backends/opencl/opencl_backend.h"
 
 #include <algorithm>
@@ -14,8 +14,8 @@
 #include <fmt/ranges.h>
 
 #include "backends/embedded_sources.h"
+#include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
-#include "backends/measure.h"
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_devices.h"
@@ -81,18 +81,63 @@ std::string summarize_build_log(const std::string& log) {
   return fmt::format("{}", fmt::join(errors, " | "));
 }
 
-class OpenClBackend final : public Backend {
+// Made on a device's first run, not at discovery: listing a device must not depend on using it.
+struct DeviceContext {
+  cl::Context context;
+  cl::CommandQueue queue;  // for building and planning (VkFFT); runs make their own queues
+};
+struct BuiltProgram {
+  cl::Program program;
+  double build_ms = 0;  // the first build's time, reported again for cached uses
+};
+
+class OpenClApi;
+
+// A variant's program built by clBuildProgram (cached per device, source and options), its kernels and
+// fft's VkFFT plan, and its launcher.
+class ClBuild final : public VariantBuild {
+ public:
+  ClBuild(OpenClApi& api, const VariantTraits& traits, const Launcher& launcher, int device, std::string source)
+      : api_(api), traits_(traits), launcher_(launcher), device_(device), source_(std::move(source)) {}
+
+  KernelLimits build(const LaunchPlan& plan) override;
+
+  std::string compile_time(const LaunchPlan& plan, const RunOptions& options) const override {
+    std::string text = fmt::format("radius: {}; options: {}", traits_.compile_time_radius ? "compile-time" : "run-time",
+                                   build_options_);
+    if (!options.kernel_dir.empty()) text += "; sources: " + options.kernel_dir;
+    if (fft_) text += fmt::format("; VkFFT real-to-complex and back at {}, generated at run time", fft_shape_text(plan.fft));
+    return text;
+  }
+  double build_ms() const override { return build_ms_; }
+
+  std::unique_ptr<PreparedVariant> prepare(const LaunchPlan& plan, const Problem& problem,
+                                           DeviceQueue& queue) const override;
+
+ private:
+  OpenClApi& api_;
+  const VariantTraits& traits_;
+  const Launcher& launcher_;
+  int device_;
+  std::string source_;  // conv_args.h, pixel.h and the variant's .cl
+  cl::Program program_;
+  std::vector<cl::Kernel> kernels_;
+  std::string build_options_;
+  double build_ms_ = 0;
+  VkFftPlan* fft_ = nullptr;
+};
+
+class OpenClApi final : public GpuApi {
  public:
   std::string_view name() const override { return "opencl"; }
+  std::string_view display_name() const override { return "OpenCL"; }
 
-  const std::vector<DeviceInfo>& devices() override {
-    discover();
-    return infos_;
-  }
-
-  std::string unavailable_reason() override {
-    discover();
-    return discovery_.unavailable_reason;
+  GpuDiscovery discover() override {
+    discovery_ = discover_devices();
+    GpuDiscovery found;
+    found.unavailable_reason = discovery_.unavailable_reason;
+    for (const ClDevice& device : discovery_.devices) found.devices.push_back(device.info);
+    return found;
   }
 
   std::vector<std::string> variants() const override {
@@ -101,93 +146,19 @@ class OpenClBackend final : public Backend {
     return names;
   }
 
-  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
-                 const RunOptions& options) override {
-    Planned planned;
-    if (std::string reason = plan(planned, problem, variant, device, options, 1); !reason.empty())
-      return skipped(std::move(reason));
-    ClSession session(context(device).context, discovery_.devices[device].device);
-    BackendRun run = measure_run(session, prepare(planned, problem, device), problem, input,
-                                 planned.plan.frame_bytes + planned.plan.filter_bytes, options);
-    run.times.build_ms = planned.build_ms;
-    run.compile_time = fmt::format("radius: {}; options: {}", planned.plan.variant->compile_time_radius ? "compile-time" : "run-time",
-                                   planned.build_options);
-    if (!options.kernel_dir.empty()) run.compile_time += "; sources: " + options.kernel_dir;
-    if (planned.fft)
-      run.compile_time += fmt::format("; VkFFT real-to-complex and back at {}, generated at run time",
-                                      fft_shape_text(planned.plan.fft));
-    return run;
-  }
-
-  StreamRun stream(const Problem& problem, const Image& input, std::string_view variant, int device, int frames,
-                   const RunOptions& options) override {
-    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
-    Planned planned;
-    if (std::string reason = plan(planned, problem, variant, device, options, kStreamSlots); !reason.empty()) {
-      StreamRun skip;
-      skip.reason = std::move(reason);
-      return skip;
-    }
-    ClSession session(context(device).context, discovery_.devices[device].device);
-    return measure_stream(session, prepare(planned, problem, device), problem, input, frames, options);
-  }
-
-  DevicePeaks measure_peaks(int device) override {
-    check_device(device);
-    if (auto found = peaks_.find(device); found != peaks_.end()) return found->second;
-    const ClDevice& found = discovery_.devices[device];
-    if (found.c_version < kNeededCVersion) return peaks_[device] = DevicePeaks{};  // peak.cl needs 1.2 too
-    const BuiltProgram& built = program_for(device, "peak.cl", embedded_cl_source("peak.cl"), kBuildOptions);
-    ClQueue queue(context(device).context, found.device);
-    return peaks_[device] = opencl::measure_peaks(found.device, context(device).context, queue, built.program);
-  }
-
- private:
-  // Made on a device's first run, not at discovery: listing a device must not depend on using it.
-  struct DeviceContext {
-    cl::Context context;
-    cl::CommandQueue queue;  // for building and planning (VkFFT); runs make their own queues
-  };
-  struct BuiltProgram {
-    cl::Program program;
-    double build_ms = 0;  // the first build's time, reported again for cached uses
-  };
-  struct Planned {
-    LaunchPlan plan;
-    const Launcher* launcher = nullptr;
-    cl::Program program;
-    std::vector<cl::Kernel> kernels;
-    std::string build_options;
-    double build_ms = 0;
-    VkFftPlan* fft = nullptr;
-  };
-
-  void discover() {
-    if (discovered_) return;
-    discovered_ = true;
-    discovery_ = discover_devices();
-    for (const ClDevice& device : discovery_.devices) infos_.push_back(device.info);
-  }
-
-  void check_device(int device) {
-    discover();
-    if (device < 0 || device >= static_cast<int>(discovery_.devices.size()))
-      throw InputError(fmt::format("no OpenCL device {} ({} found)", device, discovery_.devices.size()));
-  }
-
-  DeviceContext& context(int device) {
-    if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
-    const cl::Device& cl_device = discovery_.devices[device].device;
-    DeviceContext made;
-    made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
-    made.queue = CC_CL_OUT(cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
-    return contexts_.emplace(device, std::move(made)).first->second;
+  std::string refuses(std::string_view variant, int device) override {
+    if (const std::string_view missing = launcher(variant).missing; !missing.empty()) return std::string(missing);
+    const ClDevice& cl_device = discovery_.devices[device];
+    if (cl_device.c_version < kNeededCVersion)
+      return fmt::format("the device's OpenCL C is {}.{}; the kernels need 1.2 (-cl-std=CL1.2)",
+                         cl_device.c_version / 100, cl_device.c_version / 10 % 10);
+    return "";
   }
 
   // The device's limits for a problem, with the image format texture would read its frame through
   // (opencl_launchers.h's image_format) checked once per device and format: of them only CL_RGBA /
   // CL_UNORM_INT8 is among OpenCL 1.2's required formats, so ask. Asking needs a context.
-  DeviceLimits limits(int device, const Problem& problem) {
+  DeviceLimits limits(int device, const Problem& problem) override {
     DeviceLimits for_problem = discovery_.devices[device].limits;
     if (!for_problem.no_images.empty()) return for_problem;
     const ClImageFormat wanted = image_format(pixel_format(problem));
@@ -203,6 +174,34 @@ class OpenClBackend final : public Backend {
     }
     for_problem.no_images = found->second;
     return for_problem;
+  }
+
+  std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
+    return std::make_unique<ClBuild>(*this, traits, launcher(traits.name), device,
+                                     program_source(std::string(traits.name) + ".cl", options.kernel_dir));
+  }
+
+  std::unique_ptr<DeviceSession> make_session(int device) override {
+    return opencl::make_session(context(device).context, discovery_.devices[device].device);
+  }
+
+  DevicePeaks measure_peaks(int device) override {
+    const ClDevice& found = discovery_.devices[device];
+    if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
+    const BuiltProgram& built = program_for(device, "peak.cl", embedded_cl_source("peak.cl"), kBuildOptions);
+    ClQueue queue(context(device).context, found.device);
+    return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
+  }
+
+  const ClDevice& device(int index) const { return discovery_.devices[index]; }
+
+  DeviceContext& context(int device) {
+    if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
+    const cl::Device& cl_device = discovery_.devices[device].device;
+    DeviceContext made;
+    made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
+    made.queue = CC_CL_OUT(cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
+    return contexts_.emplace(device, std::move(made)).first->second;
   }
 
   const BuiltProgram& program_for(int device, std::string_view file, const std::string& source,
@@ -233,77 +232,56 @@ class OpenClBackend final : public Backend {
     return *plan;
   }
 
-  // The shared planning rule, with clBuildProgram as the build step; returns why the variant cannot
-  // run here, or "". Bad requests throw InputError.
-  std::string plan(Planned& planned, const Problem& problem, std::string_view variant, int device,
-                   const RunOptions& options, int frames_in_flight) {
-    discover();
-    const auto all = launchers();
-    const auto found = std::ranges::find(all, variant, &Launcher::variant);
-    if (found == all.end())
-      throw InputError(fmt::format("the opencl backend has no variant '{}' ({})", variant, fmt::join(variants(), ", ")));
-    check_device(device);
-    if (!found->missing.empty()) return std::string(found->missing);
-    const ClDevice& cl_device = discovery_.devices[device];
-    if (cl_device.c_version < kNeededCVersion)
-      return fmt::format("the device's OpenCL C is {}.{}; the kernels need 1.2 (-cl-std=CL1.2)",
-                         cl_device.c_version / 100, cl_device.c_version / 10 % 10);
-    planned.launcher = &*found;
-    const VariantTraits& traits = *find_variant(variant);
-    const std::string file = std::string(variant) + ".cl";
-    const std::string source = program_source(file, options.kernel_dir);
-    const DeviceLimits device_limits = limits(device, problem);
-    return plan_launch(planned.plan, traits, problem, device_limits, frames_in_flight, [&](const LaunchPlan& plan) {
-      planned.build_options = kBuildOptions;
-      for (const std::string& define : plan.defines) planned.build_options += " " + define;
-      const BuiltProgram& built = program_for(device, file, source, planned.build_options);
-      planned.program = built.program;
-      planned.build_ms = built.build_ms;
-      if (traits.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building
-        planned.fft = &fft_plan_for(device, plan.fft);
-        planned.build_ms += planned.fft->build_ms();
-      }
-      // Work-group limit: the smallest of the kernels'; local memory they declare: the largest.
-      KernelLimits kernel{.max_group = discovery_.devices[device].limits.max_group,
-                          .on_chip_is_dynamic = traits.geometry == Geometry::Tile};
-      planned.kernels.clear();
-      for (const std::string& name : found->kernel_names()) {
-        const cl::Kernel& made = planned.kernels.emplace_back(CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err)));
-        kernel.max_group = std::min<std::size_t>(
-            kernel.max_group, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_device.device, err)));
-        kernel.static_on_chip_bytes = std::max<std::size_t>(
-            kernel.static_on_chip_bytes, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(cl_device.device, err)) /
-                                             cl_device.kernel_local_memory_overstated);
-      }
-      return kernel;
-    });
+ private:
+  static const Launcher& launcher(std::string_view variant) {
+    return *std::ranges::find(launchers(), variant, &Launcher::variant);
   }
 
-  PrepareVariant prepare(const Planned& planned, const Problem& problem, int device) {
-    return [&planned, &problem, this, device](DeviceQueue& queue) {
-      const LauncherSetup setup{planned.plan, problem, context(device).context, planned.program, planned.kernels,
-                                planned.fft};
-      return planned.launcher->prepare(setup, static_cast<ClQueue&>(queue).get());
-    };
-  }
-
-  bool discovered_ = false;
   Discovery discovery_;
-  std::vector<DeviceInfo> infos_;
   // Why texture cannot read a frame through an image format on a device ("" where it can), per (device, format name).
   std::map<std::pair<int, std::string>, std::string> missing_image_formats_;
   std::map<int, DeviceContext> contexts_;
-  std::map<int, DevicePeaks> peaks_;  // measured once per device
   std::map<std::tuple<std::string, std::string, int>, BuiltProgram> programs_;  // (source, options, device)
   // fft: VkFFT's plans, made once per (device, transform width, height, real pitch, unpadded) as
   // programs are built once.
   std::map<std::tuple<int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
 };
 
+KernelLimits ClBuild::build(const LaunchPlan& plan) {
+  build_options_ = kBuildOptions;
+  for (const std::string& define : plan.defines) build_options_ += " " + define;
+  const BuiltProgram& built = api_.program_for(device_, std::string(traits_.name) + ".cl", source_, build_options_);
+  program_ = built.program;
+  build_ms_ = built.build_ms;
+  if (traits_.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building
+    fft_ = &api_.fft_plan_for(device_, plan.fft);
+    build_ms_ += fft_->build_ms();
+  }
+  // Work-group limit: the smallest of the kernels'; local memory they declare: the largest.
+  const ClDevice& cl_device = api_.device(device_);
+  KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = traits_.geometry == Geometry::Tile};
+  kernels_.clear();
+  for (const std::string& name : launcher_.kernel_names()) {
+    const cl::Kernel& made = kernels_.emplace_back(CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err)));
+    kernel.max_group = std::min<std::size_t>(
+        kernel.max_group, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_device.device, err)));
+    kernel.static_on_chip_bytes = std::max<std::size_t>(
+        kernel.static_on_chip_bytes, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(cl_device.device, err)) /
+                                         cl_device.kernel_local_memory_overstated);
+  }
+  return kernel;
+}
+
+std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
+                                                  DeviceQueue& queue) const {
+  const LauncherSetup setup{plan, problem, api_.context(device_).context, program_, kernels_, fft_};
+  return launcher_.prepare(setup, static_cast<ClQueue&>(queue).get());
+}
+
 }  // namespace
 
 }  // namespace cc::opencl
 
 namespace cc {
-std::unique_ptr<Backend> make_opencl_backend() { return std::make_unique<opencl::OpenClBackend>(); }
+std::unique_ptr<Backend> make_opencl_backend() { return make_gpu_backend(std::make_unique<opencl::OpenClApi>()); }
 }  // namespace cc

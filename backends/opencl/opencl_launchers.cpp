@@ -1,9 +1,10 @@
-// opencl_launchers.cpp: one launcher per OpenCL variant (its filter upload and its kernel arguments per plane) over one frame type.
+// opencl_launchers.cpp: one launcher per OpenCL variant (its filter upload and its kernel arguments per plane) over OpenCL's frame in the one frame loop.
 #include "backends/opencl/opencl_launchers.h"
 
 #include <limits>
 #include <sstream>
 
+#include "backends/frame_variant.h"
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
 #include "common/geometry/pixel_format.h"
@@ -12,12 +13,42 @@ namespace cc::opencl {
 
 namespace {
 
-ClQueue& cl_queue(DeviceQueue& queue) { return static_cast<ClQueue&>(queue); }
-
 // One frame's device memory: per unit (FrameLayout: a plane of floats, or the 8-bit interleaved image)
 // an input (a buffer, or an image for texture) and an output, and fft's buffers (a frame's own, so that
-// frames in flight on different queues share none of them).
+// frames in flight on different queues share none of them). How a unit crosses is here; the loop over
+// units is FrameVariant's.
 struct ClFrame final : DeviceFrame {
+  ClFrame(const cl::Context& context, const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem,
+          const cl::ImageFormat& image_format)
+      : layout(layout), width(problem.width), height(problem.height) {
+    for (int unit = 0; unit < layout.units; ++unit) {
+      if (plan.variant->input_as_image)
+        images.push_back(CC_CL_OUT(
+            cl::Image2D(context, CL_MEM_READ_ONLY, image_format, problem.width, problem.height, 0, nullptr, err)));
+      else
+        inputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, layout.unit_bytes, nullptr, err)));
+      outputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, layout.unit_bytes, nullptr, err)));
+    }
+  }
+
+  void write(int unit, const std::byte* host, ClQueue& queue) {
+    if (images.empty())
+      CC_CL_ENQUEUE(queue, enqueueWriteBuffer(inputs[unit], CL_FALSE, 0, layout.unit_bytes, host, nullptr, event));
+    else
+      CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, 0, 0}, {width, height, 1},
+                                             layout.unit_bytes / height, 0, host, nullptr, event));
+  }
+  void read(int unit, std::byte* host, ClQueue& queue) const {
+    CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, 0, layout.unit_bytes, host, nullptr, event));
+  }
+  void fill(unsigned char byte, ClQueue& queue) {
+    const cl_uchar pattern = byte;
+    for (const cl::Buffer& output : outputs)
+      CC_CL_ENQUEUE(queue, enqueueFillBuffer(output, pattern, 0, layout.unit_bytes, nullptr, event));
+  }
+
+  FrameLayout layout;
+  std::size_t width, height;
   std::vector<cl::Buffer> inputs, outputs;
   std::vector<cl::Image2D> images;
   std::unique_ptr<FftConvolver> fft;
@@ -31,74 +62,18 @@ void set_args(const cl::Kernel& kernel, const Args&... args) {
   (CC_CL(const_cast<cl::Kernel&>(kernel).setArg(index++, args)), ...);
 }
 
-// What every OpenCL variant shares: the frame, the transfers, the poison; a launcher adds its filter
-// setup (constructor) and its kernel arguments for one plane.
-class ClVariant : public PreparedVariant {
+// What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): a launcher adds
+// its filter setup (constructor) and its kernel arguments for one plane.
+class ClVariant : public FrameVariant<ClFrame, ClQueue> {
  public:
   ClVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
-      : plan_(setup.plan), problem_(setup.problem), context_(setup.context), setup_queue_(queue),
-        kernels_(setup.kernels), layout_(FrameLayout::for_problem(setup.problem)),
-        image_format_(image_format(pixel_format(setup.problem)).format) {}
-
-  std::unique_ptr<DeviceFrame> make_frame() const override {
-    auto frame = std::make_unique<ClFrame>();
-    for (int unit = 0; unit < layout_.units; ++unit) {
-      if (plan_.variant->input_as_image)
-        frame->images.push_back(CC_CL_OUT(
-            cl::Image2D(context_, CL_MEM_READ_ONLY, image_format_, problem_.width, problem_.height, 0, nullptr, err)));
-      else
-        frame->inputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, layout_.unit_bytes, nullptr, err)));
-      frame->outputs.push_back(CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, layout_.unit_bytes, nullptr, err)));
-    }
-    add_to_frame(*frame);
-    return frame;
-  }
-
-  void upload(DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
-    auto& frame = static_cast<ClFrame&>(device);
-    ClQueue& q = cl_queue(queue);
-    const std::size_t width = problem_.width, height = problem_.height;
-    for (int unit = 0; unit < layout_.units; ++unit) {
-      const std::byte* source = host.units()[unit];
-      if (frame.images.empty())
-        CC_CL_ENQUEUE(q, enqueueWriteBuffer(frame.inputs[unit], CL_FALSE, 0, layout_.unit_bytes, source, nullptr, event));
-      else
-        CC_CL_ENQUEUE(q, enqueueWriteImage(frame.images[unit], CL_FALSE, {0, 0, 0}, {width, height, 1},
-                                           layout_.unit_bytes / height, 0, source, nullptr, event));
-    }
-  }
-
-  void launch(DeviceFrame& device, DeviceQueue& queue) const override {
-    auto& frame = static_cast<ClFrame&>(device);
-    for (int unit = 0; unit < layout_.units; ++unit) launch_unit(frame, unit, cl_queue(queue));
-  }
-
-  void download(const DeviceFrame& device, const HostFrame& host, DeviceQueue& queue) const override {
-    const auto& frame = static_cast<const ClFrame&>(device);
-    ClQueue& q = cl_queue(queue);
-    for (int unit = 0; unit < layout_.units; ++unit)
-      CC_CL_ENQUEUE(q, enqueueReadBuffer(frame.outputs[unit], CL_FALSE, 0, layout_.unit_bytes, host.units()[unit],
-                                         nullptr, event));
-  }
-
-  void poison(DeviceFrame& device, DeviceQueue& queue, unsigned char byte) const override {
-    auto& frame = static_cast<ClFrame&>(device);
-    ClQueue& q = cl_queue(queue);
-    const cl_uchar pattern = byte;
-    for (const cl::Buffer& output : frame.outputs)
-      CC_CL_ENQUEUE(q, enqueueFillBuffer(output, pattern, 0, layout_.unit_bytes, nullptr, event));
-  }
-
-  std::size_t device_bytes(const DeviceFrame& device) const override {
-    return plan_.filter_bytes + plan_.frame_bytes + library_bytes(static_cast<const ClFrame&>(device));
-  }
+      : FrameVariant(setup.plan, setup.problem), context_(setup.context), setup_queue_(queue),
+        kernels_(setup.kernels), image_format_(image_format(pixel_format(setup.problem)).format) {}
 
  protected:
-  // One unit of the frame: a float plane, or the 8-bit image.
-  virtual void launch_unit(ClFrame& frame, int unit, ClQueue& queue) const = 0;
-  virtual void add_to_frame(ClFrame&) const {}
-  // Device memory a library holds beyond what the plan counted, known once the frame is made.
-  virtual std::size_t library_bytes(const ClFrame&) const { return 0; }
+  std::unique_ptr<ClFrame> new_frame() const final {
+    return std::make_unique<ClFrame>(context_, layout_, plan_, problem_, image_format_);
+  }
 
   // The variant's one kernel over the plan's groups.
   void enqueue(ClQueue& queue) const {
@@ -112,14 +87,10 @@ class ClVariant : public PreparedVariant {
     CC_CL(setup_queue_.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, values.data()));
     return buffer;
   }
-  const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
 
-  const LaunchPlan& plan_;
-  const Problem& problem_;
   cl::Context context_;
   cl::CommandQueue setup_queue_;  // filter uploads; fft: each frame's filter spectrum
   std::vector<cl::Kernel> kernels_;
-  FrameLayout layout_;
   cl::ImageFormat image_format_;  // texture's input
 };
 

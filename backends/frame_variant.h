@@ -1,0 +1,74 @@
+// frame_variant.h: the one frame loop of a GPU variant (units, upload, launch, download, poison, device bytes) over an API's frame type.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "backends/device_api.h"
+#include "backends/launch_plan.h"
+
+namespace cc {
+
+// A PreparedVariant whose frame is `Frame`, an API's DeviceFrame (cuda_launchers.cpp's CudaFrame,
+// opencl_launchers.cpp's ClFrame), queued on `Queue`, that API's DeviceQueue. The loop over the
+// FrameLayout's units (docs/architecture.md, "The GPU backend") is written here once; the frame says
+// how one unit crosses and how the output is filled, with these members:
+//   void write(int unit, const std::byte* host, Queue& queue);      // host -> the unit's input
+//   void read(int unit, std::byte* host, Queue& queue) const;       // the unit's output -> host
+//   void fill(unsigned char byte, Queue& queue);                    // every output byte
+// and a variant says how it sets its filter up (its constructor) and launches one unit.
+template <typename Frame, typename Queue>
+class FrameVariant : public PreparedVariant {
+ public:
+  FrameVariant(const LaunchPlan& plan, const Problem& problem)
+      : plan_(plan), problem_(problem), layout_(FrameLayout::for_problem(problem)) {}
+
+  std::unique_ptr<DeviceFrame> make_frame() const final {
+    std::unique_ptr<Frame> frame = new_frame();
+    add_to_frame(*frame);
+    return frame;
+  }
+
+  void upload(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const final {
+    for (int unit = 0; unit < layout_.units; ++unit) of(frame).write(unit, host.units()[unit], of(queue));
+  }
+
+  void launch(DeviceFrame& frame, DeviceQueue& queue) const final {
+    for (int unit = 0; unit < layout_.units; ++unit) launch_unit(of(frame), unit, of(queue));
+  }
+
+  void download(const DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const final {
+    for (int unit = 0; unit < layout_.units; ++unit)
+      static_cast<const Frame&>(frame).read(unit, host.units()[unit], of(queue));
+  }
+
+  void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const final {
+    of(frame).fill(byte, of(queue));
+  }
+
+  std::size_t device_bytes(const DeviceFrame& frame) const final {
+    return plan_.filter_bytes + plan_.frame_bytes + library_bytes(static_cast<const Frame&>(frame));
+  }
+
+ protected:
+  // A frame's inputs and outputs, allocated by the API for this plan and layout.
+  virtual std::unique_ptr<Frame> new_frame() const = 0;
+  // One unit of the frame (a float plane, or the 8-bit image) through the variant's kernel or library.
+  virtual void launch_unit(Frame& frame, int unit, Queue& queue) const = 0;
+  // What a library keeps per frame (fft's plans and buffers), and the device memory it holds beyond
+  // what the plan counted, known once the frame is made.
+  virtual void add_to_frame(Frame&) const {}
+  virtual std::size_t library_bytes(const Frame&) const { return 0; }
+
+  const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
+
+  const LaunchPlan& plan_;
+  const Problem& problem_;
+  FrameLayout layout_;
+
+ private:
+  static Frame& of(DeviceFrame& frame) { return static_cast<Frame&>(frame); }
+  static Queue& of(DeviceQueue& queue) { return static_cast<Queue&>(queue); }
+};
+
+}  // namespace cc
