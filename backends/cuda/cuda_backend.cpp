@@ -145,7 +145,8 @@ class CudaBuild final : public VariantBuild {
   std::string compile_time(const LaunchPlan& plan, const RunOptions&) const override {
     return compile_time_text(plan, module_);
   }
-  double build_ms() const override { return module_ ? module_->build_ms() : 0; }
+  // Offline kernels (nvcc) have no build step to time: not measured, as the report says (docs/json-schema.md).
+  double build_ms() const override { return module_ ? module_->build_ms() : kNotMeasured; }
 
   std::unique_ptr<PreparedVariant> prepare(const LaunchPlan& plan, const Problem& problem,
                                            DeviceQueue& queue) const override {
