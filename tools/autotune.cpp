@@ -143,6 +143,13 @@ constexpr std::string_view kSymlink = "it is a symbolic link, which the tuning c
 // longer means a stuck or hostile holder, said in a warning instead of hanging the run.
 constexpr std::chrono::seconds kLockWait{5};
 
+// A cache directory refused for what it is (a symlink, another user's, writable by others), as against
+// one that cannot be opened or made: the first is never used, the second is tried again on each store.
+class CacheDirectoryRefused : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // A file descriptor, closed with the object.
 class Descriptor {
  public:
@@ -189,17 +196,17 @@ Descriptor open_cache_directory(const fs::path& directory, bool create) {
     if (error == ENOENT && !create) return dir;
     struct stat link {};
     if (::lstat(directory.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
-      throw InputError(fmt::format("the cache directory '{}': {}", directory.string(), kSymlink));
+      throw CacheDirectoryRefused(fmt::format("the cache directory '{}': {}", directory.string(), kSymlink));
     throw InputError(fmt::format("cannot open the cache directory '{}': {}", directory.string(), std::strerror(error)));
   }
   struct stat status {};
   if (::fstat(dir.get(), &status) != 0)
     throw InputError(fmt::format("cannot read the cache directory '{}': {}", directory.string(), std::strerror(errno)));
   if (status.st_uid != ::geteuid())
-    throw InputError(fmt::format("the cache directory '{}' belongs to another user (uid {}), so it is not used",
+    throw CacheDirectoryRefused(fmt::format("the cache directory '{}' belongs to another user (uid {}), so it is not used",
                                  directory.string(), status.st_uid));
   if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    throw InputError(fmt::format("others can write to the cache directory '{}' (mode {:04o}), so it is not used",
+    throw CacheDirectoryRefused(fmt::format("others can write to the cache directory '{}' (mode {:04o}), so it is not used",
                                  directory.string(), status.st_mode & 07777));
   return dir;
 }
@@ -301,9 +308,11 @@ TuningCache::TuningCache(fs::path directory, const DeviceInfo& device)
     : directory_(std::move(directory)), file_(file_for(directory_, device)), device_(device) {
   try {
     if (const Descriptor dir = open_cache_directory(directory_, false)) entries_ = read_entries(dir.get());
-  } catch (const InputError& problem) {
+  } catch (const CacheDirectoryRefused& problem) {
     unusable_ = problem.what();
     std::cerr << fmt::format("convcompare: warning: tuning cache not used: {}\n", printable(unusable_));
+  } catch (const InputError&) {  // cannot be opened now (not a directory, no permission): store says so
+    entries_.clear();
   }
 }
 
