@@ -96,7 +96,12 @@ void check_open_file_limit() {
 }  // namespace
 
 int run_job(const Config& config) {
-  if (!config.merge_reports.empty()) return run_merge(config, std::cout);
+  if (!config.merge_reports.empty()) {
+    std::ostringstream text;  // the hosts and devices the saved reports name, escaped for the terminal
+    const int status = run_merge(config, text);
+    std::cout << printable_lines(text.str());
+    return status;
+  }
   check_open_file_limit();
   Job job = make_job(config);
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();

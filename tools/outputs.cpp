@@ -154,11 +154,12 @@ void check_report_path(const PlannedFile& file) {
   }
 }
 
-// Reports are read back (merge, --compare) up to kMaxReportBytes; a run's JSON record is about 1.2 KB
-// (1.2 KB measured for a 1x1 image), so this many records leave room for long names and reasons.
-// A job that would write more into one --json report is refused before it runs, so that every report
-// the tool writes is one its own reader accepts.
-constexpr std::size_t kMaxReportRecords = 16384;
+// Reports are read back (merge, --compare) up to kMaxReportBytes. A run's JSON record is about 1.2 KB
+// with short names (measured on a 1x1 image) plus its names: the filter spec appears in it up to three
+// times (the filter, the output image's name and path) and the --output-dir path once. A job whose
+// --json report could pass the reader's limit is refused before it runs, so that every report the tool
+// writes is one its own reader accepts.
+constexpr std::size_t kRecordBytesBesideNames = 2048;
 
 // Whether `path` reaches the file standard output writes to (/dev/null aside: it loses nothing).
 bool is_standard_output(const std::string& path) {
@@ -224,10 +225,13 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     });
     const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
                                 job.pinned.size() * (targets.size() + streams);
-    if (records > kMaxReportRecords)
-      throw InputError(fmt::format("--json: this job makes {} runs, more than the {} a report holds (merge and "
-                                   "--compare read reports up to {}): split it into several jobs",
-                                   records, kMaxReportRecords, describe_bytes(kMaxReportBytes)));
+    std::size_t longest_spec = 0;
+    for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
+    const std::size_t record_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
+    if (records > kMaxReportBytes / record_bytes)
+      throw InputError(fmt::format("--json: this job makes {} runs, more than the {} a report of its names holds "
+                                   "(merge and --compare read reports up to {}): split it into several jobs",
+                                   records, kMaxReportBytes / record_bytes, describe_bytes(kMaxReportBytes)));
   }
 
   if (images()) {
