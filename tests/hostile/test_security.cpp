@@ -249,3 +249,22 @@ TEST_CASE("messages: option values are named as typed and limits said as they ar
   // A too-low open-file limit is said as such, not as a missing driver.
   check_refused(shell("ulimit -n 12 && exec $CONVCOMPARE $RUN --size 8x4 --filter box:r=1"), {"ulimit -n", "12"});
 }
+
+TEST_CASE("messages: --cold's flush scratch that does not fit is named as the cause, not the image size") {
+  if (backend() != "cpu") return;  // ulimit -v would starve the OpenCL runtime itself; the message is the same code
+#if defined(__SANITIZE_ADDRESS__)
+  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
+  return;
+#endif
+  // The CPU's scratch is twice its last-level cache (backends/cpu/cpu_backend.cpp): it must alone pass
+  // the 500 MB of address space given, so the run fits without --cold and not with it.
+  constexpr long kLimitKb = 500000;
+  const long cache = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (2 * cache <= kLimitKb * 1024L) {
+    MESSAGE("the last-level cache is too small here for --cold's scratch alone to pass the limit");
+    return;
+  }
+  const std::string limited = "ulimit -v " + std::to_string(kLimitKb) + " && exec $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --quiet";
+  check_validated(shell(limited));
+  check_refused(shell(limited + " --cold"), {"out of host memory", "--cold", "scratch"});
+}
