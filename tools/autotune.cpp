@@ -5,11 +5,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <thread>
+#include <utility>
 #include <cstring>
 #include <cstdlib>
 #include <fstream>
@@ -20,6 +25,7 @@
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
 #include "common/domain/input_file.h"
+#include "common/domain/temporary_files.h"
 #include "common/domain/variants.h"
 
 namespace cc {
@@ -112,39 +118,230 @@ fs::path TuningCache::default_directory() {
   // The XDG spec says to ignore a relative XDG_CACHE_HOME.
   if (fs::path xdg = environment("XDG_CACHE_HOME"); xdg.is_absolute()) return xdg / "convcompare";
   if (std::string home = environment("HOME"); !home.empty()) return fs::path(home) / ".cache" / "convcompare";
-  return fs::temp_directory_path() / "convcompare-cache";
+  // No home: the temp directory, shared with every user. The name carries the user id so that users
+  // do not collide; a directory of that name made by someone else is refused when opened (CacheDirectory).
+  // Not fs::temp_directory_path(): its filesystem_error for a TMPDIR naming a file is no one-line message.
+  fs::path temp = environment("TMPDIR");
+  if (temp.empty()) temp = "/tmp";
+  if (std::error_code error; !fs::is_directory(temp, error))
+    throw InputError(fmt::format("TMPDIR '{}' is not a directory: the tuning cache of --variant auto goes there when "
+                                 "CONVCOMPARE_CACHE_DIR, XDG_CACHE_HOME and HOME are unset",
+                                 temp.string()));
+  return temp / fmt::format("convcompare-cache-{}", ::geteuid());
 }
 
 fs::path TuningCache::file_for(const fs::path& directory, const DeviceInfo& device) {
   return directory / fmt::format("{}_{}.json", file_name_part(device.id), file_name_part(device.name));
 }
 
-TuningCache::TuningCache(fs::path directory, const DeviceInfo& device)
-    : file_(file_for(directory, device)), device_(device) {
-  entries_ = read_entries();
+namespace {
+
+// "it is not a regular file": the words the warnings use for a FIFO, device or symlink in a cache file's place.
+constexpr std::string_view kNotRegular = "it is not a regular file, so it is neither read nor written";
+constexpr std::string_view kSymlink = "it is a symbolic link, which the tuning cache never follows";
+// The lock is held only while one process reads, changes and writes the file (milliseconds): waiting
+// longer means a stuck or hostile holder, said in a warning instead of hanging the run.
+constexpr std::chrono::seconds kLockWait{5};
+
+// A cache directory refused for what it is (a symlink, another user's, writable by others), as against
+// one that cannot be opened or made: the first is never used, the second is tried again on each store.
+class CacheDirectoryRefused : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// A file descriptor, closed with the object.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd = -1) : fd_(fd) {}
+  ~Descriptor() { close(); }
+  Descriptor(Descriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Descriptor& operator=(Descriptor&& other) noexcept {
+    close();
+    fd_ = std::exchange(other.fd_, -1);
+    return *this;
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  // 0 or the errno of close (a write error on some file systems is reported only there).
+  int close() {
+    const int error = fd_ >= 0 && ::close(fd_) != 0 ? errno : 0;
+    fd_ = -1;
+    return error;
+  }
+
+ private:
+  int fd_;
+};
+
+// The cache directory, opened so that every file in it is reached by openat relative to this descriptor
+// with O_NOFOLLOW: nothing another user plants (in a shared temp directory) is ever followed. Refused
+// with an InputError when it is a symlink or not a directory, belongs to another user, or others can
+// write to it (they could then swap its files); an empty descriptor when it does not exist and `create`
+// is false. Made 0700 when missing (its parents with the usual permissions).
+Descriptor open_cache_directory(const fs::path& directory, bool create) {
+  if (create) {
+    std::error_code error;
+    if (!directory.parent_path().empty()) fs::create_directories(directory.parent_path(), error);
+    if (error) throw InputError(fmt::format("cannot create '{}': {}", directory.parent_path().string(), error.message()));
+    if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
+      throw InputError(fmt::format("cannot create '{}': {}", directory.string(), std::strerror(errno)));
+  }
+  Descriptor dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir) {
+    const int error = errno;
+    if (error == ENOENT && !create) return dir;
+    struct stat link {};
+    if (::lstat(directory.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+      throw CacheDirectoryRefused(fmt::format("the cache directory '{}': {}", directory.string(), kSymlink));
+    throw InputError(fmt::format("cannot open the cache directory '{}': {}", directory.string(), std::strerror(error)));
+  }
+  struct stat status {};
+  if (::fstat(dir.get(), &status) != 0)
+    throw InputError(fmt::format("cannot read the cache directory '{}': {}", directory.string(), std::strerror(errno)));
+  if (status.st_uid != ::geteuid())
+    throw CacheDirectoryRefused(fmt::format("the cache directory '{}' belongs to another user (uid {}), so it is not used",
+                                 directory.string(), status.st_uid));
+  if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    throw CacheDirectoryRefused(fmt::format("others can write to the cache directory '{}' (mode {:04o}), so it is not used",
+                                 directory.string(), status.st_mode & 07777));
+  return dir;
 }
 
-std::vector<std::pair<TuningKey, AutoChoice>> TuningCache::read_entries() const {
-  std::vector<std::pair<TuningKey, AutoChoice>> entries;
+// The whole file `name` in `dir`, at most `limit` bytes; nullopt when there is none. O_NOFOLLOW and
+// O_NONBLOCK: a symlink, FIFO or device in its place is refused, never followed or waited on.
+std::optional<std::string> read_cache_file(int dir, const std::string& name, std::uint64_t limit) {
+  Descriptor file(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!file) {
+    if (errno == ENOENT) return std::nullopt;
+    throw InputError(errno == ELOOP ? std::string(kSymlink) : std::strerror(errno));
+  }
+  struct stat status {};
+  if (::fstat(file.get(), &status) != 0) throw InputError(std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) throw InputError(std::string(kNotRegular));
+  if (static_cast<std::uint64_t>(status.st_size) > limit)
+    throw InputError(fmt::format("it holds {}, more than the {} any set of tuned shapes needs",
+                                 describe_bytes(status.st_size), describe_bytes(limit)));
+  std::string bytes(static_cast<std::size_t>(status.st_size), '\0');
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(file.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(std::strerror(errno));
+    if (n == 0) break;  // shrunk meanwhile: the parse says what is wrong
+    done += static_cast<std::size_t>(n);
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+// Replaces `name` in `dir` by a new 0600 file holding `bytes`: written to a temporary beside it
+// (O_EXCL | O_NOFOLLOW) and renamed over it within the directory. Whatever is not a regular file in its
+// place (a FIFO, a symlink) is left alone and refused.
+void replace_cache_file(int dir, const fs::path& directory, const std::string& name, const std::string& bytes) {
+  const std::string path = (directory / name).string();
+  if (struct stat existing {}; ::fstatat(dir, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
+                               !S_ISREG(existing.st_mode))
+    throw InputError(fmt::format("'{}': {}", path, S_ISLNK(existing.st_mode) ? kSymlink : kNotRegular));
+  static std::atomic<unsigned> counter{0};
+  std::string temp;
+  Descriptor file;
+  for (int attempt = 0; !file; ++attempt) {
+    temp = fmt::format("{}.tmp-{}-{}", name, ::getpid(), counter++);
+    file = Descriptor(::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!file && (errno != EEXIST || attempt == 100))
+      throw InputError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  }
+  const TemporaryFile removed_on_signals((directory / temp).string());  // Ctrl-C leaves no *.tmp-* behind
+  int error = 0;
+  for (std::size_t written = 0; written < bytes.size() && error == 0;) {
+    const ssize_t n = ::write(file.get(), bytes.data() + written, bytes.size() - written);
+    if (n > 0)
+      written += static_cast<std::size_t>(n);
+    else if (n == 0)
+      error = EIO;
+    else if (errno != EINTR)
+      error = errno;
+  }
+  if (const int closed = file.close(); error == 0) error = closed;
+  if (error == 0 && ::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlinkat(dir, temp.c_str(), 0);
+    throw InputError(fmt::format("cannot write '{}': {}", path, std::strerror(error)));
+  }
+}
+
+// An exclusive flock on "<name>" in `dir` (created 0600 if missing, never through a symlink), held while
+// the object lives: the lock file sits beside the cache, since the cache itself is replaced by a rename
+// and a lock on it would not last. Waits at most kLockWait for another holder.
+class CacheLock {
+ public:
+  CacheLock(int dir, const fs::path& directory, const std::string& name) {
+    const std::string path = (directory / name).string();
+    lock_ = Descriptor(::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+    if (!lock_)
+      throw InputError(fmt::format("cannot open the lock file '{}': {}", path,
+                                   errno == ELOOP ? std::string(kSymlink) : std::strerror(errno)));
+    if (struct stat status {}; ::fstat(lock_.get(), &status) != 0 || !S_ISREG(status.st_mode))
+      throw InputError(fmt::format("the lock file '{}': {}", path, kNotRegular));
+    const auto deadline = std::chrono::steady_clock::now() + kLockWait;
+    while (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK)
+        throw InputError(fmt::format("cannot lock '{}': {}", path, std::strerror(errno)));
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw InputError(fmt::format("another process has held the lock '{}' for over {} s", path, kLockWait.count()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+ private:
+  Descriptor lock_;  // closing it releases the lock
+};
+
+}  // namespace
+
+TuningCache::TuningCache(fs::path directory, const DeviceInfo& device)
+    : directory_(std::move(directory)), file_(file_for(directory_, device)), device_(device) {
   try {
-    // Through the one input opener: a FIFO or a device put in the cache's place is refused, not read
-    // forever, and the file is capped (entries are about 300 bytes: 16 MB is 50,000 problem shapes).
+    if (const Descriptor dir = open_cache_directory(directory_, false)) entries_ = read_entries(dir.get());
+  } catch (const CacheDirectoryRefused& problem) {
+    unusable_ = problem.what();
+    std::cerr << fmt::format("convcompare: warning: tuning cache not used: {}\n", printable(unusable_));
+  } catch (const InputError&) {  // cannot be opened now (not a directory, no permission): store says so
+    entries_.clear();
+  }
+}
+
+std::vector<std::pair<TuningKey, AutoChoice>> TuningCache::read_entries(int directory) const {
+  std::vector<std::pair<TuningKey, AutoChoice>> entries;
+  // The warning names what is wrong, never the file's bytes (json's parse messages quote them).
+  std::string problem;
+  try {
+    // Entries are about 300 bytes: 16 MB is 50,000 problem shapes.
     constexpr std::uint64_t kMaxCacheBytes = 16u << 20;
-    if (!input_exists(file_.string(), "tuning cache")) return entries;
-    if (std::error_code error; !fs::is_regular_file(file_, error))
-      throw InputError("it is not a regular file, so it is neither read nor written");
-    const json document = json::parse(
-        read_input_file(file_.string(), "tuning cache", kMaxCacheBytes, "far more than any set of tuned shapes needs"));
+    const std::optional<std::string> text = read_cache_file(directory, file_.filename().string(), kMaxCacheBytes);
+    if (!text) return entries;
+    const json document = json::parse(*text);
     if (document.at("format").get<int>() != kCacheFormat) throw std::runtime_error("another format version");
     for (const json& entry : document.at("entries"))
       entries.emplace_back(entry.at("key").get<TuningKey>(), choice_from_json(entry.at("choice")));
-  } catch (const std::exception& problem) {  // InputError, json::exception or the runtime_errors above
-    entries.clear();
-    if (!warned_unreadable_)
-      std::cerr << fmt::format("convcompare: warning: ignoring the tuning cache '{}' ({}); it will be rebuilt\n",
-                               file_.string(), printable(problem.what()));
-    warned_unreadable_ = true;
+    return entries;
+  } catch (const json::parse_error& error) {
+    problem = fmt::format("not valid JSON at byte {}", error.byte);
+  } catch (const json::exception&) {
+    problem = "a field is missing or has the wrong type";
+  } catch (const std::exception& error) {  // InputError or the runtime_errors above, all our own words
+    problem = error.what();
   }
+  entries.clear();
+  if (!warned_unreadable_)
+    std::cerr << fmt::format("convcompare: warning: ignoring the tuning cache '{}' ({}); it will be rebuilt\n",
+                             file_.string(), printable(problem));
+  warned_unreadable_ = true;
   return entries;
 }
 
@@ -156,31 +353,6 @@ std::optional<AutoChoice> TuningCache::find(const TuningKey& key) const {
   return choice;
 }
 
-namespace {
-
-// An exclusive flock on `path` (created if missing), held while the object lives: the lock file sits
-// beside the cache, since the cache itself is replaced by a rename and a lock on it would not last.
-class FileLock {
- public:
-  explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
-    if (fd_ < 0) throw InputError(fmt::format("cannot open the lock file '{}': {}", path.string(), std::strerror(errno)));
-    while (::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) {
-        const int error = errno;
-        ::close(fd_);
-        throw InputError(fmt::format("cannot lock '{}': {}", path.string(), std::strerror(error)));
-      }
-  }
-  ~FileLock() { ::close(fd_); }  // closing releases the lock
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
-
-}  // namespace
-
 void TuningCache::store(const TuningKey& key, const AutoChoice& choice) {
   const auto put = [&](std::vector<std::pair<TuningKey, AutoChoice>>& entries) {
     const auto found = std::ranges::find(entries, key, &std::pair<TuningKey, AutoChoice>::first);
@@ -190,16 +362,15 @@ void TuningCache::store(const TuningKey& key, const AutoChoice& choice) {
       entries.emplace_back(key, choice);
   };
   put(entries_);  // remembered for this process even when the file cannot be written
+  if (!unusable_.empty()) return;  // refused when read, and said so then
   try {
-    std::error_code error;
-    fs::create_directories(file_.parent_path(), error);
-    if (error) throw InputError(fmt::format("cannot create '{}': {}", file_.parent_path().string(), error.message()));
+    const Descriptor dir = open_cache_directory(directory_, true);
     // Read, change one entry, write, all under the lock: another process tuning the same device
     // meanwhile keeps its entries instead of being overwritten with this process's older copy.
-    const FileLock lock(file_.string() + ".lock");
-    std::vector<std::pair<TuningKey, AutoChoice>> entries = read_entries();
+    const CacheLock lock(dir.get(), directory_, file_.filename().string() + ".lock");
+    std::vector<std::pair<TuningKey, AutoChoice>> entries = read_entries(dir.get());
     put(entries);
-    write(entries);
+    write(dir.get(), entries);
     entries_ = std::move(entries);
   } catch (const InputError& problem) {
     // Tuning still chose a variant; only the next run loses the saved measurement.
@@ -209,13 +380,13 @@ void TuningCache::store(const TuningKey& key, const AutoChoice& choice) {
   }
 }
 
-void TuningCache::write(const std::vector<std::pair<TuningKey, AutoChoice>>& entries) const {
+void TuningCache::write(int directory, const std::vector<std::pair<TuningKey, AutoChoice>>& entries) const {
   json array = json::array();
   for (const auto& [key, choice] : entries) array.push_back({{"key", json(key)}, {"choice", to_json(choice)}});
   const json document = {{"format", kCacheFormat},
                          {"device", {{"id", device_.id}, {"name", device_.name}}},
                          {"entries", array}};
-  write_file_atomically(file_.string(), document.dump(2) + "\n");
+  replace_cache_file(directory, directory_, file_.filename().string(), document.dump(2) + "\n");
 }
 
 AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,

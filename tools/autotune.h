@@ -58,11 +58,15 @@ TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, co
 // and rebuilt, and a directory that cannot be written is warned about once; neither is an error.
 // Two processes tuning the same device at once: each store re-reads the file and writes it back with
 // its one entry changed, under an flock on "<file>.lock" beside it, so no process loses another's
-// entries; the file itself is replaced atomically (write and rename).
+// entries; the file itself is replaced atomically (write and rename). A lock held for more than a few
+// seconds is a warning, not a hang. Every file is opened relative to the checked directory, never through
+// a symlink, and a directory that is a symlink, belongs to another user or others can write is not used
+// (one warning): the temp-directory fallback is shared with every local user.
 class TuningCache {
  public:
   // $CONVCOMPARE_CACHE_DIR when set (tests), else $XDG_CACHE_HOME/convcompare, else
-  // ~/.cache/convcompare (the temp directory when there is no home).
+  // ~/.cache/convcompare, else $TMPDIR (or /tmp)/convcompare-cache-<uid>. An InputError when that
+  // last one is needed and TMPDIR is not a directory.
   static std::filesystem::path default_directory();
 
   // The device's file under `directory` (what file() will be), without reading it.
@@ -77,11 +81,13 @@ class TuningCache {
   const std::filesystem::path& file() const { return file_; }  // e.g. ".../cuda-0_NVIDIA-H100-80GB-HBM3.json"
 
  private:
-  // The file's entries; none (and one warning per cache object) when it is missing or unreadable.
-  std::vector<std::pair<TuningKey, AutoChoice>> read_entries() const;
-  void write(const std::vector<std::pair<TuningKey, AutoChoice>>& entries) const;
+  // The file's entries, read through the open cache directory `directory`; none (and one warning per
+  // cache object) when it is missing or unreadable.
+  std::vector<std::pair<TuningKey, AutoChoice>> read_entries(int directory) const;
+  void write(int directory, const std::vector<std::pair<TuningKey, AutoChoice>>& entries) const;
 
-  std::filesystem::path file_;
+  std::filesystem::path directory_, file_;
+  std::string unusable_;  // why the directory is refused (another user's, writable by others, a symlink)
   DeviceInfo device_;
   std::vector<std::pair<TuningKey, AutoChoice>> entries_;
   mutable bool warned_unreadable_ = false;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -56,6 +57,12 @@ std::string version_text() {
 std::string without_program_name(std::string message, const std::string& name) {
   const std::string prefix = name + ": ";
   if (message.starts_with(prefix)) message.erase(0, prefix.size());
+  // CLI11's words for a one-value option given twice ("--repetitions: At Most 1 required but received 2")
+  // read as a range check on the value: said as what happened.
+  constexpr std::string_view kTwice = ": At Most 1 required but received ";
+  if (const std::size_t at = message.find(kTwice); at != std::string::npos)
+    message = fmt::format("{} given {} times: it takes one value", message.substr(0, at),
+                          message.substr(at + kTwice.size()));
   return message;
 }
 
@@ -105,10 +112,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->allow_extra_args(false);
   app.add_option("--cl-platform", cl_platform, "OpenCL platform P (with --cl-device D: opencl:P:D)")
       ->type_name("P")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   app.add_option("--cl-device", cl_device, "OpenCL device D on --cl-platform (default platform 0)")
       ->type_name("D")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   app.add_option("--variant", config.variants, "Variants to run (comma list) or all")
       ->type_name("LIST")
       ->delimiter(',')
@@ -255,8 +262,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   if (pinned && pageable) config.memories = {"pinned", "pageable"};
   if (std::ranges::find(config.memories, "both") != config.memories.end()) config.memories = {"pinned", "pageable"};
   if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
-  if (!(config.time_budget_s > 0))  // also NaN, which CLI11 would accept as a number
-    throw InputError(fmt::format("bad --time-budget {}: expected seconds greater than 0", config.time_budget_s));
+  if (!(config.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
+    // As typed: 1e-400 reads as 0, and "bad --time-budget 0" would not be what the user wrote.
+    const std::vector<std::string>& typed = app.get_option("--time-budget")->results();
+    throw InputError(fmt::format("bad --time-budget '{}': expected seconds greater than 0 (it reads as {})",
+                                 typed.empty() ? fmt::format("{}", config.time_budget_s) : typed.back(),
+                                 config.time_budget_s));
+  }
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);
     config.devices.push_back(cl_device >= 0 ? fmt::format("opencl:{}:{}", platform, cl_device)

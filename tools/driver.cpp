@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "common/report/compare.h"
 #include "common/report/report_read.h"
 #include "common/report/plot.h"
+#include "common/report/printer.h"
 #include "tools/environment.h"
 #include "tools/execute.h"
 #include "tools/job.h"
@@ -40,12 +42,13 @@ namespace {
 // argument cannot drive the terminal or fill it.
 void print_error(const std::string& message) { std::cerr << "convcompare: error: " << printable(message) << '\n'; }
 
-// A closed standard stream is opened on /dev/null, so no file the job opens takes its number: stdout
-// opened read-only, so that printing fails (and is reported at exit) instead of vanishing.
+// A closed standard stream is opened on /dev/null, so no file the job opens takes its number: read-only,
+// so that printing to stdout fails (and is reported at exit) instead of vanishing, and a report named
+// "-" or /dev/stderr is refused up front (outputs.cpp) instead of going to /dev/null.
 void guard_standard_streams() {
   for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
     if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-      const int opened = ::open("/dev/null", fd == STDERR_FILENO ? O_WRONLY : O_RDONLY);
+      const int opened = ::open("/dev/null", O_RDONLY);
       if (opened >= 0 && opened != fd) ::close(opened);  // a lower one was closed too: already done
     }
 }
@@ -67,19 +70,45 @@ bool stdout_written(std::string& problem) {
   return ok;
 }
 
+// The comparison table names filters and devices, from the baseline file too: escaped for the terminal.
+void print_comparison_escaped(const std::vector<Comparison>& comparisons, const CompareRule& rule) {
+  std::ostringstream text;
+  print_comparison(comparisons, rule, text);
+  std::cout << printable_lines(text.str());
+}
+
 bool any_failed(const Report& report) {
   return std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; }) ||
          std::ranges::any_of(report.streams, [](const StreamRecord& run) { return run.status == Status::Failed; });
 }
 
+// An open-file limit too low for the backends' drivers makes them fail in ways they report as "no
+// platform" or "install a driver" (ulimit -n 4): said as what it is, before they start.
+void check_open_file_limit() {
+  constexpr rlim_t kLeastOpenFiles = 64;  // the ICD loader, its vendor files and libraries, the image, the reports
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kLeastOpenFiles)
+    throw InputError(fmt::format("the open-file limit (ulimit -n) is {}: convcompare needs at least {} open files "
+                                 "(the GPU drivers open many): raise it",
+                                 limit.rlim_cur, kLeastOpenFiles));
+}
+
 }  // namespace
 
 int run_job(const Config& config) {
-  if (!config.merge_reports.empty()) return run_merge(config, std::cout);
+  if (!config.merge_reports.empty()) {
+    std::ostringstream text;  // the hosts and devices the saved reports name, escaped for the terminal
+    const int status = run_merge(config, text);
+    std::cout << printable_lines(text.str());
+    return status;
+  }
+  check_open_file_limit();
   Job job = make_job(config);
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
-    print_listing(job, backends, std::cout);
+    std::ostringstream listing;  // device names and driver strings, escaped for the terminal
+    print_listing(job, backends, listing);
+    std::cout << printable_lines(listing.str());
     return 0;
   }
   check_variants(job, backends);
@@ -101,7 +130,7 @@ int run_job(const Config& config) {
     throw InputError(unavailable.empty() ? "nothing to run: no backend, device and variant selected"
                                          : fmt::format("nothing to run: {}", fmt::join(unavailable, "; ")));
   // Said at once, on stderr, as the report's "not run" line comes only at the end (and not with --quiet).
-  for (const std::string& line : unavailable) std::cerr << "convcompare: skipping " << line << '\n';
+  for (const std::string& line : unavailable) std::cerr << "convcompare: skipping " << printable(line) << '\n';
   // Every output path, checked against the others and the inputs, before any work.
   const OutputPlan plan(job, image, targets);
   OutputWriter outputs(plan);
@@ -170,7 +199,7 @@ int run_job(const Config& config) {
   write_reports(report, {job.reports, job.plot_path});
   outputs.write_contact_sheet();
   if (any_failed(report)) {
-    if (job.baseline) print_comparison(compare_reports(*job.baseline, report, job.compare_rule), job.compare_rule, std::cout);
+    if (job.baseline) print_comparison_escaped(compare_reports(*job.baseline, report, job.compare_rule), job.compare_rule);
     return 1;  // a validation failure keeps its own status, whatever the comparison says
   }
   // Every target had a device, yet every run was skipped (no variant fits this problem here): the
@@ -179,7 +208,7 @@ int run_job(const Config& config) {
     throw InputError(fmt::format("nothing ran: every run was skipped ({})", report.runs.front().reason));
   if (job.baseline) {
     const std::vector<Comparison> comparisons = compare_reports(*job.baseline, report, job.compare_rule);
-    print_comparison(comparisons, job.compare_rule, std::cout);
+    print_comparison_escaped(comparisons, job.compare_rule);
     if (any_slower(comparisons)) return 3;  // README, "Exit status": slower beyond noise, nothing failed
   }
   return 0;
@@ -190,16 +219,22 @@ int convcompare_main(int argc, const char* const* argv) {
   report_write_failures_as_errors();
   remove_temporaries_on_signals();
   int status = 0;
+  std::optional<Config> config;
   try {
-    const std::optional<Config> config = parse_command_line(argc, argv, std::cout);
+    config = parse_command_line(argc, argv, std::cout);
     status = config ? run_job(*config) : 0;
   } catch (const InputError& error) {
     print_error(error.what());
     status = 2;
   } catch (const std::bad_alloc&) {
     // Backstop: the loaders and readers check memory before allocating; what slips past them is still
-    // a request too large for this machine, said in one line.
-    print_error("out of host memory: this run needs more memory than is free (try a smaller --size or image)");
+    // a request too large for this machine, said in one line. The images are checked before any run
+    // (check_run_memory); --cold's scratch (backends/measure.h: twice the device's cache, 64 MB at least,
+    // 512 MB on some CPUs' OpenCL) is not, so with --cold it is the likelier cause.
+    print_error(config && config->cold
+                    ? "out of host memory: this run needs more memory than is free (--cold's cache-flush scratch, "
+                      "twice the device's cache, may be what did not fit: try without --cold, or a smaller --size or image)"
+                    : "out of host memory: this run needs more memory than is free (try a smaller --size or image)");
     status = 2;
   } catch (const std::exception& error) {
     // Neither bad input nor a validation result (an unexpected failure): still one line, status 1.

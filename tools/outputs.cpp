@@ -2,9 +2,14 @@
 #include "tools/outputs.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <cctype>
@@ -16,6 +21,7 @@
 #include "common/domain/temporary_files.h"
 #include "common/report/contact_sheet.h"
 #include "common/report/plot.h"
+#include "common/report/report_read.h"
 #include "tools/autotune.h"
 #include "common/report/printer.h"
 
@@ -85,7 +91,32 @@ void check_name_length(const PlannedFile& file) {
                                  file.what, file.path, name.size(), kMaxOutputName));
 }
 
-// A report's directory exists and the report is not one.
+// The standard stream (1 or 2) that `path` reaches through /dev/stdout, /dev/stderr, /dev/fd/N or
+// /proc/self/fd/N, followed link by link; 0 for any other path.
+int standard_stream_named(const std::string& path) {
+  const std::string self = fmt::format("/proc/{}/fd/", ::getpid());
+  fs::path hop = path;
+  for (int links = 0; links < 40; ++links) {
+    const std::string name = hop.lexically_normal().string();
+    for (const int fd : {STDOUT_FILENO, STDERR_FILENO})
+      for (const std::string& spelling : {fmt::format("/dev/fd/{}", fd), fmt::format("/proc/self/fd/{}", fd),
+                                          self + std::to_string(fd)})
+        if (name == spelling) return fd;
+    if (name == "/dev/stdout") return STDOUT_FILENO;
+    if (name == "/dev/stderr") return STDERR_FILENO;
+    std::error_code error;
+    if (!fs::is_symlink(hop, error)) return 0;
+    const fs::path target = fs::read_symlink(hop, error);
+    if (error) return 0;
+    hop = target.is_absolute() ? target : hop.parent_path() / target;
+  }
+  return 0;
+}
+
+// The report can be written: its directory exists, it is not a directory, a standard stream it names
+// is open for writing, and a file can be made beside it (where write_file_atomically makes its
+// temporary) or, for a device or FIFO written in place, the file is writable. Found out now, not after
+// every run has finished (with --quiet that would lose the whole measurement).
 void check_report_path(const PlannedFile& file) {
   const fs::path parent = fs::path(file.path).parent_path();
   std::error_code error;
@@ -94,7 +125,41 @@ void check_report_path(const PlannedFile& file) {
                                  parent.string()));
   if (fs::is_directory(file.path, error))
     throw InputError(fmt::format("cannot write {} '{}': it is a directory", file.what, file.path));
+  // The driver reopens a closed standard stream read-only on /dev/null (driver.cpp), so that the
+  // stream's name would otherwise lead a report to /dev/null with exit 0.
+  if (const int fd = standard_stream_named(file.path); fd != 0) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+      throw InputError(fmt::format("cannot write {} '{}': standard {} is closed, so the report would be lost",
+                                   file.what, file.path, fd == STDOUT_FILENO ? "output" : "error"));
+    return;
+  }
+  const fs::file_status status = fs::symlink_status(file.path, error);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    // Written in place (a device, a FIFO, through a symlink): opening it here would be a side effect
+    // (a FIFO's reader would see the end of its input), so its permission is asked instead.
+    if (fs::exists(file.path, error) && ::access(file.path.c_str(), W_OK) != 0)
+      throw InputError(fmt::format("cannot write {} '{}': {}", file.what, file.path, std::strerror(errno)));
+    return;
+  }
+  const fs::path probe = (parent.empty() ? fs::path(".") : parent) / fmt::format(".convcompare-probe-{}", ::getpid());
+  const TemporaryFile removed_on_signals(probe.string());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    throw InputError(fmt::format("cannot write {} '{}': {} in '{}'", file.what, file.path, std::strerror(errno),
+                                 parent.empty() ? "." : parent.string()));
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
 }
+
+// Reports are read back (merge, --compare) up to kMaxReportBytes. A run's JSON record is about 1.2 KB
+// with short names (measured on a 1x1 image) plus its names: the filter spec appears in it up to three
+// times (the filter, the output image's name and path) and the --output-dir path once. A job whose
+// --json report could pass the reader's limit is refused before it runs, so that every report the tool
+// writes is one its own reader accepts.
+constexpr std::size_t kRecordBytesBesideNames = 2048;
 
 // Whether `path` reaches the file standard output writes to (/dev/null aside: it loses nothing).
 bool is_standard_output(const std::string& path) {
@@ -151,6 +216,23 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
                                    file.what, file.path));
   }
   if (!job.plot_path.empty()) check_plot_path(job.plot_path);
+  if (std::ranges::any_of(job.reports, [](const ReportOutput& report) { return report.format == ReportFormat::Json; })) {
+    // As the driver counts them: one run record per target and problem, and a stream record for each
+    // --stream target.
+    const std::size_t streams = std::ranges::count_if(targets, [&](const Target& target) {
+      return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
+             target.variant->kind != VariantKind::Choice;
+    });
+    const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
+                                job.pinned.size() * (targets.size() + streams);
+    std::size_t longest_spec = 0;
+    for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
+    const std::size_t record_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
+    if (records > kMaxReportBytes / record_bytes)
+      throw InputError(fmt::format("--json: this job makes {} runs, more than the {} a report of its names holds "
+                                   "(merge and --compare read reports up to {}): split it into several jobs",
+                                   records, kMaxReportBytes / record_bytes, describe_bytes(kMaxReportBytes)));
+  }
 
   if (images()) {
     const std::size_t reports = files.size();

@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+
+#include "common/domain/error.h"
 
 namespace cc {
 
@@ -56,9 +59,11 @@ void Progress::step(const std::string& what) {
   const double since_print = std::chrono::duration<double>(now - last_print_).count();
   const bool terminal = columns_ > 0;
   if (!finished_ && elapsed >= kQuietSeconds && (terminal || since_print >= kLogIntervalSeconds)) {
-    std::string text = line(done_, total_, elapsed, what);
+    // The names in `what` (a filter file's, a device's) escaped as error lines are: no terminal control.
+    std::string text = printable(line(done_, total_, elapsed, what), std::numeric_limits<std::size_t>::max());
     if (terminal) {
-      // Bytes, not columns, but the line is ASCII but for what an argument carries (a filter file's name).
+      // Bytes, not columns, but the line is ASCII but for what an argument carries (a filter file's name);
+      // a cut \xNN escape is harmless.
       const std::size_t room = static_cast<std::size_t>(std::max(columns_ - 1, 10));
       if (text.size() > room) text = text.substr(0, room - 2) + "..";
       out_ << "\r\033[K" << text << std::flush;  // rewrite the line in place

@@ -206,8 +206,9 @@ Filter parse_filter_spec(const std::string& spec) {
 }
 
 Filter parse_filter_text(const std::string& text, const std::string& origin) {
+  // printable(): a token may hold a NUL, which would end the message's C string (what()) there.
   auto fail = [&origin](const std::string& what) {
-    return InputError(fmt::format("filter file '{}': {}", origin, what));
+    return InputError(fmt::format("filter file '{}': {}", origin, printable(what, std::string::npos)));
   };
   long long size[2] = {0, 0};  // width, height
   int sizes_read = 0;

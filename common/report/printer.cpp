@@ -1,7 +1,12 @@
 // printer.cpp: the four report printers, each one of report.h's writers behind the Printer interface.
 #include "common/report/printer.h"
 
+#include <algorithm>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
+
+#include "common/domain/error.h"
 
 namespace cc {
 
@@ -16,13 +21,29 @@ class WriterPrinter final : public Printer {
 class ConsolePrinter final : public Printer {
  public:
   explicit ConsolePrinter(bool verbose) : verbose_(verbose) {}
-  void print(const Report& report, std::ostream& out) const override { print_console(report, out, verbose_); }
+  // Names come from arguments, files and drivers: escaped here, where all of them reach the terminal.
+  void print(const Report& report, std::ostream& out) const override {
+    std::ostringstream text;
+    print_console(report, text, verbose_);
+    out << printable_lines(text.str());
+  }
 
  private:
   bool verbose_;
 };
 
 }  // namespace
+
+std::string printable_lines(std::string_view text) {
+  std::string result;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    result += printable(text.substr(begin, end - begin), std::numeric_limits<std::size_t>::max());
+    if (end < text.size()) result += '\n';
+    begin = end + 1;
+  }
+  return result;
+}
 
 std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose) {
   switch (format) {

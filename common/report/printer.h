@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <ostream>
+#include <string>
+#include <string_view>
 
 #include "common/report/report.h"
 
@@ -19,5 +21,10 @@ class Printer {
 
 // `verbose`: the console's detail view (print_console); the files always hold every column.
 std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose = false);
+
+// `text` for a terminal: each line through printable() (control characters such as an ESC in a filter
+// file's or device's name shown as \xNN, nothing shortened), the line breaks kept. The console printer
+// passes everything it prints through this; the files keep the names as they are.
+std::string printable_lines(std::string_view text);
 
 }  // namespace cc
