@@ -56,6 +56,9 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   if (!(variant.pixels & pixel_bit(problem.pixel)))
     return fmt::format("{} has no {} kernels (pixel types: {}){}{}", variant.name, to_string(problem.pixel),
                        pixel_names(variant.pixels), variant.pixels_note.empty() ? "" : ": ", variant.pixels_note);
+  if (variant.kind == VariantKind::Fft && !problem.input_finite)
+    return "the input holds NaN or infinity, which a Fourier transform spreads over the whole plane "
+           "(the direct variants keep it where it is, as the reference does)";
   // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
   const int units = problem.pixel == PixelType::F32 ? problem.channels : 1;
   plan.pixel_bytes = static_cast<std::size_t>(problem.device_bytes_per_pixel() / units);

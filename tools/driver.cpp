@@ -123,6 +123,8 @@ int run_job(const Config& config) {
                     ? make_default_image(job.sizes.front().first, job.sizes.front().second, job.channels)
                     : load_image(job.image_path);
   if (!job.image_path.empty()) check_run_memory(job, image.width, image.height, image.channels, true);
+  // A size sweep's charts hold the same values as this one, so one check covers every size.
+  for (const Filter& filter : job.filters) check_sums_fit_float(image, filter);
   check_devices(job, backends);
   const std::vector<Target> targets = plan_targets(job, backends);
   const std::vector<std::string> unavailable = unavailable_backends(targets);

@@ -1,6 +1,10 @@
 // problem.cpp: border names and building a Problem (and its kernel arguments) from an image and a filter.
 #include "common/domain/problem.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "common/domain/error.h"
@@ -63,7 +67,21 @@ Problem make_problem(const Image& image, const Filter& filter, Border border, bo
   problem.flip = flip;
   problem.pixel = pixel;
   problem.correlation_filter = flip ? flipped(filter) : filter;
+  problem.input_finite = std::ranges::all_of(image.data, [](float value) { return std::isfinite(value); });
   return problem;
+}
+
+void check_sums_fit_float(const Image& image, const Filter& filter) {
+  double largest = 0;
+  for (const float value : image.data)
+    if (std::isfinite(value)) largest = std::max(largest, static_cast<double>(std::fabs(value)));
+  double weights = 0;
+  for (const float weight : filter.weights) weights += std::fabs(static_cast<double>(weight));
+  const double bound = largest * weights;
+  if (bound > std::numeric_limits<float>::max())
+    throw InputError(fmt::format("filter '{}' on this image can sum to {:.3g} (its weights' magnitudes add to {:.3g}, "
+                                 "the largest pixel is {:.3g}), beyond float's {:.3g}: scale the filter or the image",
+                                 printable(filter.spec), bound, weights, largest, std::numeric_limits<float>::max()));
 }
 
 }  // namespace cc

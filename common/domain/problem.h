@@ -36,6 +36,9 @@ struct Problem {
   Border border = Border::Zero;
   bool flip = false;  // true convolution instead of correlation
   PixelType pixel = PixelType::F32;
+  // Every input sample is finite. A NaN or infinity stays where it is in a direct convolution, as in the
+  // reference, but a Fourier transform spreads it over the whole plane: fft is skipped without it.
+  bool input_finite = true;
 
   // The filter every backend correlates with: `filter`, or flipped(filter) when flip is set. Backends
   // never flip themselves; the CPU reference applies `flip` on its own, so --flip is still checked.
@@ -53,5 +56,11 @@ struct Problem {
 
 Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip,
                      PixelType pixel = PixelType::F32);
+
+// Throws InputError when the filter's sums on this image can leave float's range: the largest sample
+// magnitude times the filter's sum of magnitudes (every product and partial sum of one output is at
+// most that) over FLT_MAX. Such a run would be infinities in every variant and in no way a kernel's
+// fault, so it is refused as bad input before anything runs.
+void check_sums_fit_float(const Image& image, const Filter& filter);
 
 }  // namespace cc

@@ -1,4 +1,5 @@
-// test_problem.cpp: border names, make_problem's filter as applied, and the kernel arguments it produces.
+// test_problem.cpp: border names, make_problem's filter as applied, the kernel arguments it produces, and the input values it refuses or notes.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -49,4 +50,25 @@ TEST_CASE("make_problem and conv_args") {
   CHECK(flipped.correlation_filter.weights.front() == 15.0f);
   CHECK(flipped.correlation_filter.weights.back() == 1.0f);
   CHECK(flipped.conv_args().border == CC_BORDER_CLAMP);
+}
+
+TEST_CASE("problem: a non-finite input sample is noted (fft is skipped for it), and sums beyond float's range are refused") {
+  cc::Image image(5, 4, 1);
+  for (float& value : image.data) value = 2.0f;
+  const cc::Filter box = cc::parse_filter_spec("box:r=1");
+  CHECK(cc::make_problem(image, box, cc::Border::Clamp, false).input_finite);
+  image.data[7] = std::numeric_limits<float>::infinity();
+  CHECK_FALSE(cc::make_problem(image, box, cc::Border::Clamp, false).input_finite);
+  image.data[7] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_FALSE(cc::make_problem(image, box, cc::Border::Clamp, false).input_finite);
+
+  image.data[7] = 2.0f;
+  CHECK_NOTHROW(cc::check_sums_fit_float(image, box));
+  // 9 weights of 1e38 on pixels of 2: sums up to 1.8e39, past FLT_MAX (3.4e38), though every weight is finite.
+  cc::Filter huge = box;
+  for (float& weight : huge.weights) weight = 1e38f;
+  CHECK_THROWS_AS(cc::check_sums_fit_float(image, huge), cc::InputError);
+  // The same weights on pixels of 1e-2 stay within range (9e36): the image is part of the bound.
+  for (float& value : image.data) value = 1e-2f;
+  CHECK_NOTHROW(cc::check_sums_fit_float(image, huge));
 }
