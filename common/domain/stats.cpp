@@ -81,7 +81,7 @@ Ranked rank(const std::vector<double>& a, const std::vector<double>& b) {
 
 // The exact two-sided p of the permutation distribution of the first set's (doubled) rank sum: every
 // way of choosing n1 of the pooled ranks, ties kept as they are, counted by dynamic programming over
-// (how many chosen, their sum). Counts reach C(40, 20) ~ 1.4e11 at 20 a side, exact in a double.
+// (how many chosen, their sum). Counts reach C(60, 20) ~ 4.2e15 at most (kExactUTestTotal), exact in a double.
 double exact_p(const std::vector<long>& doubled_ranks, std::size_t n1, long observed_sum) {
   const std::size_t n = doubled_ranks.size();
   long total = 0;
@@ -117,9 +117,14 @@ UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b)
   result.u = static_cast<double>(doubled_sum_a) / 2 - n1 * (n1 + 1) / 2;
   const double variance = n1 * n2 / 12 * ((n + 1) - ranked.tie_term / (n * (n - 1)));
   if (!(variance > 0)) return result;  // every sample equal: nothing tells the sets apart
-  if (a.size() <= kExactUTestLimit && b.size() <= kExactUTestLimit) {
+  if (std::min(a.size(), b.size()) <= kExactUTestLimit && a.size() + b.size() <= kExactUTestTotal) {
+    // Counted over the smaller set's choices (the two-sided p is the same either way round).
+    long total = 0;
+    for (const long r : ranked.doubled_ranks) total += r;
+    const bool a_smaller = a.size() <= b.size();
     result.exact = true;
-    result.p_value = exact_p(ranked.doubled_ranks, a.size(), doubled_sum_a);
+    result.p_value = exact_p(ranked.doubled_ranks, a_smaller ? a.size() : b.size(),
+                             a_smaller ? doubled_sum_a : total - doubled_sum_a);
     return result;
   }
   // Two-sided: the larger U's distance from the mean, less the continuity correction of 1/2.

@@ -55,14 +55,17 @@ struct Sampling {
 Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
                               const std::function<std::vector<double>(int)>& take);
 
-// The Mann-Whitney U test of two sets of samples, two-sided. Up to kExactUTestLimit samples a side,
-// exactly: the permutation distribution of the rank sum, ties given their mean rank (with no ties,
+// The Mann-Whitney U test of two sets of samples, two-sided. Up to kExactUTestLimit samples in the
+// smaller set and kExactUTestTotal in both, exactly: the permutation distribution of the rank sum, ties given their mean rank (with no ties,
 // scipy.stats.mannwhitneyu(a, b, method="exact")); beyond, by the normal approximation with the tie
 // correction and the continuity correction (method="asymptotic", the test Google Benchmark's
 // tools/gbench/report.py applies to repetitions), which at a few samples a side is too conservative
 // to reach p < 0.01 at all (issue #28). It asks whether one set tends to be larger than the other
 // without assuming either is normal, so one slow sample moves it by one rank, not by its size.
 inline constexpr std::size_t kExactUTestLimit = 20;
+// Counts of up to C(60, 20) ~ 4e15 ways stay exact in a double (under 2^53), and the count takes
+// 20 x 60 x 3660 steps at most.
+inline constexpr std::size_t kExactUTestTotal = 60;
 struct UTest {
   double u = 0;        // U of the first set: the pairs (a_i, b_j) with a_i > b_j, ties counting 1/2
   double p_value = 1;  // two-sided; 1 when either set is empty or every sample ties

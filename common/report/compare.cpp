@@ -90,13 +90,18 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current, const Comp
     }
     const std::vector<double> before = without_outliers(baseline.times.kernel_samples_ms);
     const std::vector<double> after = without_outliers(current.times.kernel_samples_ms);
-    c.p_value = mann_whitney_u(before, after).p_value;
+    const UTest test = mann_whitney_u(before, after);
+    c.p_value = test.p_value;
+    // U counts the baseline samples above current ones: under half the pairs, the current run's
+    // samples tend to be the larger (slower). A verdict needs the samples and the medians to agree.
+    const bool samples_slower = test.u < static_cast<double>(before.size() * after.size()) / 2;
     c.threshold = std::max(rule.min_change, rule.noise_factor * combined_noise(b, k));
     const bool moved_up = k.median > b.median * (1 + c.threshold);
     const bool moved_down = b.median > k.median * (1 + c.threshold);
     if (!moved_up && !moved_down) return c;  // Unchanged: within the threshold whatever the test says
-    if (c.p_value < rule.significance) c.verdict = moved_up ? Verdict::Slower : Verdict::Faster;
-    else if (!(smallest_u_test_p(before.size(), after.size()) < rule.significance)) c.verdict = Verdict::Inconclusive;
+    if (c.p_value < rule.significance) {
+      if (moved_up == samples_slower) c.verdict = moved_up ? Verdict::Slower : Verdict::Faster;
+    } else if (!(smallest_u_test_p(before.size(), after.size()) < rule.significance)) c.verdict = Verdict::Inconclusive;
   }
   return c;
 }
@@ -152,7 +157,8 @@ int compare_sample_floor(const Report& baseline, const CompareRule& rule) {
     for (std::size_t i = 0; i < fewest; ++i) before[i] = static_cast<double>(i);
     for (std::size_t j = 0; j < after.size(); ++j) after[j] = static_cast<double>(fewest + j);
     std::swap(before.back(), after.front());
-    if (mann_whitney_u(before, after).p_value < rule.significance) return n;
+    // A quarter more, for the outliers the test drops (without_outliers) from a busy host's run.
+    if (mann_whitney_u(before, after).p_value < rule.significance) return std::min(kMostSamples, n + n / 4);
   }
   return kMostSamples;
 }

@@ -44,7 +44,7 @@ std::string_view to_string(Verdict verdict);  // "slower", "stopped validating",
 
 // "Beyond the noise" (docs/performance.md, "Comparing with a baseline"): the two runs' raw samples,
 // each without its outliers (without_outliers, common/domain/stats.h), differ by the Mann-Whitney U
-// test (mann_whitney_u: exact up to 20 samples a side) with p under `significance`, AND the medians
+// test (mann_whitney_u: exact up to 20 samples in the smaller run) with p under `significance`, AND the medians
 // differ by more than the run's threshold: slower when current median > baseline median x (1 +
 // threshold), faster when the reverse. Both, never one: a tiny but consistent change is real and not
 // worth failing a CI job, a large one in noisy samples may be chance. The threshold is `min_change`,
@@ -68,10 +68,10 @@ struct Comparison {
   double threshold = kNotMeasured;   // the change the medians had to exceed (a fraction), when tested
 };
 
-// The samples a side --compare asks of the current run so that the U test can decide against this
+// The samples --compare asks of the current run so that the U test can decide against this
 // baseline: the fewest n for which the baseline's smallest sample count against n, with one sample
-// out of order, still gives p under the rule's significance (at 0.01: 4 against a baseline of 10, 6
-// against 6, 12 against 3), at most 100. 0 when the baseline has no timed run.
+// out of order, still gives p under the rule's significance, and a quarter more for outliers dropped
+// (at 0.01: 5 against a baseline of 10, 15 against 3), at most 100. 0 when the baseline has no timed run.
 int compare_sample_floor(const Report& baseline, const CompareRule& rule);
 
 // One Comparison per run of either report, in the current report's order, then the missing ones.
