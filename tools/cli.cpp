@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <tuple>
 #include <vector>
@@ -32,7 +33,9 @@ std::string help_footer() {
   return fmt::format(
       "Variants:\n{}Filters: {}, file:PATH\n"
       "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input or\n"
-      "nothing to run, 3 --compare found a run slower than its baseline (and nothing failed validation).",
+      "nothing to run (or a --compare baseline that matches no run), 3 --compare found a run slower than its\n"
+      "baseline (and nothing failed validation), 4 --compare found a run too few samples could decide (nothing\n"
+      "slower or failing).",
       variants, fmt::join(builtin_filter_names(), ", "));
 }
 
@@ -205,7 +208,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(named_file);
   app.add_option("--compare", config.compare_path,
                  "Mark runs slower than in this saved --json report (Mann-Whitney U test on the samples and --min-change) "
-                 "or no longer validating; exit 3 when any is slower")
+                 "or no longer validating; exit 3 when any is slower, 4 when too few samples decide")
       ->type_name("BASELINE.json")
       ->check(named_file);
   app.add_option("--min-change", config.min_change_percent,
@@ -269,6 +272,12 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                                  typed.empty() ? fmt::format("{}", config.time_budget_s) : typed.back(),
                                  config.time_budget_s));
   }
+  // CLI::Range lets NaN through (every comparison with it is false), and a NaN threshold switches the
+  // gate off: a 100x slowdown read "unchanged" (issue #30).
+  for (const auto& [name, value] : {std::pair{"--significance", config.significance},
+                                    std::pair{"--min-change", config.min_change_percent},
+                                    std::pair{"--max-noise", config.max_noise_percent}})
+    if (!std::isfinite(value)) throw InputError(fmt::format("bad {} {}: expected a finite number", name, value));
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);
     config.devices.push_back(cl_device >= 0 ? fmt::format("opencl:{}:{}", platform, cl_device)

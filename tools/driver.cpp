@@ -136,7 +136,11 @@ int run_job(const Config& config) {
   // Every output path, checked against the others and the inputs, before any work.
   const OutputPlan plan(job, image, targets);
   OutputWriter outputs(plan);
-  if (!job.compare_path.empty()) job.baseline = read_json_report(job.compare_path);
+  if (!job.compare_path.empty()) {
+    job.baseline = read_json_report(job.compare_path);
+    // Enough samples for the U test to decide against this baseline (compare.h, compare_sample_floor).
+    job.options.repetitions = std::max(job.options.repetitions, compare_sample_floor(*job.baseline, job.compare_rule));
+  }
 
   Report report = report_header(job, image, backends);
   if (job.measure_peaks) measure_device_peaks(targets, report);
@@ -197,22 +201,25 @@ int run_job(const Config& config) {
     if (const auto device = std::ranges::find(report.devices, run.device, &DeviceInfo::id); device != report.devices.end())
       derive_bound(run, device->peaks);
   progress.finish();  // the report starts on a line of its own
+  std::vector<Comparison> comparisons;
+  if (job.baseline) {
+    comparisons = compare_reports(*job.baseline, report, job.compare_rule);
+    attach_verdicts(report, comparisons);  // the verdicts go into the JSON and CSV reports too
+  }
   if (!job.quiet) make_printer(ReportFormat::Console, job.verbose)->print(report, std::cout);
   write_reports(report, {job.reports, job.plot_path});
   outputs.write_contact_sheet();
-  if (any_failed(report)) {
-    if (job.baseline) print_comparison_escaped(compare_reports(*job.baseline, report, job.compare_rule), job.compare_rule);
-    return 1;  // a validation failure keeps its own status, whatever the comparison says
-  }
+  const bool failed = any_failed(report);
+  // A baseline that matches nothing is a usage error (exit 2), not a pass; a failure keeps its own status.
+  if (job.baseline && !failed) check_any_matched(comparisons);
+  if (job.baseline && !job.quiet) print_comparison_escaped(comparisons, job.compare_rule);
+  if (failed) return 1;  // a validation failure keeps its own status, whatever the comparison says
   // Every target had a device, yet every run was skipped (no variant fits this problem here): the
   // report says why run by run; the status says that nothing was measured.
   if (std::ranges::none_of(report.runs, [](const RunRecord& run) { return run.status != Status::Skipped; }))
     throw InputError(fmt::format("nothing ran: every run was skipped ({})", report.runs.front().reason));
-  if (job.baseline) {
-    const std::vector<Comparison> comparisons = compare_reports(*job.baseline, report, job.compare_rule);
-    print_comparison_escaped(comparisons, job.compare_rule);
-    if (any_slower(comparisons)) return 3;  // README, "Exit status": slower beyond noise, nothing failed
-  }
+  if (any_slower(comparisons)) return 3;        // README, "Exit status": slower beyond noise, nothing failed
+  if (any_inconclusive(comparisons)) return 4;  // README, "Exit status": too few samples to tell
   return 0;
 }
 

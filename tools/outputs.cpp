@@ -210,8 +210,9 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
   for (const PlannedFile& file : files) {
     check_name_length(file);
     check_report_path(file);
-    // Two writers on one stream would interleave: the console report and a report on standard output.
-    if ((!job.quiet || !job.compare_path.empty()) && is_standard_output(file.path))
+    // Two writers on one stream would interleave: the console report (and --compare's table, which
+    // --quiet leaves out too) and a report on standard output.
+    if (!job.quiet && is_standard_output(file.path))
       throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
                                    file.what, file.path));
   }

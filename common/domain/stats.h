@@ -1,6 +1,7 @@
 // stats.h: summary statistics of timing samples, their robust noise, and the rule that stops taking them.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <limits>
 #include <string_view>
@@ -54,15 +55,32 @@ struct Sampling {
 Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
                               const std::function<std::vector<double>(int)>& take);
 
-// The Mann-Whitney U test of two sets of samples, two-sided, by the normal approximation with the tie
-// correction and the continuity correction (scipy.stats.mannwhitneyu(a, b, alternative="two-sided",
-// method="asymptotic"), the test Google Benchmark's tools/gbench/report.py applies to repetitions).
-// It asks whether one set tends to be larger than the other without assuming either is normal, so one
-// slow sample moves it by one rank, not by its size.
+// The Mann-Whitney U test of two sets of samples, two-sided. Up to kExactUTestLimit samples in the
+// smaller set and kExactUTestTotal in both, exactly: the permutation distribution of the rank sum, ties given their mean rank (with no ties,
+// scipy.stats.mannwhitneyu(a, b, method="exact")); beyond, by the normal approximation with the tie
+// correction and the continuity correction (method="asymptotic", the test Google Benchmark's
+// tools/gbench/report.py applies to repetitions), which at a few samples a side is too conservative
+// to reach p < 0.01 at all (issue #28). It asks whether one set tends to be larger than the other
+// without assuming either is normal, so one slow sample moves it by one rank, not by its size.
+inline constexpr std::size_t kExactUTestLimit = 20;
+// Counts of up to C(60, 20) ~ 4e15 ways stay exact in a double (under 2^53), and the count takes
+// 20 x 60 x 3660 steps at most.
+inline constexpr std::size_t kExactUTestTotal = 60;
 struct UTest {
   double u = 0;        // U of the first set: the pairs (a_i, b_j) with a_i > b_j, ties counting 1/2
   double p_value = 1;  // two-sided; 1 when either set is empty or every sample ties
+  bool exact = false;  // p from the exact distribution, not the normal approximation
 };
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
+
+// The smallest p the test can give for sets of these sizes (two sets that do not overlap): at 3 a
+// side 0.1, so no p under 0.01 is possible; 5 a side first reach it (2 / C(10, 5) = 0.0079).
+double smallest_u_test_p(std::size_t n1, std::size_t n2);
+
+// The samples less those Iglewicz and Hoaglin's modified z-score (0.6745 |x - median| / MAD) puts
+// over 3.5: a slow sample or two from a busy host, which would otherwise hide a real shift from the
+// rank test (issue #28: 36% slower at 10 a side read "unchanged" at p 0.026 because two baseline samples
+// were slow). Unchanged when fewer than 5 or when over half are equal (MAD 0).
+std::vector<double> without_outliers(const std::vector<double>& samples);
 
 }  // namespace cc

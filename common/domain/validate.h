@@ -18,8 +18,9 @@ struct Tolerance {
   double value = 0;
   bool exact = false;  // integer-exact problem: any difference fails
   // 8-bit results (docs/correctness.md, "8-bit results"): each must be the reference rounded to nearest
-  // and saturated to 0..255; where the exact value lies within `value` of a rounding boundary (x.5),
-  // either neighbour passes. An integer-exact problem's reference is an integer: no boundary is near.
+  // and saturated to 0..255, or the rounding of any value within `value` of the exact one (either
+  // neighbour near x.5; every level the bound reaches when it exceeds half a level). An integer-exact
+  // problem's reference is an integer: no boundary is near. Errors are measured against the saturated value.
   bool eight_bit = false;
   // An 8-bit vendor baseline (NPP), whose rounding to 8 bits is its own and undocumented: it passes
   // within `value` of the exact value saturated to 0..255, rounded either way, instead of by the rule

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "common/domain/error.h"
+
 namespace cc {
 
 namespace {
@@ -30,6 +32,7 @@ std::string time_cell(const RunRecord* run) {
   if (!run) return "-";
   if (run->status == Status::Failed) return "FAILED";
   if (run->status == Status::Skipped) return "skipped";
+  if (!run->times.untimed.empty()) return "untimed";  // the reason follows the table (print_merged)
   return has_time(*run) ? format_table_number(run->times.kernel_ms.median) : "-";
 }
 
@@ -66,6 +69,12 @@ void print_aligned(const std::vector<std::vector<std::string>>& rows, const std:
   }
 }
 
+// The two runs' noise as a fraction, combined as independent spreads; 0 where a run has none measured.
+double combined_noise(const Stats& baseline, const Stats& current) {
+  const auto fraction = [](double percent) { return std::isfinite(percent) ? percent / 100 : 0.0; };
+  return std::hypot(fraction(baseline.noise_percent), fraction(current.noise_percent));
+}
+
 Comparison judge(const RunRecord& baseline, const RunRecord& current, const CompareRule& rule) {
   Comparison c{baseline, current};
   const Status was = baseline.status, now = current.status;
@@ -75,16 +84,24 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current, const Comp
   else if (has_time(baseline) && has_time(current)) {
     const Stats &b = baseline.times.kernel_ms, &k = current.times.kernel_ms;
     c.ratio = k.median / b.median;
-    const std::vector<double>&before = baseline.times.kernel_samples_ms, &after = current.times.kernel_samples_ms;
-    if (before.empty() || after.empty()) {
+    if (baseline.times.kernel_samples_ms.empty() || current.times.kernel_samples_ms.empty()) {
       c.verdict = Verdict::Untested;
       return c;
     }
-    c.p_value = mann_whitney_u(before, after).p_value;
+    const std::vector<double> before = without_outliers(baseline.times.kernel_samples_ms);
+    const std::vector<double> after = without_outliers(current.times.kernel_samples_ms);
+    const UTest test = mann_whitney_u(before, after);
+    c.p_value = test.p_value;
+    // U counts the baseline samples above current ones: under half the pairs, the current run's
+    // samples tend to be the larger (slower). A verdict needs the samples and the medians to agree.
+    const bool samples_slower = test.u < static_cast<double>(before.size() * after.size()) / 2;
+    c.threshold = std::max(rule.min_change, rule.noise_factor * combined_noise(b, k));
+    const bool moved_up = k.median > b.median * (1 + c.threshold);
+    const bool moved_down = b.median > k.median * (1 + c.threshold);
+    if (!moved_up && !moved_down) return c;  // Unchanged: within the threshold whatever the test says
     if (c.p_value < rule.significance) {
-      if (k.median > b.median * (1 + rule.min_change)) c.verdict = Verdict::Slower;
-      else if (b.median > k.median * (1 + rule.min_change)) c.verdict = Verdict::Faster;
-    }
+      if (moved_up == samples_slower) c.verdict = moved_up ? Verdict::Slower : Verdict::Faster;
+    } else if (!(smallest_u_test_p(before.size(), after.size()) < rule.significance)) c.verdict = Verdict::Inconclusive;
   }
   return c;
 }
@@ -107,6 +124,7 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::StoppedValidating: return "stopped validating";
     case Verdict::NewlySkipped: return "newly skipped";
     case Verdict::Missing: return "missing";
+    case Verdict::Inconclusive: return "inconclusive";
     case Verdict::Faster: return "faster";
     case Verdict::NowValidating: return "now validating";
     case Verdict::New: return "new";
@@ -120,6 +138,81 @@ bool is_regression(Verdict verdict) { return verdict == Verdict::Slower || verdi
 
 bool any_slower(const std::vector<Comparison>& comparisons) {
   return std::ranges::any_of(comparisons, [](const Comparison& c) { return c.verdict == Verdict::Slower; });
+}
+
+bool any_inconclusive(const std::vector<Comparison>& comparisons) {
+  return std::ranges::any_of(comparisons, [](const Comparison& c) { return c.verdict == Verdict::Inconclusive; });
+}
+
+int compare_sample_floor(const Report& baseline, const CompareRule& rule) {
+  constexpr int kMostSamples = 100;
+  std::size_t fewest = 0;
+  for (const RunRecord& run : baseline.runs)
+    if (has_time(run) && !run.times.kernel_samples_ms.empty() && (fewest == 0 || run.times.kernel_samples_ms.size() < fewest))
+      fewest = run.times.kernel_samples_ms.size();
+  if (fewest == 0) return 0;
+  // Planted ranks: the baseline's samples all below the current's but one pair swapped.
+  for (int n = 2; n <= kMostSamples; ++n) {
+    std::vector<double> before(fewest), after(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < fewest; ++i) before[i] = static_cast<double>(i);
+    for (std::size_t j = 0; j < after.size(); ++j) after[j] = static_cast<double>(fewest + j);
+    std::swap(before.back(), after.front());
+    // A quarter more, for the outliers the test drops (without_outliers) from a busy host's run.
+    if (mann_whitney_u(before, after).p_value < rule.significance) return std::min(kMostSamples, n + n / 4);
+  }
+  return kMostSamples;
+}
+
+void check_any_matched(const std::vector<Comparison>& comparisons) {
+  std::vector<const RunRecord*> baseline, current;
+  for (const Comparison& c : comparisons) {
+    if (c.baseline && c.current) return;
+    if (c.baseline) baseline.push_back(&*c.baseline);
+    if (c.current) current.push_back(&*c.current);
+  }
+  if (baseline.empty() || current.empty()) return;  // one side has no runs: nothing could match
+  // Each part of the identity the two reports share no value of, with the values each holds.
+  using Part = std::pair<const char*, std::string (*)(const RunRecord&)>;
+  const Part parts[] = {
+      {"backend", [](const RunRecord& r) { return r.backend; }},
+      {"device", [](const RunRecord& r) { return r.device; }},
+      {"variant", [](const RunRecord& r) { return r.variant; }},
+      {"filter", [](const RunRecord& r) { return r.filter; }},
+      {"size", [](const RunRecord& r) { return fmt::format("{}x{}x{}", r.width, r.height, r.channels); }},
+      {"border", [](const RunRecord& r) { return r.border + (r.flip ? " flipped" : ""); }},
+      {"pixel", [](const RunRecord& r) { return r.pixel; }},
+      {"memory", [](const RunRecord& r) { return r.memory; }},
+  };
+  const auto values = [](const std::vector<const RunRecord*>& runs, const Part& part) {
+    std::vector<std::string> found;
+    for (const RunRecord* r : runs)
+      if (std::string value = part.second(*r); std::ranges::find(found, value) == found.end()) found.push_back(value);
+    return found;
+  };
+  const auto listed = [](const std::vector<std::string>& list) {
+    constexpr std::size_t kShown = 3;
+    std::vector<std::string> shown(list.begin(), list.begin() + static_cast<long>(std::min(list.size(), kShown)));
+    return fmt::format("{}{}", fmt::join(shown, ", "), list.size() > kShown ? fmt::format(" (+{})", list.size() - kShown) : "");
+  };
+  std::vector<std::string> differences;
+  for (const Part& part : parts) {
+    const std::vector<std::string> before = values(baseline, part), after = values(current, part);
+    if (std::ranges::none_of(after, [&](const std::string& v) { return std::ranges::find(before, v) != before.end(); }))
+      differences.push_back(fmt::format("{} {} there, {} here", part.first, listed(before), listed(after)));
+  }
+  throw InputError(fmt::format("--compare: no run matches one in the baseline ({} run{} there, {} here){}{}",
+                               baseline.size(), baseline.size() == 1 ? "" : "s", current.size(),
+                               differences.empty() ? ": no single field tells them apart" : ": ",
+                               fmt::join(differences, "; ")));
+}
+
+void attach_verdicts(Report& current, const std::vector<Comparison>& comparisons) {
+  for (std::size_t i = 0; i < current.runs.size() && i < comparisons.size(); ++i) {
+    const Comparison& c = comparisons[i];
+    RunRecord& run = current.runs[i];
+    run.compare_verdict = std::string(to_string(c.verdict));
+    run.compare_ratio = c.ratio, run.compare_p_value = c.p_value, run.compare_threshold = c.threshold;
+  }
 }
 
 std::vector<Comparison> compare_reports(const Report& baseline, const Report& current, const CompareRule& rule) {
@@ -157,9 +250,10 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
       titles.push_back(problem_title(either(c)));
 
   out << fmt::format(
-      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of the two runs' samples; slower or "
-      "faster when p < {} and the medians differ by more than {}%\n",
-      rule.significance, 100 * rule.min_change);
+      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of the two runs' samples\n"
+      "(outliers dropped); slower or faster when p < {} and the medians differ by more than {}% or {} x\n"
+      "the runs' combined noise; inconclusive: moved that much, but too few samples for any p < {}\n",
+      rule.significance, 100 * rule.min_change, rule.noise_factor, rule.significance);
   for (const std::string& title : titles) {
     std::vector<const Comparison*> group;
     for (const Comparison& c : comparisons)
@@ -175,8 +269,10 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     std::fill(numeric.end() - 5, numeric.end() - 1, true);  // the ms, ratio and p columns
     for (const Comparison* c : group) {
       const RunRecord& r = either(*c);
-      // "!" in front of a regression, so the lines to read first stand out (and grep finds them).
-      std::vector<std::string> row = {is_regression(c->verdict) ? "!" : "", r.backend, shorten(r.device, kDeviceWidth),
+      // "!" in front of a regression, "?" of a run too few samples could decide, so the lines to read
+      // first stand out (and grep finds them).
+      const char* mark = is_regression(c->verdict) ? "!" : c->verdict == Verdict::Inconclusive ? "?" : "";
+      std::vector<std::string> row = {mark, r.backend, shorten(r.device, kDeviceWidth),
                                       r.variant};
       if (mixed_memory) row.push_back(r.memory);
       row.push_back(time_cell(c->baseline ? &*c->baseline : nullptr));
@@ -190,7 +286,7 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     print_aligned(rows, numeric, out);
   }
 
-  std::array<int, 9> counts{};
+  std::array<int, kVerdictCount> counts{};
   for (const Comparison& c : comparisons) ++counts[static_cast<std::size_t>(c.verdict)];
   std::vector<std::string> summary;
   for (std::size_t v = 0; v < counts.size(); ++v)
@@ -272,7 +368,8 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
       for (const ColumnKey& column : columns) {
         const RunRecord* run = cell_run(column, variant);
         times.push_back(time_cell(run));
-        const bool both_timed = first && run && has_time(*first) && has_time(*run);
+        const bool both_timed = first && run && has_time(*first) && has_time(*run) && first->times.untimed.empty() &&
+                                run->times.untimed.empty();
         ratios.push_back(both_timed ? ratio_cell(run->times.kernel_ms.median / first->times.kernel_ms.median) : "-");
         any_ratio |= both_timed && run != first;
       }
@@ -286,6 +383,16 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
     numeric[0] = false;
     out << '\n' << problem_title(*first_run) << "  (kernel median, ms)\n";
     print_aligned(rows, numeric, out);
+    // Why a cell reads "untimed" (fake profiling timestamps, as Rusticl's), once per column and reason.
+    std::vector<std::string> notes;
+    for (const ColumnKey& column : columns)
+      for (const std::string& variant : variants)
+        if (const RunRecord* run = cell_run(column, variant); run && run->status != Status::Skipped && !run->times.untimed.empty())
+          if (std::string note = fmt::format("untimed in {} {} {}: {}", labels[std::get<0>(column)], std::get<1>(column),
+                                             shorten(std::get<2>(column), kDeviceWidth), run->times.untimed);
+              std::ranges::find(notes, note) == notes.end())
+            notes.push_back(std::move(note));
+    for (const std::string& note : notes) out << note << '\n';
   }
 }
 

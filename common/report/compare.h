@@ -25,38 +25,54 @@ struct RunIdentity {
 };
 RunIdentity identity_of(const RunRecord& run);
 
-// The verdicts, in the order the summary line lists them: regressions first.
+// The verdicts, in the order the summary line lists them: regressions first, then what a gate must
+// not read as a pass (missing, inconclusive).
 enum class Verdict {
   Slower,             // both ok, slower beyond the noise (CompareRule)
   StoppedValidating,  // fails now; passed (or did not run) in the baseline
   NewlySkipped,       // skipped now; ran in the baseline
   Missing,            // in the baseline only
+  Inconclusive,       // both ok, the medians moved beyond the threshold, but too few samples for any p under --significance
   Faster,             // both ok, faster beyond the noise (CompareRule)
   NowValidating,      // passes now; failed (or did not run) in the baseline
   New,                // in the current report only
   Unchanged,          // both ok within the noise, or the same status without a time to compare
   Untested,           // both ok, but one has no raw samples to test (a report of schema 1)
 };
+inline constexpr std::size_t kVerdictCount = 10;
 std::string_view to_string(Verdict verdict);  // "slower", "stopped validating", "newly skipped"...
 
-// "Beyond the noise" (docs/performance.md, "Comparing with a baseline"): the two runs' raw samples
-// differ by the Mann-Whitney U test (mann_whitney_u, common/domain/stats.h) with p under
-// `significance`, AND the medians differ by more than `min_change`: slower when
-// current median > baseline median x (1 + min_change), faster when the reverse. Both, never one: a
-// tiny but consistent change is real and not worth failing a CI job, a large one in noisy samples may
-// be chance. At p < 0.01 the test needs 5 samples a side that do not overlap.
+// "Beyond the noise" (docs/performance.md, "Comparing with a baseline"): the two runs' raw samples,
+// each without its outliers (without_outliers, common/domain/stats.h), differ by the Mann-Whitney U
+// test (mann_whitney_u: exact up to 20 samples in the smaller run) with p under `significance`, AND the medians
+// differ by more than the run's threshold: slower when current median > baseline median x (1 +
+// threshold), faster when the reverse. Both, never one: a tiny but consistent change is real and not
+// worth failing a CI job, a large one in noisy samples may be chance. The threshold is `min_change`,
+// or `noise_factor` times the two runs' combined noise (sqrt(noise_b^2 + noise_c^2), each
+// robust_noise_percent) where that is larger: samples within one run do not see the drift between
+// runs that a device with noisy samples (a CPU shared with other work) also shows, so a change must
+// clear that device's own noise. When the medians moved beyond the threshold but the sample counts
+// cannot give any p under `significance` (3 a side: 0.1 at best), the verdict is Inconclusive.
 struct CompareRule {
   double min_change = 0.05;    // --min-change 5 (percent)
   double significance = 0.01;  // --significance 0.01
+  double noise_factor = 3;     // the threshold is at least this many times the combined noise
 };
 
 struct Comparison {
   std::optional<RunRecord> baseline;  // empty when the verdict is New
   std::optional<RunRecord> current;   // empty when the verdict is Missing
   Verdict verdict = Verdict::Unchanged;
-  double ratio = kNotMeasured;    // current median / baseline median, when both ran ok
-  double p_value = kNotMeasured;  // the U test's, when both ran ok with raw samples
+  double ratio = kNotMeasured;       // current median / baseline median, when both ran ok
+  double p_value = kNotMeasured;     // the U test's, when both ran ok with raw samples
+  double threshold = kNotMeasured;   // the change the medians had to exceed (a fraction), when tested
 };
+
+// The samples --compare asks of the current run so that the U test can decide against this
+// baseline: the fewest n for which the baseline's smallest sample count against n, with one sample
+// out of order, still gives p under the rule's significance, and a quarter more for outliers dropped
+// (at 0.01: 5 against a baseline of 10, 15 against 3), at most 100. 0 when the baseline has no timed run.
+int compare_sample_floor(const Report& baseline, const CompareRule& rule);
 
 // One Comparison per run of either report, in the current report's order, then the missing ones.
 // Runs with the same identity twice in one report pair up in order (first with first).
@@ -72,6 +88,17 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
 
 // Whether any comparison is Slower: with nothing failing validation, `--compare` exits 3 (README, "Exit status").
 bool any_slower(const std::vector<Comparison>& comparisons);
+// Whether any is Inconclusive: with nothing slower or failing, `--compare` exits 4.
+bool any_inconclusive(const std::vector<Comparison>& comparisons);
+
+// Throws InputError, one line, when no run of the current report has a twin in the baseline (another
+// --size, filter or device: every row would be "new" or "missing", and a gate would pass on nothing):
+// the line names the fields whose values the two reports share none of, and how many runs each holds.
+void check_any_matched(const std::vector<Comparison>& comparisons);
+
+// Each current run's verdict into its record (RunRecord::compare_*), for the JSON and CSV reports:
+// compare_reports gives one Comparison per current run first, in the current report's order.
+void attach_verdicts(Report& current, const std::vector<Comparison>& comparisons);
 
 // Reports from different machines side by side. First each report's devices (label, host, device
 // names); then one table per problem (filter, width x height, channels, border, flip): a row per

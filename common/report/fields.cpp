@@ -6,6 +6,7 @@ namespace cc {
 namespace {
 
 constexpr std::string_view kKernelMs = "kernel_ms";
+constexpr std::string_view kCompare = "compare";
 
 // A statistic of the per-launch kernel times. Without samples the statistics are summarize({})'s
 // placeholder zeros, not zero milliseconds.
@@ -67,6 +68,11 @@ const std::vector<Field<RunRecord>>& run_fields() {
       field<&RunRecord::memory>("memory"),
       field<&RunRecord::compile_time>("compile_time"),
       field<&RunRecord::output>("output"),
+      // --compare's verdict against the baseline (compare.h); null without --compare.
+      field<&RunRecord::compare_verdict>("verdict", {.group = kCompare, .null_when_default = true}),
+      field<&RunRecord::compare_ratio>("ratio", {.group = kCompare}),
+      field<&RunRecord::compare_p_value>("p_value", {.group = kCompare}),
+      field<&RunRecord::compare_threshold>("threshold", {.group = kCompare}),
   };
   return fields;
 }

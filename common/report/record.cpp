@@ -61,9 +61,12 @@ void derive_rates(RunRecord& record) {
   const double seconds = ms / 1e3;
   const Footprint footprint = footprint_of(record);
   const double taps = static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
-  record.mpix_per_s = footprint.pixels * record.channels / 1e6 / seconds;
+  record.mpix_per_s = footprint.pixels / 1e6 / seconds;  // pixels, not samples: a 3-channel pixel counts once (issue #28)
   record.gb_per_s = footprint.bytes / 1e9 / seconds;
-  record.gflop_per_s = 2 * taps * footprint.computed / 1e9 / seconds;  // one multiply and one add per tap
+  // One multiply and one add per tap of the full 2D filter: the work of a direct 2D sum, whatever the
+  // variant did, so that it ranks variants as MPix/s does. Separable and fft do less, and theirs can
+  // read above the device's FMA peak; derive_bound counts the variant's own taps (docs/json-schema.md).
+  record.gflop_per_s = 2 * taps * footprint.computed / 1e9 / seconds;
 }
 
 void derive_bound(RunRecord& record, const DevicePeaks& peaks) {

@@ -35,6 +35,10 @@ struct RunRecord {
   // "bound_percent".
   std::string bound;
   double bound_percent = kNotMeasured;
+  // --compare's verdict for this run against the baseline (compare.h, attach_verdicts), JSON "compare":
+  // empty and not measured without --compare.
+  std::string compare_verdict;
+  double compare_ratio = kNotMeasured, compare_p_value = kNotMeasured, compare_threshold = kNotMeasured;
 };
 
 // One --stream run: N frames pushed through upload, filter and download with the three overlapped.
@@ -63,8 +67,10 @@ std::string filter_family(const std::string& spec);
 // ("auto: fast (measured; ...)"); "" for any other run or when auto found no candidate.
 std::string auto_pick(const RunRecord& record);
 
-// Fills mpix_per_s, gb_per_s (input read once + output written once, in the bytes the pixel type
-// takes on the device) and gflop_per_s (2 x taps x pixels x channels computed) from times.kernel_ms.median.
+// Fills mpix_per_s (pixels, whatever their channels), gb_per_s (input read once + output written once,
+// in the bytes the pixel type takes on the device) and gflop_per_s (2 x the 2D filter's taps x pixels x
+// channels computed: a direct 2D sum's work, not what a separable or fft variant executes) from
+// times.kernel_ms.median.
 void derive_rates(RunRecord& record);
 
 // Fills bound and bound_percent from the device's measured peaks: whichever of DRAM (bytes / copy

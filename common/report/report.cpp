@@ -123,6 +123,8 @@ struct Table {
   std::size_t column_1_width = kDeviceWidth;  // to this width
   std::size_t line_width = kLineWidth;        // reasons are cut to end by this column
   bool reason_column = true;                  // markdown: reasons as a last column
+  // Lines after the table, whole (wrapped, never cut): what several rows share, said once.
+  std::vector<std::string> notes;
 
   void add_column(std::string name, bool is_numeric) {
     header.push_back(std::move(name));
@@ -220,8 +222,19 @@ Table make_table(const Group& group, Detail detail, bool stop_column) {
     if (full) row.push_back(short_number(r->device_mb));
     row.push_back(short_error(r->max_abs_error));
     if (full) row.push_back(r->exact ? "exact" : short_error(r->tolerance));
-    t.add_row(std::move(row), r->reason.empty() && untimed ? "untimed: " + r->times.untimed : r->reason);
+    t.add_row(std::move(row), r->reason);
   }
+  // Why runs are untimed (fake profiling timestamps, as Rusticl's): once per reason, naming its runs,
+  // instead of the same line cut short under every row (issue #28).
+  std::vector<std::pair<std::string, std::vector<std::string>>> untimed;  // reason, its runs
+  for (const RunRecord* r : group.records) {
+    if (r->times.untimed.empty() || !r->reason.empty()) continue;
+    auto it = std::ranges::find(untimed, r->times.untimed, &std::pair<std::string, std::vector<std::string>>::first);
+    if (it == untimed.end()) it = untimed.insert(untimed.end(), std::pair{r->times.untimed, std::vector<std::string>{}});
+    it->second.push_back(shorten(r->device, kDeviceWidth) + " " + variant_label(*r));
+  }
+  for (const auto& [reason, names] : untimed)
+    t.notes.push_back(fmt::format("untimed ({}): {}", fmt::join(names, ", "), reason));
   return t;
 }
 
@@ -279,6 +292,11 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
   return t;
 }
 
+// What the full view's rate columns count (docs/json-schema.md): GFLOP/s is the direct 2D sum's work,
+// which a separable or fft variant does not do, so theirs can read above the FMA peak.
+constexpr const char* kRateLegend =
+    "MPix/s: pixels / kernel median; GB/s: input read once + output written once; GFLOP/s: 2 x the 2D\n"
+    "filter's taps x pixels x channels, a direct sum's work (separable, fft do less; % bound: their own)";
 constexpr const char* kStreamLegend =
     "ms/frame overlapped; serial: upload, filter, download in turn; floor: PCIe, max(h2d, d2h)";
 constexpr const char* kTransferLegend =
@@ -341,6 +359,25 @@ std::vector<std::string> ratio_lines(const Group& group) {
   return lines;
 }
 
+// `text` in lines of at most `width` columns, broken at spaces, continuation lines indented by two.
+void print_wrapped(const std::string& text, std::size_t width, std::ostream& out) {
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out << line << '\n';
+      line = "  " + word;
+    } else {
+      line += (line.empty() ? "" : " ") + word;
+    }
+    start = end + 1;
+  }
+  if (!line.empty()) out << line << '\n';
+}
+
 // Aligned columns, two spaces after text and one before right-aligned numbers, so a row fits in
 // kLineWidth columns. A reason does not fit as a last column: a row with no numbers (skipped) shows
 // it in their place, a row with numbers (failed) on the line below.
@@ -377,6 +414,7 @@ void print_table_console(Table t, std::ostream& out) {
       out << indent << "^ " << shorten(t.reasons[r], t.line_width - indent.size() - 2) << '\n';
     }
   }
+  for (const std::string& note : t.notes) print_wrapped(note, t.line_width, out);
 }
 
 std::string markdown_cell(std::string text) {
@@ -399,6 +437,8 @@ void print_table_markdown(const Table& t, std::ostream& out) {
   for (bool numeric : t.numeric) out << (numeric ? " ---: |" : " --- |");
   out << (t.reason_column ? " --- |\n" : "\n");
   for (std::size_t r = 0; r < t.rows.size(); ++r) print_row(t.rows[r], t.reasons[r]);
+  if (!t.notes.empty()) out << '\n';
+  for (const std::string& note : t.notes) out << markdown_cell(note) << "\n\n";
 }
 
 // ---- backends that ran nothing, and the sweep summary ---------------------------------------------
@@ -639,6 +679,7 @@ void print_console(const Report& report, std::ostream& out, bool verbose) {
   if (per_problem)
     for (const Group& group : group_by_heading(runs)) {
       out << '\n' << group.title << "  (times in ms)\n";
+      if (verbose) out << kRateLegend << '\n';
       print_table_console(make_table(group, detail, false), out);
       const auto ratios = ratio_lines(group);
       if (!ratios.empty()) {
@@ -696,7 +737,8 @@ void write_markdown(const Report& report, std::ostream& out) {
     out << "## " << group.title
         << "\n\nTimes in ms; kernel is the median launch, noise its robust spread (1.4826 x MAD / median), n the "
            "samples, stop the rule that stopped them (max, noise, budget); % bound is its rate against the measured ceiling "
-           "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius.\n\n";
+           "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius. "
+        << kRateLegend << ".\n\n";
     print_table_markdown(make_table(group, Detail::Full, true), out);
     const auto ratios = ratio_lines(group);
     if (!ratios.empty()) {

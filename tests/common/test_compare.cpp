@@ -65,6 +65,7 @@ cc::Report full_report() {
   cuda.times.kernel_batch_ms = 0.0401, cuda.times.host_to_host_ms = 1.2, cuda.times.reuse_ms = 0.8;
   cuda.device_mb = 32.5, cuda.bound = "dram", cuda.bound_percent = 63.4;
   cuda.compile_time = "radius: compile-time", cuda.output = "out/cuda-tiled.png";
+  cuda.compare_verdict = "slower", cuda.compare_ratio = 1.25, cuda.compare_p_value = 1.1e-5, cuda.compare_threshold = 0.05;
   report.runs = {timed_run("cpu", "cpu", "naive", cc::Status::Ok, 812.25), cuda,
                  timed_run("opencl", "NVIDIA H100", "texture", cc::Status::Skipped, 0),
                  timed_run("opencl", "NVIDIA H100", "global", cc::Status::Failed, 0.05)};
@@ -233,27 +234,54 @@ TEST_CASE("report_read: bad input is one InputError line naming the file and the
         "report '" + huge + "': it holds 33554433 bytes, over the 32 MB limit (reports are parsed whole in memory)");
 }
 
-// Reference values: scipy 1.10.1 (Debian 12's python3-scipy),
-// scipy.stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").
-TEST_CASE("Mann-Whitney U: scipy's asymptotic two-sided p-values, ties and continuity corrected") {
+// Reference values, up to 20 a side: the exact permutation p, counted over every split of the pooled
+// samples (tie groups at their mean rank) by brute force in Python (itertools.combinations), which
+// without ties is scipy.stats.mannwhitneyu(a, b, method="exact"). Beyond: the asymptotic p with the tie
+// and continuity corrections (scipy's method="asymptotic"), the formula evaluated in Python.
+TEST_CASE("Mann-Whitney U: exact two-sided p-values up to 20 a side, ties at their mean rank") {
   const auto check = [](const std::vector<double>& a, const std::vector<double>& b, double u, double p) {
     const cc::UTest test = cc::mann_whitney_u(a, b);
     CHECK(test.u == doctest::Approx(u));
     CHECK(test.p_value == doctest::Approx(p).epsilon(1e-9));
+    CHECK(test.exact);
   };
-  check({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, 0, 0.012185780355344813);  // apart, but 5 a side cannot reach 0.01
-  check({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}, 25, 0.012185780355344813);  // two-sided: the same either way
+  // Apart, 5 a side: 2 of the C(10, 5) = 252 orders are as extreme (the normal approximation said
+  // 0.0122, and no 5-sample run could ever reach p < 0.01: issue #28).
+  check({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, 0, 2.0 / 252);
+  check({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}, 25, 2.0 / 252);  // two-sided: the same either way
   check({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, 12.5, 1.0);
-  check({1.0, 1.1, 1.2, 1.3, 1.0, 1.1}, {1.25, 1.4, 1.3, 1.5, 1.45, 1.35}, 1.5, 0.01000679435165946);  // ties
-  check({3, 3, 3, 4, 4, 5, 6}, {4, 4, 5, 5, 6, 7, 7, 8}, 9.5, 0.033894853524689246);  // ties across the sets
+  check({1.0, 1.1, 1.2, 1.3, 1.0, 1.1}, {1.25, 1.4, 1.3, 1.5, 1.45, 1.35}, 1.5, 0.006493506493506494);  // ties
+  check({3, 3, 3, 4, 4, 5, 6}, {4, 4, 5, 5, 6, 7, 7, 8}, 9.5, 0.02937062937062937);  // ties across the sets
+  check({1, 2, 2, 3}, {2, 3, 4, 4, 5}, 2.5, 0.0873015873015873);
   check({1}, {2}, 0, 1.0);
-  check({2, 2, 2}, {2, 2, 2}, 4.5, 1.0);  // every sample tied: no variance, nothing to tell apart
+  CHECK(cc::mann_whitney_u({2, 2, 2}, {2, 2, 2}).p_value == 1.0);  // every sample tied: nothing to tell apart
   CHECK(cc::mann_whitney_u({}, {1, 2}).p_value == 1.0);
-  // The planted runs of the verdict tests below.
+  // The planted runs of the verdict tests below: ten a side apart, 2 / C(20, 10).
   CHECK(cc::mann_whitney_u(planted_samples(1, 0.01), planted_samples(1.10, 0.01)).p_value ==
-        doctest::Approx(0.0001806347208075351).epsilon(1e-9));
+        doctest::Approx(2.0 / 184756).epsilon(1e-9));
   CHECK(cc::mann_whitney_u(planted_samples(1, 0.2), planted_samples(1.15, 0.2)).p_value ==
-        doctest::Approx(0.10384958179697429).epsilon(1e-9));
+        doctest::Approx(0.10088982225205136).epsilon(1e-9));
+}
+
+TEST_CASE("Mann-Whitney U: beyond 20 a side, the normal approximation with tie and continuity corrections") {
+  std::vector<double> a, b;
+  for (int i = 0; i < 21; ++i) a.push_back(i), b.push_back(i + 8);
+  const cc::UTest test = cc::mann_whitney_u(a, b);
+  CHECK_FALSE(test.exact);
+  CHECK(test.u == doctest::Approx(84.5));
+  CHECK(test.p_value == doctest::Approx(0.0006486778021165878).epsilon(1e-9));
+}
+
+TEST_CASE("Mann-Whitney U: the smallest p a sample count allows") {
+  CHECK(cc::smallest_u_test_p(3, 3) == doctest::Approx(0.1));  // 2 / C(6, 3): 3 a side can never reach 0.01
+  CHECK(cc::smallest_u_test_p(4, 4) == doctest::Approx(2.0 / 70));
+  CHECK(cc::smallest_u_test_p(5, 5) == doctest::Approx(2.0 / 252));
+  CHECK(cc::smallest_u_test_p(3, 12) == doctest::Approx(2.0 / 455));
+  CHECK(cc::smallest_u_test_p(0, 5) == 1.0);
+  // Exact while the smaller run has up to 20 and both up to 60, either way round.
+  CHECK(cc::smallest_u_test_p(2, 27) == doctest::Approx(2.0 / 406));
+  CHECK(cc::smallest_u_test_p(27, 2) == doctest::Approx(2.0 / 406));
+  CHECK(cc::smallest_u_test_p(20, 40) == doctest::Approx(2.0 / 4191844505805495.0));
 }
 
 TEST_CASE("compare: one slow sample no longer hides a 20% slowdown (issue #17)") {
@@ -269,12 +297,14 @@ TEST_CASE("compare: one slow sample no longer hides a 20% slowdown (issue #17)")
   CHECK(baseline.runs[0].times.kernel_ms.stddev / baseline.runs[0].times.kernel_ms.median > 0.6);
   const auto comparisons = cc::compare_reports(baseline, current);
   REQUIRE(comparisons.size() == 1);
-  CHECK(comparisons[0].p_value == doctest::Approx(0.0026441991335884076).epsilon(1e-9));  // scipy, as above
+  // The 3 ms sample is an outlier (without_outliers): nine baseline samples against ten, apart.
+  CHECK(comparisons[0].p_value == doctest::Approx(2.0 / 92378).epsilon(1e-9));
   CHECK(comparisons[0].verdict == cc::Verdict::Slower);
   CHECK(cc::any_slower(comparisons));
-  // --significance 0.001 asks for more than ten samples a side give here; --min-change 25 for more than 20%.
-  CHECK(cc::compare_reports(baseline, current, {.min_change = 0.05, .significance = 0.001})[0].verdict ==
-        cc::Verdict::Unchanged);
+  // --significance 1e-5 asks for more than nine and ten samples give here (2e-5 at best): inconclusive,
+  // not unchanged; --min-change 25 asks for more than 20%.
+  CHECK(cc::compare_reports(baseline, current, {.min_change = 0.05, .significance = 1e-5})[0].verdict ==
+        cc::Verdict::Inconclusive);
   CHECK(cc::compare_reports(baseline, current, {.min_change = 0.25, .significance = 0.01})[0].verdict ==
         cc::Verdict::Unchanged);
   // A baseline of schema 1 has no raw samples: the verdict says so instead of guessing.
@@ -321,9 +351,12 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
     CHECK(cc::to_string(comparisons[i].verdict) == cc::to_string(expected[i]));
   }
   CHECK(comparisons[0].ratio == doctest::Approx(1.10));
-  CHECK(comparisons[0].p_value == doctest::Approx(0.0001806347208075351).epsilon(1e-9));
+  CHECK(comparisons[0].p_value == doctest::Approx(2.0 / 184756).epsilon(1e-9));
   CHECK(comparisons[1].p_value < 0.01);  // 4% apart without overlap: real, but under --min-change
-  CHECK(comparisons[3].p_value == doctest::Approx(0.10384958179697429).epsilon(1e-9));
+  CHECK(comparisons[3].p_value == doctest::Approx(0.10088982225205136).epsilon(1e-9));
+  // Samples spread by 20% have a noise of 14.8% each: the threshold is 3 x their combined 21%, not 5%.
+  CHECK(comparisons[3].threshold == doctest::Approx(3 * std::hypot(0.14826, 0.14826)).epsilon(1e-6));
+  CHECK(comparisons[0].threshold == doctest::Approx(0.05));
   CHECK(std::isnan(comparisons[4].ratio));  // no time compared for a failed run
   CHECK_FALSE(comparisons[8].baseline);
   CHECK(comparisons[8].current->variant == "fast");
@@ -344,7 +377,7 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
     if (line.starts_with("!")) marked.push_back(words_of(line));
   REQUIRE(marked.size() == 2);
   CHECK(marked[0] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "global", "pinned", "1.000", "1.100",
-                                              "1.10", "1.8e-04", "slower"});
+                                              "1.10", "1.1e-05", "slower"});
   CHECK(marked[1] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "texture", "pinned", "1.000", "FAILED",
                                               "-", "-", "stopped", "validating"});
   CHECK(text.find("\nbox:r=1  2048x2048x1  border zero\n") != std::string::npos);
@@ -364,6 +397,131 @@ TEST_CASE("compare: pairs the runs one identity has twice in order, and says whe
   std::ostringstream out;
   cc::print_comparison({}, {}, out);
   CHECK(out.str() == "nothing to compare: neither report has runs\n");
+}
+
+namespace {
+
+// A run of timed_run's problem with exactly these raw samples.
+cc::RunRecord sampled_run(const std::vector<double>& samples) {
+  cc::RunRecord r = timed_run("opencl", "pocl-cpu", "tiled", cc::Status::Ok, 1.0);
+  r.times.kernel_samples_ms = samples;
+  r.times.kernel_ms = cc::summarize(samples);
+  cc::derive_rates(r);
+  return r;
+}
+
+cc::Verdict verdict_of(const std::vector<double>& before, const std::vector<double>& after, const cc::CompareRule& rule = {}) {
+  cc::Report baseline, current;
+  baseline.runs = {sampled_run(before)};
+  current.runs = {sampled_run(after)};
+  const auto comparisons = cc::compare_reports(baseline, current, rule);
+  REQUIRE(comparisons.size() == 1);
+  return comparisons[0].verdict;
+}
+
+// `samples` times `factor`.
+std::vector<double> scaled(std::vector<double> samples, double factor) {
+  for (double& x : samples) x *= factor;
+  return samples;
+}
+
+}  // namespace
+
+TEST_CASE("compare gate, 3 samples a side: a 2x regression is never 'unchanged'; --compare raises the floor (issue #28)") {
+  const std::vector<double> before = {1.00, 1.02, 0.99};
+  // 2 / C(6, 3) = 0.1 at best: three a side cannot decide at p < 0.01, and says so.
+  CHECK(verdict_of(before, scaled(before, 2.0)) == cc::Verdict::Inconclusive);
+  CHECK(verdict_of(before, {1.01, 0.99, 1.0}) == cc::Verdict::Unchanged);
+  // --compare asks the current run for enough samples to decide against a 3-sample baseline.
+  cc::Report baseline;
+  baseline.runs = {sampled_run(before)};
+  const int floor = cc::compare_sample_floor(baseline, {});
+  CHECK(floor == 15);  // 12 decide with one sample out of order, and a quarter more for outliers
+  std::vector<double> after;
+  for (int i = 0; i < floor; ++i) after.push_back(2.0 + 0.01 * (i % 4));
+  CHECK(verdict_of(before, after) == cc::Verdict::Slower);
+  // The default 10-sample baseline needs no more than the default --repetitions 10.
+  baseline.runs = {sampled_run(planted_samples(1.0, 0.01))};
+  CHECK(cc::compare_sample_floor(baseline, {}) <= 10);
+  CHECK(cc::compare_sample_floor(cc::Report{}, {}) == 0);
+}
+
+TEST_CASE("compare gate, 5 samples a side: apart is enough at p < 0.01 (issue #28)") {
+  const std::vector<double> before = {1.00, 1.01, 0.99, 1.02, 0.98};
+  CHECK(verdict_of(before, scaled(before, 2.0)) == cc::Verdict::Slower);
+  CHECK(verdict_of(before, scaled(before, 1.10)) == cc::Verdict::Slower);
+  CHECK(verdict_of(scaled(before, 1.10), before) == cc::Verdict::Faster);
+  CHECK(verdict_of(before, {1.01, 0.98, 1.00, 0.99, 1.02}) == cc::Verdict::Unchanged);
+}
+
+TEST_CASE("compare gate, 10 samples a side: two slow baseline samples no longer hide a 36% regression (issue #28)") {
+  const std::vector<double> before = {1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99, 1.50, 1.52};
+  const std::vector<double> after = {1.36, 1.37, 1.35, 1.38, 1.34, 1.36, 1.37, 1.35, 1.36, 1.36};
+  // The U test on every sample: the two slow ones rank above the current run, p ~0.02.
+  CHECK(cc::mann_whitney_u(before, after).p_value > 0.01);
+  CHECK(cc::without_outliers(before).size() == 8);
+  CHECK(cc::without_outliers(after).size() == 10);
+  CHECK(cc::without_outliers({1.0, 1.01, 1.2}).size() == 3);  // too few to judge
+  CHECK(cc::without_outliers({1.0, 1.0, 1.0, 1.0, 1.3}).size() == 5);  // MAD 0: no spread to judge by
+  CHECK(verdict_of(before, after) == cc::Verdict::Slower);
+  CHECK(verdict_of(before, {1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.01}) == cc::Verdict::Unchanged);
+  CHECK(verdict_of(planted_samples(1.0, 0.01), planted_samples(1.0, 0.01)) == cc::Verdict::Unchanged);
+}
+
+TEST_CASE("compare gate: the threshold grows with the runs' noise, for the drift between runs (issue #28)") {
+  // A CPU device's samples spread by 3% (noise 2.2% each): 8% slower with p < 0.01 is within 3 x
+  // their combined noise (9.4%), the drift unchanged reruns show on a shared host.
+  const std::vector<double> noisy = planted_samples(1.0, 0.03);
+  const std::vector<double> drifted = planted_samples(1.08, 0.03);
+  CHECK(cc::mann_whitney_u(noisy, drifted).p_value < 0.01);
+  CHECK(verdict_of(noisy, drifted) == cc::Verdict::Unchanged);
+  CHECK(verdict_of(noisy, drifted, {.min_change = 0.05, .significance = 0.01, .noise_factor = 0}) == cc::Verdict::Slower);
+  CHECK(verdict_of(noisy, planted_samples(1.15, 0.03)) == cc::Verdict::Slower);
+  // A quiet GPU (0.5% spread): the threshold stays --min-change, and 10% is caught.
+  CHECK(verdict_of(planted_samples(1.0, 0.005), planted_samples(1.10, 0.005)) == cc::Verdict::Slower);
+}
+
+TEST_CASE("compare: a baseline that matches no run is an error naming what differs; verdicts go into the report") {
+  cc::Report baseline, current;
+  baseline.runs = {timed_run("cpu", "cpu", "fast", cc::Status::Ok, 1.0), timed_run("cpu", "cpu", "naive", cc::Status::Ok, 9.0)};
+  current.runs = baseline.runs;
+  for (cc::RunRecord& run : current.runs) run.width = 1024, run.height = 1024;
+  std::vector<cc::Comparison> comparisons = cc::compare_reports(baseline, current);
+  CHECK(input_error([&] { cc::check_any_matched(comparisons); }) ==
+        "--compare: no run matches one in the baseline (2 runs there, 2 here): size 2048x2048x1 there, 1024x1024x1 here");
+  // One run in common: the rest are listed as new and missing, and that is no error.
+  current.runs[0].width = current.runs[0].height = 2048;
+  comparisons = cc::compare_reports(baseline, current);
+  CHECK_NOTHROW(cc::check_any_matched(comparisons));
+  CHECK_NOTHROW(cc::check_any_matched({}));
+
+  current.runs[0] = timed_run("cpu", "cpu", "fast", cc::Status::Ok, 1.10);
+  comparisons = cc::compare_reports(baseline, current);
+  cc::attach_verdicts(current, comparisons);
+  CHECK(current.runs[0].compare_verdict == "slower");
+  CHECK(current.runs[0].compare_ratio == doctest::Approx(1.10));
+  CHECK(current.runs[1].compare_verdict == "new");
+  const auto json = nlohmann::json::parse(json_text(current));
+  CHECK(json["runs"][0]["compare"]["verdict"] == "slower");
+  CHECK(json["runs"][0]["compare"]["threshold"] == doctest::Approx(0.05));
+  CHECK(json["runs"][1]["compare"]["verdict"] == "new");
+  CHECK(json["runs"][1]["compare"]["p_value"].is_null());
+  CHECK(nlohmann::json::parse(json_text(baseline))["runs"][0]["compare"]["verdict"].is_null());
+}
+
+TEST_CASE("merge: an untimed run says why, once, below its table (issue #28)") {
+  cc::Report rusticl;
+  rusticl.runs = {timed_run("opencl", "rusticl", "global", cc::Status::Ok, 1.0),
+                  timed_run("opencl", "rusticl", "tiled", cc::Status::Ok, 1.0)};
+  for (cc::RunRecord& run : rusticl.runs) run.times.untimed = "the device reported a span of 0 ms: its profiling timestamps are not real";
+  std::ostringstream out;
+  cc::print_merged({rusticl}, {"laptop"}, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(row_words(text, "global") == std::vector<std::string>{"global", "untimed"});
+  const std::string note = "untimed in laptop opencl rusticl: the device reported a span of 0 ms: its profiling timestamps are not real\n";
+  REQUIRE(text.find(note) != std::string::npos);
+  CHECK(text.find(note, text.find(note) + 1) == std::string::npos);
 }
 
 TEST_CASE("merge: one table per problem, a column per report, backend and device, ratios to the first") {

@@ -189,6 +189,12 @@ TEST_CASE("record: status names and derived rates") {
   CHECK(r.mpix_per_s == doctest::Approx(1000));   // 2 Mpix in 2 ms
   CHECK(r.gb_per_s == doctest::Approx(8));        // 2e6 * (4 + 4) bytes in 2 ms
   CHECK(r.gflop_per_s == doctest::Approx(30));    // 2 * 15 * 2e6 flop in 2 ms
+  // Three channels: MPix/s counts pixels, not samples (issue #28); bytes and flops count every channel.
+  r.channels = 3;
+  cc::derive_rates(r);
+  CHECK(r.mpix_per_s == doctest::Approx(1000));
+  CHECK(r.gb_per_s == doctest::Approx(24));
+  CHECK(r.gflop_per_s == doctest::Approx(90));
 
   cc::RunRecord never_ran = r;
   never_ran.status = cc::Status::Skipped;
@@ -341,9 +347,11 @@ TEST_CASE("report: JSON carries every docs/json-schema.md field, NaN as null") {
       CAPTURE(key);
       CHECK(r["kernel_ms"].contains(key));
     }
-    // Every run column of the CSV is a key, kernel_ms_* nested instead of flat.
+    // Every run column of the CSV is a key, kernel_ms_* and compare_* nested instead of flat.
     for (const cc::Field<cc::RunRecord>& field : cc::run_fields())
-      if (!field.column().starts_with("kernel_ms_")) CHECK(r.contains(field.column()));
+      if (!field.column().starts_with("kernel_ms_") && !field.column().starts_with("compare_"))
+        CHECK(r.contains(field.column()));
+    CHECK(r["compare"]["verdict"].is_null());  // no --compare
     CHECK_FALSE(r.contains("kernel_ms_median"));
   }
 
@@ -410,6 +418,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "cold",
       "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output",
+      "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
       "floor_fraction", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "peaks_untimed",
@@ -725,4 +734,28 @@ TEST_CASE("docs/json-schema.md lists exactly the keys a report is written with")
     CHECK_MESSAGE(written.contains(path), "in docs/json-schema.md but never written");
   }
   CHECK(written.contains("runs[].kernel_ms.noise_percent"));  // the walk reaches nested groups
+}
+
+TEST_CASE("console: runs untimed for one reason say it once, whole, below the table (issue #28)") {
+  cc::Report report;
+  const std::string reason =
+      "the device reported a span of 0 ms, under the 0.001 ms any command takes: its profiling timestamps are not real";
+  for (const char* variant : {"global", "tiled", "fast", "texture"}) {
+    cc::RunRecord r = run("opencl", variant, cc::Status::Ok, 1.0);
+    r.device = "rusticl:0:0";
+    r.times.untimed = reason;
+    report.runs.push_back(r);
+  }
+  std::ostringstream out;
+  cc::print_console(report, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  // Wrapped within the line width, so compare the words.
+  std::string words;
+  std::istringstream in(text.substr(text.find("untimed (")));
+  for (std::string word; in >> word;) words += (words.empty() ? "" : " ") + word;
+  CHECK(words == "untimed (rusticl:0:0 global, rusticl:0:0 tiled, rusticl:0:0 fast, rusticl:0:0 texture): " + reason);
+  CHECK(text.find("profiling timestamps") == text.rfind("profiling timestamps"));
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() <= 100);
 }

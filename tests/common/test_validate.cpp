@@ -217,6 +217,58 @@ TEST_CASE("8-bit results: the rounded, saturated reference, either neighbour onl
   }
 }
 
+TEST_CASE("8-bit results: a bound over half a level allows every rounding within it (issue #30)") {
+  // box:r=189 on a 1x1 clamp image: expected 240, got 239 with a bound of 2.05; sharpen at strength
+  // 100000: expected 133, got 132 with 43.2. Neither is near x.5, yet both are correct float sums.
+  cc::Image reference = filled(2, 1, 1, 0.0f);
+  reference.at(0, 0, 0) = 239.8f;
+  reference.at(0, 0, 1) = 133.1f;
+  cc::Image result = filled(2, 1, 1, 0.0f);
+  result.at(0, 0, 0) = 239.0f;
+  result.at(0, 0, 1) = 132.0f;
+  CHECK(cc::validate(result, reference, cc::Tolerance{2.05, false, true}).passed);
+  SUBCASE("up to the rounding of exact + bound and exact - bound, not beyond") {
+    result.at(0, 0, 0) = 237.0f;  // 239.8 - 2.05 = 237.75 rounds to 238
+    const cc::Validation v = cc::validate(result, reference, cc::Tolerance{2.05, false, true});
+    CHECK_FALSE(v.passed);
+    CHECK(v.bad_x == 0);
+    CHECK(v.bad_expected == 240.0);
+    result.at(0, 0, 0) = 238.0f;
+    CHECK(cc::validate(result, reference, cc::Tolerance{2.05, false, true}).passed);
+    result.at(0, 0, 1) = 90.0f;  // 133.1 - 43.2 = 89.9 rounds to 90
+    CHECK(cc::validate(result, reference, cc::Tolerance{43.2, false, true}).passed);
+    result.at(0, 0, 1) = 89.0f;
+    CHECK_FALSE(cc::validate(result, reference, cc::Tolerance{43.2, false, true}).passed);
+  }
+  SUBCASE("saturation still binds at the ends") {
+    result.at(0, 0, 0) = 255.0f;  // 239.8 + 2.05 rounds to 242
+    CHECK_FALSE(cc::validate(result, reference, cc::Tolerance{2.05, false, true}).passed);
+    CHECK(cc::validate(result, reference, cc::Tolerance{20.0, false, true}).passed);
+  }
+}
+
+TEST_CASE("8-bit results: max and relative L2 error against the saturated reference the verdict uses (issue #28)") {
+  // sobel-x on a u8 image: exact sums far outside 0..255 saturate; a correct result equals the
+  // saturated value, so its error is 0, not the distance to the unsaturated sum (980).
+  cc::Image reference = filled(3, 1, 1, 0.0f);
+  reference.at(0, 0, 0) = 1235.0f;
+  reference.at(0, 0, 1) = -400.0f;
+  reference.at(0, 0, 2) = 100.4f;
+  cc::Image result = filled(3, 1, 1, 0.0f);
+  result.at(0, 0, 0) = 255.0f;
+  result.at(0, 0, 1) = 0.0f;
+  result.at(0, 0, 2) = 100.0f;
+  cc::Validation v = cc::validate(result, reference, cc::Tolerance{0.0, true, true});
+  CHECK(v.passed);
+  CHECK(v.max_abs_error == 0);
+  CHECK(v.rel_l2_error == 0);
+  result.at(0, 0, 2) = 101.0f;  // one level off: the error is 1 of the held-to 100
+  v = cc::validate(result, reference, cc::Tolerance{0.0, true, true});
+  CHECK_FALSE(v.passed);
+  CHECK(v.max_abs_error == 1.0);
+  CHECK(v.rel_l2_error == doctest::Approx(1.0 / std::sqrt(255.0 * 255.0 + 100.0 * 100.0)));
+}
+
 TEST_CASE("8-bit results: an integer-exact problem's reference is an integer, and only it passes") {
   cc::Image reference = filled(2, 1, 1, 12.0f);
   cc::Image result = reference;
