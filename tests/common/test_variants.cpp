@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/kernel_descriptions.h"
 #include "common/domain/variants.h"
 #include "tests/support/backend_matrix.h"
 
@@ -43,4 +44,32 @@ TEST_CASE("variants: traits that decide policy") {
   for (const cc::VariantTraits& variant : cc::all_variants()) candidates += variant.auto_candidate;
   CHECK(candidates == 7);  // global, constant, tiled, texture, separable, fft, fast
   CHECK(cc::find_variant("npp")->borders == cc::kClampOnly);
+}
+
+// Each API's generic launcher (backends/kernel_descriptions.h) passes what the roles say, so a role the
+// traits contradict would launch a kernel with the wrong arguments: the planning rule reads the traits.
+TEST_CASE("variants: each kernel description agrees with its variant's traits") {
+  std::vector<std::string> described;
+  for (const cc::KernelDescription& description : cc::kKernelDescriptions) {
+    CAPTURE(description.variant);
+    const cc::VariantTraits* traits = cc::find_variant(description.variant);
+    REQUIRE(traits);
+    described.emplace_back(description.variant);
+    CHECK(traits->implemented_by(cc::kCuda));
+    CHECK(traits->implemented_by(cc::kOpenCl));
+    CHECK(description.args.has(cc::ArgRole::Image) == traits->input_as_image);
+    CHECK(description.args.has(cc::ArgRole::Input) != traits->input_as_image);
+    CHECK(description.args.has(cc::ArgRole::Output));
+    CHECK(description.args.has(cc::ArgRole::Args));
+    CHECK(description.args.has(cc::ArgRole::RowFactor) == traits->rank_one);
+    CHECK(description.args.has(cc::ArgRole::ColumnFactor) == traits->rank_one);
+    CHECK(description.args.has(cc::ArgRole::Filter) != traits->rank_one);
+    CHECK(description.args.has(cc::ArgRole::LocalTile) == (traits->geometry == cc::Geometry::Tile));
+    // NVRTC builds per radius; the offline kernels take it at run time.
+    CHECK((description.cuda_build == cc::CudaBuild::Nvrtc) == traits->compile_time_radius);
+    CHECK(cc::find_kernel_description(description.variant) == &description);
+  }
+  CHECK(described == std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fast"});
+  CHECK(cc::find_kernel_description("fft") == nullptr);  // a library's: each API launches it its own way
+  CHECK(cc::find_kernel_description("npp") == nullptr);
 }
