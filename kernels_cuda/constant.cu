@@ -30,7 +30,7 @@ __global__ void convolve_constant(const cc_pixel* __restrict__ input,
 namespace cc::cuda_kernels {
 
 // Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
-const OfflineKernel CC_PIXEL_ENTRY(constant_kernel) =
+extern const OfflineKernel CC_PIXEL_ENTRY(constant_kernel) =
     {"convolve_constant", reinterpret_cast<const void*>(&convolve_constant), &c_filter};
 
 }  // namespace cc::cuda_kernels

@@ -30,7 +30,7 @@ __global__ void convolve_global(const cc_pixel* __restrict__ input,
 namespace cc::cuda_kernels {
 
 // Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
-const OfflineKernel CC_PIXEL_ENTRY(global_kernel) =
+extern const OfflineKernel CC_PIXEL_ENTRY(global_kernel) =
     {"convolve_global", reinterpret_cast<const void*>(&convolve_global), nullptr};
 
 }  // namespace cc::cuda_kernels

@@ -29,10 +29,8 @@ struct OfflineKernel {
     const void* filter_symbol;  // its file's c_filter, for cudaGetSymbolAddress; null where the filter is an argument
 };
 
-// The offline kernel files, once each: the tables and the declarations below are written from this list.
-#define CC_OFFLINE_KERNEL_FILES(X) X(global) X(constant) X(tiled) X(texture)
-
-// Each format's table: a pointer per offline kernel file, then null.
+// Each format's table: a pointer per offline kernel file (every kernels_cuda/*.cu that CMakeLists.txt
+// does not name as NVRTC's or as compiled once), then null.
 extern const OfflineKernel* const offline_kernels_f32[];
 extern const OfflineKernel* const offline_kernels_u8[];
 extern const OfflineKernel* const offline_kernels_u8x4[];
@@ -50,7 +48,8 @@ inline const OfflineKernel* find_offline_kernel(int format, std::string_view ent
 }
 
 #ifdef __CUDACC__
-// In a kernel file: its exported kernel for the format it is being compiled for.
+// In a kernel file <file>.cu: its exported kernel for the format it is being compiled for,
+// `extern const OfflineKernel CC_PIXEL_ENTRY(<file>_kernel) = {...};`.
 #if CC_PIXEL == CC_PIXEL_U8
 #define CC_PIXEL_ENTRY(name) name##_u8
 #elif CC_PIXEL == CC_PIXEL_U8X4
@@ -58,9 +57,6 @@ inline const OfflineKernel* find_offline_kernel(int format, std::string_view ent
 #else
 #define CC_PIXEL_ENTRY(name) name##_f32
 #endif
-#define CC_DECLARE_OFFLINE_KERNEL(file) extern const OfflineKernel CC_PIXEL_ENTRY(file##_kernel);
-CC_OFFLINE_KERNEL_FILES(CC_DECLARE_OFFLINE_KERNEL)
-#undef CC_DECLARE_OFFLINE_KERNEL
 #endif
 
 // peak.cu: the device's ceilings (backends/cuda/cuda_peaks.cpp), one-dimensional launches

@@ -42,7 +42,7 @@ __global__ void convolve_texture(cudaTextureObject_t input,
 namespace cc::cuda_kernels {
 
 // Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
-const OfflineKernel CC_PIXEL_ENTRY(texture_kernel) =
+extern const OfflineKernel CC_PIXEL_ENTRY(texture_kernel) =
     {"convolve_texture", reinterpret_cast<const void*>(&convolve_texture), &c_filter};
 
 }  // namespace cc::cuda_kernels

@@ -49,7 +49,7 @@ __global__ void convolve_tiled(const cc_pixel* __restrict__ input,
 namespace cc::cuda_kernels {
 
 // Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
-const OfflineKernel CC_PIXEL_ENTRY(tiled_kernel) =
+extern const OfflineKernel CC_PIXEL_ENTRY(tiled_kernel) =
     {"convolve_tiled", reinterpret_cast<const void*>(&convolve_tiled), &c_filter};
 
 }  // namespace cc::cuda_kernels

@@ -7,6 +7,10 @@
 #include "backends/kernel_descriptions.h"
 #include "common/domain/variants.h"
 #include "tests/support/backend_matrix.h"
+#ifdef CONVCOMPARE_WITH_CUDA
+#include "common/geometry/pixel.h"
+#include "kernels_cuda/launchers.h"
+#endif
 
 namespace {
 
@@ -73,3 +77,29 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
   CHECK(cc::find_kernel_description("fft") == nullptr);  // a library's: each API launches it its own way
   CHECK(cc::find_kernel_description("npp") == nullptr);
 }
+
+#ifdef CONVCOMPARE_WITH_CUDA
+// The offline tables are host data: this runs without a device, and catches a kernel described as
+// offline that CMakeLists.txt compiles another way (or not at all), which would fail only on the GPU host.
+TEST_CASE("variants: each kernel CUDA builds offline is in every pixel format's table, c_filter where the table says") {
+  for (const int format : {CC_PIXEL_F32, CC_PIXEL_U8, CC_PIXEL_U8X4}) {
+    CAPTURE(format);
+    for (const cc::KernelDescription& description : cc::kKernelDescriptions) {
+      CAPTURE(description.variant);
+      const cc::cuda_kernels::OfflineKernel* kernel =
+          cc::cuda_kernels::find_offline_kernel(format, description.entry);
+      if (description.cuda_build == cc::CudaBuild::Nvrtc) {
+        CHECK(kernel == nullptr);
+        continue;
+      }
+      REQUIRE(kernel != nullptr);
+      CHECK(kernel->function != nullptr);
+      CHECK((kernel->filter_symbol != nullptr) == cc::find_variant(description.variant)->filter_in_constant);
+    }
+    CHECK(cc::cuda_kernels::find_offline_kernel(format, "convolve_missing") == nullptr);
+  }
+  // Each format's own kernels, not one shared set.
+  CHECK(cc::cuda_kernels::find_offline_kernel(CC_PIXEL_F32, "convolve_tiled")->function !=
+        cc::cuda_kernels::find_offline_kernel(CC_PIXEL_U8, "convolve_tiled")->function);
+}
+#endif
