@@ -29,17 +29,8 @@ __global__ void convolve_constant(const cc_pixel* __restrict__ input,
 
 namespace cc::cuda_kernels {
 
-cudaError_t CC_PIXEL_ENTRY(upload_constant_filter)(const float* filter, int taps, cudaStream_t stream)
-{
-    return upload_filter_to_constant(filter, taps, stream);
-}
-
-cudaError_t CC_PIXEL_ENTRY(launch_constant)(const void* input, void* output, const ConvArgs& args, dim3 block,
-                                            cudaStream_t stream)
-{
-    convolve_constant<<<grid_for(args, block), block, 0, stream>>>(static_cast<const cc_pixel*>(input),
-                                                                   static_cast<cc_pixel*>(output), args);
-    return cudaGetLastError();
-}
+// Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
+extern const OfflineKernel CC_PIXEL_ENTRY(constant_kernel) =
+    {"convolve_constant", reinterpret_cast<const void*>(&convolve_constant), &c_filter};
 
 }  // namespace cc::cuda_kernels

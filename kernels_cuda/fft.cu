@@ -155,7 +155,8 @@ cudaError_t launch_fft_crop(const float* padded, float* output, const ConvArgs& 
                             cudaStream_t stream)
 {
     const dim3 block(32, 8);
-    fft_crop<<<grid_for(args, block), block, 0, stream>>>(padded, output, args, padded_pitch);
+    const dim3 grid((args.width + block.x - 1) / block.x, (args.height + block.y - 1) / block.y);
+    fft_crop<<<grid, block, 0, stream>>>(padded, output, args, padded_pitch);
     return cudaGetLastError();
 }
 

@@ -1,4 +1,4 @@
-// filter_in_constant.cuh: the __constant__ filter array of a kernel file, and the upload that fills it.
+// filter_in_constant.cuh: the __constant__ filter array of a kernel file, which the CUDA backend fills through the file's OfflineKernel.
 // Without relocatable device code every .cu is its own module, so each kernel file that includes this
 // gets its own c_filter, once per pixel format it is compiled for (kernels_cuda/launchers.h); the
 // anonymous namespace keeps the copies from clashing at link time.
@@ -9,11 +9,5 @@
 namespace {
 
 __constant__ float c_filter[cc::cuda_kernels::kMaxConstantTaps];
-
-cudaError_t upload_filter_to_constant(const float* filter, int taps, cudaStream_t stream)
-{
-    if (taps > cc::cuda_kernels::kMaxConstantTaps) return cudaErrorInvalidValue;
-    return cudaMemcpyToSymbolAsync(c_filter, filter, taps * sizeof(float), 0, cudaMemcpyHostToDevice, stream);
-}
 
 }  // namespace

@@ -29,12 +29,8 @@ __global__ void convolve_global(const cc_pixel* __restrict__ input,
 
 namespace cc::cuda_kernels {
 
-cudaError_t CC_PIXEL_ENTRY(launch_global)(const void* input, void* output, const float* filter,
-                                          const ConvArgs& args, dim3 block, cudaStream_t stream)
-{
-    convolve_global<<<grid_for(args, block), block, 0, stream>>>(static_cast<const cc_pixel*>(input),
-                                                                 static_cast<cc_pixel*>(output), filter, args);
-    return cudaGetLastError();
-}
+// Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
+extern const OfflineKernel CC_PIXEL_ENTRY(global_kernel) =
+    {"convolve_global", reinterpret_cast<const void*>(&convolve_global), nullptr};
 
 }  // namespace cc::cuda_kernels

@@ -2,62 +2,54 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include <cuda_runtime_api.h>
 
 #include "common/geometry/conv_args.h"
 #include "common/geometry/pixel.h"
-#include "common/geometry/tile_shape.h"
 
 namespace cc::cuda_kernels {
 
 // One 64 KB constant bank of floats: the largest filter the constant-memory variants can hold.
 inline constexpr int kMaxConstantTaps = 16384;
 
-inline dim3 grid_for(const ConvArgs& args, dim3 block)
-{
-    return dim3((args.width + block.x - 1) / block.x, (args.height + block.y - 1) / block.y);
-}
-
-// Shared memory of one tiled block: its output tile plus the apron on every side, in pixels of the
-// frame's format (a float, or 1 or 4 bytes of 8-bit: common/geometry/pixel.h).
-inline std::size_t tiled_shared_bytes(const ConvArgs& args, dim3 block, std::size_t pixel_bytes)
-{
-    return tile_bytes(args.radius_x, args.radius_y, block.x, block.y, pixel_bytes);
-}
-
 // global.cu, constant.cu, tiled.cu and texture.cu are compiled once per pixel format (CMakeLists.txt:
-// -DCC_PIXEL=..., common/geometry/pixel.h), so each of their entry points exists once per format, named
-// for it (launch_global_f32, launch_global_u8, launch_global_u8x4: CC_PIXEL_ENTRY below) and gathered in
-// that format's table by pixel_kernels.cu. A frame unit crosses as void*: a float plane, or the
-// interleaved 8-bit image, read as the table's format. Each format's files have their own __constant__
-// filter (filter_in_constant.cuh), so a filter is uploaded through the table it is launched through.
-struct PixelKernels {
-    cudaError_t (*launch_global)(const void* input, void* output, const float* filter, const ConvArgs& args,
-                                 dim3 block, cudaStream_t stream);
-    cudaError_t (*upload_constant_filter)(const float* filter, int taps, cudaStream_t stream);
-    cudaError_t (*launch_constant)(const void* input, void* output, const ConvArgs& args, dim3 block,
-                                   cudaStream_t stream);
-    cudaError_t (*upload_tiled_filter)(const float* filter, int taps, cudaStream_t stream);
-    cudaError_t (*prepare_tiled)(std::size_t shared_bytes);  // opts in above 48 KB of dynamic shared memory
-    cudaError_t (*launch_tiled)(const void* input, void* output, const ConvArgs& args, dim3 block,
-                                cudaStream_t stream);
-    cudaError_t (*upload_texture_filter)(const float* filter, int taps, cudaStream_t stream);
-    cudaError_t (*launch_texture)(cudaTextureObject_t input, void* output, const ConvArgs& args, dim3 block,
-                                  cudaStream_t stream);
+// -DCC_PIXEL=..., common/geometry/pixel.h), so each of their kernels exists once per format. Each file
+// exports its kernel for the format it is compiled for as an OfflineKernel (named by CC_PIXEL_ENTRY
+// below: global_kernel_f32, global_kernel_u8, ...), and pixel_kernels.cu gathers them in that format's
+// table, which the CUDA backend searches by entry point (backends/kernel_descriptions.h) and launches
+// through cudaLaunchKernel with the plan's grid, block and shared bytes, as it launches NVRTC's. A
+// frame unit crosses as a pointer: a float plane, or the interleaved 8-bit image, read as the format.
+// Each format's files have their own __constant__ filter (filter_in_constant.cuh), which the backend
+// fills through the exported symbol of the kernel it launches.
+struct OfflineKernel {
+    const char* entry;          // the __global__ function's name, as the description names it
+    const void* function;       // that function, for cudaLaunchKernel and cudaFuncSetAttribute
+    const void* filter_symbol;  // its file's c_filter, for cudaGetSymbolAddress; null where the filter is an argument
 };
-extern const PixelKernels pixel_kernels_f32, pixel_kernels_u8, pixel_kernels_u8x4;
 
-// The table for CC_PIXEL_F32, CC_PIXEL_U8 or CC_PIXEL_U8X4 (common/geometry/pixel_format.h's pixel_format).
-inline const PixelKernels& pixel_kernels(int format)
+// Each format's table: a pointer per offline kernel file (every kernels_cuda/*.cu that CMakeLists.txt
+// does not name as NVRTC's or as compiled once), then null.
+extern const OfflineKernel* const offline_kernels_f32[];
+extern const OfflineKernel* const offline_kernels_u8[];
+extern const OfflineKernel* const offline_kernels_u8x4[];
+
+// The kernel named `entry` compiled for CC_PIXEL_F32, CC_PIXEL_U8 or CC_PIXEL_U8X4
+// (common/geometry/pixel_format.h's pixel_format), or null when no offline file has it.
+inline const OfflineKernel* find_offline_kernel(int format, std::string_view entry)
 {
-    if (format == CC_PIXEL_U8) return pixel_kernels_u8;
-    if (format == CC_PIXEL_U8X4) return pixel_kernels_u8x4;
-    return pixel_kernels_f32;
+    const OfflineKernel* const* table = format == CC_PIXEL_U8     ? offline_kernels_u8
+                                        : format == CC_PIXEL_U8X4 ? offline_kernels_u8x4
+                                                                  : offline_kernels_f32;
+    for (; *table; ++table)
+        if (entry == (*table)->entry) return *table;
+    return nullptr;
 }
 
 #ifdef __CUDACC__
-// In a kernel file: its entry points for the format it is being compiled for, as the table lists them.
+// In a kernel file <file>.cu: its exported kernel for the format it is being compiled for,
+// `extern const OfflineKernel CC_PIXEL_ENTRY(<file>_kernel) = {...};`.
 #if CC_PIXEL == CC_PIXEL_U8
 #define CC_PIXEL_ENTRY(name) name##_u8
 #elif CC_PIXEL == CC_PIXEL_U8X4
@@ -65,18 +57,6 @@ inline const PixelKernels& pixel_kernels(int format)
 #else
 #define CC_PIXEL_ENTRY(name) name##_f32
 #endif
-cudaError_t CC_PIXEL_ENTRY(launch_global)(const void* input, void* output, const float* filter,
-                                          const ConvArgs& args, dim3 block, cudaStream_t stream);
-cudaError_t CC_PIXEL_ENTRY(upload_constant_filter)(const float* filter, int taps, cudaStream_t stream);
-cudaError_t CC_PIXEL_ENTRY(launch_constant)(const void* input, void* output, const ConvArgs& args, dim3 block,
-                                            cudaStream_t stream);
-cudaError_t CC_PIXEL_ENTRY(upload_tiled_filter)(const float* filter, int taps, cudaStream_t stream);
-cudaError_t CC_PIXEL_ENTRY(prepare_tiled)(std::size_t shared_bytes);
-cudaError_t CC_PIXEL_ENTRY(launch_tiled)(const void* input, void* output, const ConvArgs& args, dim3 block,
-                                         cudaStream_t stream);
-cudaError_t CC_PIXEL_ENTRY(upload_texture_filter)(const float* filter, int taps, cudaStream_t stream);
-cudaError_t CC_PIXEL_ENTRY(launch_texture)(cudaTextureObject_t input, void* output, const ConvArgs& args,
-                                           dim3 block, cudaStream_t stream);
 #endif
 
 // peak.cu: the device's ceilings (backends/cuda/cuda_peaks.cpp), one-dimensional launches

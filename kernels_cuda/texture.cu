@@ -41,16 +41,8 @@ __global__ void convolve_texture(cudaTextureObject_t input,
 
 namespace cc::cuda_kernels {
 
-cudaError_t CC_PIXEL_ENTRY(upload_texture_filter)(const float* filter, int taps, cudaStream_t stream)
-{
-    return upload_filter_to_constant(filter, taps, stream);
-}
-
-cudaError_t CC_PIXEL_ENTRY(launch_texture)(cudaTextureObject_t input, void* output, const ConvArgs& args,
-                                           dim3 block, cudaStream_t stream)
-{
-    convolve_texture<<<grid_for(args, block), block, 0, stream>>>(input, static_cast<cc_pixel*>(output), args);
-    return cudaGetLastError();
-}
+// Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
+extern const OfflineKernel CC_PIXEL_ENTRY(texture_kernel) =
+    {"convolve_texture", reinterpret_cast<const void*>(&convolve_texture), &c_filter};
 
 }  // namespace cc::cuda_kernels

@@ -48,24 +48,8 @@ __global__ void convolve_tiled(const cc_pixel* __restrict__ input,
 
 namespace cc::cuda_kernels {
 
-cudaError_t CC_PIXEL_ENTRY(upload_tiled_filter)(const float* filter, int taps, cudaStream_t stream)
-{
-    return upload_filter_to_constant(filter, taps, stream);
-}
-
-cudaError_t CC_PIXEL_ENTRY(prepare_tiled)(std::size_t shared_bytes)
-{
-    // Above 48 KB a block gets dynamic shared memory only after opting in, up to the device's limit.
-    return cudaFuncSetAttribute(convolve_tiled, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(shared_bytes));
-}
-
-cudaError_t CC_PIXEL_ENTRY(launch_tiled)(const void* input, void* output, const ConvArgs& args, dim3 block,
-                                         cudaStream_t stream)
-{
-    convolve_tiled<<<grid_for(args, block), block, tiled_shared_bytes(args, block, sizeof(cc_pixel)), stream>>>(
-        static_cast<const cc_pixel*>(input), static_cast<cc_pixel*>(output), args);
-    return cudaGetLastError();
-}
+// Launched by the CUDA backend with the plan's grid, block and shared bytes (kernels_cuda/launchers.h).
+extern const OfflineKernel CC_PIXEL_ENTRY(tiled_kernel) =
+    {"convolve_tiled", reinterpret_cast<const void*>(&convolve_tiled), &c_filter};
 
 }  // namespace cc::cuda_kernels

@@ -115,20 +115,20 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
   return text;
 }
 
-// The NVRTC module of a variant with a compile-time radius, or nvcc's offline kernels, and its launcher.
-class CudaBuild final : public VariantBuild {
+// The NVRTC module of a kernel its description says NVRTC builds, or nvcc's offline kernels, and its launcher.
+class CudaVariantBuild final : public VariantBuild {
  public:
-  using ModuleFor = std::function<const cuda::RuntimeModule&(const std::vector<std::string>& defines)>;
-  CudaBuild(const VariantTraits& traits, const cuda::Launcher& launcher, const DeviceLimits& limits,
-            ModuleFor module_for)
-      : traits_(traits), launcher_(launcher), limits_(limits), module_for_(std::move(module_for)) {}
+  using ModuleFor =
+      std::function<const cuda::RuntimeModule&(std::string_view file, const std::vector<std::string>& defines)>;
+  CudaVariantBuild(const cuda::Launcher& launcher, const DeviceLimits& limits, ModuleFor module_for)
+      : launcher_(launcher), limits_(limits), module_for_(std::move(module_for)) {}
 
   KernelLimits build(const LaunchPlan& plan) override {
     KernelLimits kernel{.max_group = limits_.max_group};
-    if (traits_.compile_time_radius) {
-      module_ = &module_for_(plan.defines);
+    if (launcher_.description && launcher_.description->cuda_build == CudaBuild::Nvrtc) {
+      module_ = &module_for_(launcher_.description->file, plan.defines);
       // A cudaKernel_t passes as a function pointer (the runtime API's note on cudaKernel_t).
-      const std::string kernel_name = "convolve_" + std::string(traits_.name);
+      const std::string kernel_name(launcher_.description->entry);
       cudaFuncAttributes attributes{};
       CC_CUDA_CHECK(
           cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(module_->kernel(kernel_name.c_str()))));
@@ -150,12 +150,11 @@ class CudaBuild final : public VariantBuild {
 
   std::unique_ptr<PreparedVariant> prepare(const LaunchPlan& plan, const Problem& problem,
                                            DeviceQueue& queue) const override {
-    const cuda::LauncherSetup setup{plan, problem, limits_, module_};
+    const cuda::LauncherSetup setup{plan, problem, limits_, launcher_.description, module_};
     return launcher_.prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
   }
 
  private:
-  const VariantTraits& traits_;
   const cuda::Launcher& launcher_;
   const DeviceLimits& limits_;  // as discovered: on_chip_default says when to opt in
   ModuleFor module_for_;
@@ -184,10 +183,11 @@ class CudaApi final : public GpuApi {
 
   std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions&) override {
     const int ordinal = ordinals_[device];
-    const std::string file = std::string(traits.name) + ".cu";
-    return std::make_unique<CudaBuild>(traits, launcher(traits.name), limits_[device],
-                                       [this, ordinal, file](const std::vector<std::string>& defines)
-                                           -> const cuda::RuntimeModule& { return runtime_module(ordinal, file, defines); });
+    return std::make_unique<CudaVariantBuild>(
+        launcher(traits.name), limits_[device],
+        [this, ordinal](std::string_view file, const std::vector<std::string>& defines) -> const cuda::RuntimeModule& {
+          return runtime_module(ordinal, std::string(file) + ".cu", defines);
+        });
   }
 
   std::unique_ptr<DeviceSession> make_session(int device) override {

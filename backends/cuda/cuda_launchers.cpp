@@ -1,7 +1,11 @@
-// cuda_launchers.cpp: one launcher per CUDA variant (its filter upload and its launch per plane) over CUDA's frame in the one frame loop.
+// cuda_launchers.cpp: CUDA's generic launcher of the described kernels, and its library variants (cuFFT, NPP), over CUDA's frame in the one frame loop.
 #include "backends/cuda/cuda_launchers.h"
 
+#include <algorithm>
+#include <array>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -10,6 +14,7 @@
 #include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/frame_variant.h"
+#include "backends/kernel_descriptions.h"
 #include "common/geometry/pixel_format.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
@@ -93,7 +98,6 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
   // texture (frame.textures[unit]).
   virtual void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
 
-  dim3 block() const { return dim3(plan_.group.x, plan_.group.y); }
   DeviceBuffer upload_buffer(const std::vector<float>& values) const {
     DeviceBuffer buffer(values.size());
     CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, setup_stream_));
@@ -110,112 +114,107 @@ std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, cudaStream_
   return std::make_unique<Variant>(setup, stream);
 }
 
-// global, constant, tiled and texture run the kernel files compiled for the frame's pixel format, each
-// unit handed over as it is (kernels_cuda/launchers.h's PixelKernels).
-
-// --- global: image and filter in global memory ------------------------------------------------------
-class GlobalVariant final : public CudaVariant {
+// --- global, constant, tiled, texture, separable, fast: our kernels, as backends/kernel_descriptions.h
+// describes them -------------------------------------------------------------------------------------
+// One path whichever way the kernel was built: nvcc's offline table for the frame's pixel format or the
+// plan's NVRTC module gives a function and its __constant__ symbols; the filter goes to those symbols
+// where the variant table says filter_in_constant, else to buffer arguments; the launch is
+// cudaLaunchKernel over the plan's grid and block with the plan's on-chip bytes as dynamic shared memory
+// (0 where the kernel has no tile), opted in above the device's default.
+class DescribedVariant final : public CudaVariant {
  public:
-  GlobalVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)), filter_(upload_buffer(weights())) {}
-
- private:
-  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels_.launch_global(in, out, filter_.get(), plan_.args, block(), stream));
-  }
-  const kernels::PixelKernels& kernels_;
-  DeviceBuffer filter_;
-};
-
-// --- constant: the filter in the module's __constant__ bank -----------------------------------------
-class ConstantVariant final : public CudaVariant {
- public:
-  ConstantVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)) {
-    CC_CUDA_CHECK(kernels_.upload_constant_filter(weights().data(), problem_.correlation_filter.taps(), stream));
-  }
-
- private:
-  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels_.launch_constant(in, out, plan_.args, block(), stream));
-  }
-  const kernels::PixelKernels& kernels_;
-};
-
-// --- tiled: the tile and apron in shared memory, opting in beyond the default 48 KB ----------------
-class TiledVariant final : public CudaVariant {
- public:
-  TiledVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)) {
-    CC_CUDA_CHECK(kernels_.upload_tiled_filter(weights().data(), problem_.correlation_filter.taps(), stream));
-    if (plan_.on_chip_bytes > limits_.on_chip_default) CC_CUDA_CHECK(kernels_.prepare_tiled(plan_.on_chip_bytes));
-  }
-
- private:
-  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels_.launch_tiled(in, out, plan_.args, block(), stream));
-  }
-  const kernels::PixelKernels& kernels_;
-};
-
-// --- texture: each unit a cudaArray (texel_format) read through a texture object -----------------------
-class TextureVariant final : public CudaVariant {
- public:
-  TextureVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : CudaVariant(setup, stream), kernels_(kernels::pixel_kernels(format_)) {
-    CC_CUDA_CHECK(kernels_.upload_texture_filter(weights().data(), problem_.correlation_filter.taps(), stream));
-  }
-
- private:
-  void launch_plane(CudaFrame& frame, int unit, const void*, void* out, cudaStream_t stream) const override {
-    CC_CUDA_CHECK(kernels_.launch_texture(frame.textures[unit].texture(), out, plan_.args, block(), stream));
-  }
-  const kernels::PixelKernels& kernels_;
-};
-
-// --- fast and separable: NVRTC modules built for the radius, coefficients in module symbols ---------
-// The kernel is "convolve_<variant>"; `symbols` names each __constant__ array and the weights it gets.
-class ModuleVariant : public CudaVariant {
- public:
-  ModuleVariant(const LauncherSetup& setup, cudaStream_t stream,
-                std::initializer_list<std::pair<const char*, const std::vector<float>*>> symbols)
-      : CudaVariant(setup, stream), module_(*setup.module) {
-    kernel_ = module_.kernel(("convolve_" + std::string(plan_.variant->name)).c_str());
-    for (const auto& [name, values] : symbols) {
-      std::size_t symbol_bytes = 0;
-      void* symbol = module_.global(name, &symbol_bytes);
-      CC_CUDA_CHECK(cudaMemcpyAsync(symbol, values->data(), symbol_bytes, cudaMemcpyHostToDevice, stream));
+  DescribedVariant(const LauncherSetup& setup, cudaStream_t stream)
+      : CudaVariant(setup, stream), description_(*setup.description), module_(setup.module) {
+    const std::string entry(description_.entry);
+    if (module_) {
+      function_ = reinterpret_cast<const void*>(module_->kernel(entry.c_str()));  // cudaKernel_t passes as one
+    } else {
+      offline_ = kernels::find_offline_kernel(format_, entry);
+      if (!offline_) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
+      function_ = offline_->function;
     }
-    if (plan_.on_chip_bytes > limits_.on_chip_default) {
+    for (const ArgRole role : description_.args) {
+      const std::vector<float>* values = role == ArgRole::Filter         ? &weights()
+                                         : role == ArgRole::RowFactor    ? &plan_.factors->row
+                                         : role == ArgRole::ColumnFactor ? &plan_.factors->column
+                                                                         : nullptr;
+      if (!values) continue;
+      if (plan_.variant->filter_in_constant)
+        upload_symbol(role == ArgRole::Filter ? "c_filter" : role == ArgRole::RowFactor ? "c_row_filter" : "c_column_filter",
+                      *values, stream);
+      else
+        filters_.push_back(upload_buffer(*values));
+    }
+    if (plan_.on_chip_bytes > limits_.on_chip_default) allow_shared_bytes(plan_.on_chip_bytes);
+  }
+
+ private:
+  // The kernel's parameters in the description's order, less what CUDA does not pass as an argument
+  // (filters in constant memory, the tile: kernel_descriptions.h's ArgRole).
+  void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const override {
+    ConvArgs args = plan_.args;
+    cudaTextureObject_t texture = 0;
+    std::array<const float*, ArgRoles::kMax> filters{};
+    std::array<void*, ArgRoles::kMax> parameters{};
+    std::size_t count = 0, filter = 0;
+    for (const ArgRole role : description_.args) {
+      switch (role) {
+        case ArgRole::Input: parameters[count++] = &in; break;
+        case ArgRole::Image:
+          texture = frame.textures[unit].texture();
+          parameters[count++] = &texture;
+          break;
+        case ArgRole::Output: parameters[count++] = &out; break;
+        case ArgRole::Filter:
+        case ArgRole::RowFactor:
+        case ArgRole::ColumnFactor:
+          if (plan_.variant->filter_in_constant) break;
+          filters[filter] = filters_[filter].get();
+          parameters[count++] = &filters[filter++];
+          break;
+        case ArgRole::Args: parameters[count++] = &args; break;
+        case ArgRole::LocalTile: break;
+      }
+    }
+    CC_CUDA_CHECK(cudaLaunchKernel(function_, dim3(plan_.groups.x, plan_.groups.y), dim3(plan_.group.x, plan_.group.y),
+                                   parameters.data(), plan_.on_chip_bytes, stream));
+  }
+
+  // A __constant__ array of the kernel's module or offline file, filled on the setup stream.
+  void upload_symbol(const char* name, const std::vector<float>& values, cudaStream_t stream) const {
+    void* symbol = nullptr;
+    std::size_t symbol_bytes = 0;
+    if (module_) {
+      symbol = module_->global(name, &symbol_bytes);
+    } else {
+      if (!offline_->filter_symbol || std::string_view(name) != "c_filter")
+        throw std::logic_error(std::string(description_.entry) + "'s file has no " + name);
+      CC_CUDA_CHECK(cudaGetSymbolAddress(&symbol, offline_->filter_symbol));
+      CC_CUDA_CHECK(cudaGetSymbolSize(&symbol_bytes, offline_->filter_symbol));
+    }
+    const std::size_t bytes = values.size() * sizeof(float);
+    if (bytes > symbol_bytes) CC_CUDA_CHECK(cudaErrorInvalidValue);  // the plan checked constant_bytes
+    CC_CUDA_CHECK(cudaMemcpyAsync(symbol, values.data(), bytes, cudaMemcpyHostToDevice, stream));
+  }
+
+  // Above 48 KB a block gets dynamic shared memory only after opting in, up to the device's limit.
+  void allow_shared_bytes(std::size_t bytes) const {
+    if (module_) {
       int device = 0;
       CC_CUDA_CHECK(cudaGetDevice(&device));
-      CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                    static_cast<int>(plan_.on_chip_bytes), device));
+      CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_->kernel(std::string(description_.entry).c_str()),
+                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    static_cast<int>(bytes), device));
+    } else {
+      CC_CUDA_CHECK(cudaFuncSetAttribute(function_, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
     }
   }
 
- private:
-  void launch_plane(CudaFrame&, int, const void* in, void* out, cudaStream_t stream) const override {
-    ConvArgs args = plan_.args;
-    void* parameters[] = {&in, &out, &args};
-    CC_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(plan_.groups.x, plan_.groups.y),
-                                   block(), parameters, plan_.on_chip_bytes, stream));
-  }
-  const RuntimeModule& module_;
-  cudaKernel_t kernel_ = nullptr;
-};
-
-class FastVariant final : public ModuleVariant {
- public:
-  FastVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : ModuleVariant(setup, stream, {{"c_filter", &setup.problem.correlation_filter.weights}}) {}
-};
-
-class SeparableVariant final : public ModuleVariant {
- public:
-  SeparableVariant(const LauncherSetup& setup, cudaStream_t stream)
-      : ModuleVariant(setup, stream,
-                      {{"c_row_filter", &setup.plan.factors->row}, {"c_column_filter", &setup.plan.factors->column}}) {}
+  const KernelDescription& description_;
+  const RuntimeModule* module_;                           // NVRTC's build, or null
+  const kernels::OfflineKernel* offline_ = nullptr;       // nvcc's, for the frame's pixel format
+  const void* function_ = nullptr;
+  std::vector<DeviceBuffer> filters_;  // the filter arguments, in the description's order
 };
 
 #ifdef CONVCOMPARE_WITH_CUFFT
@@ -330,20 +329,32 @@ constexpr std::string (*kNppSeparableDeclines)(const LaunchPlan&, const Problem&
 constexpr std::string_view kNoNpp = "NPP not found at build time";
 #endif
 
-constexpr Launcher kLaunchers[] = {
-    {"global", &prepare<GlobalVariant>, ""},
-    {"constant", &prepare<ConstantVariant>, ""},
-    {"tiled", &prepare<TiledVariant>, ""},
-    {"texture", &prepare<TextureVariant>, ""},
-    {"separable", &prepare<SeparableVariant>, ""},
+// The API's own launchers, where a library does the work; every other variant of the table is a
+// DescribedVariant.
+constexpr Launcher kLibraryLaunchers[] = {
     {"fft", kFft, kNoFft},
-    {"fast", &prepare<FastVariant>, ""},
     {"npp", kNpp, kNoNpp},
     {"npp-separable", kNppSeparable, kNoNpp, kNppSeparableDeclines},
 };
 
+std::vector<Launcher> make_launchers() {
+  std::vector<Launcher> made;
+  for (const VariantTraits& variant : all_variants()) {
+    if (const KernelDescription* description = find_kernel_description(variant.name)) {
+      made.push_back({variant.name, &prepare<DescribedVariant>, "", nullptr, description});
+    } else if (const auto found = std::ranges::find(kLibraryLaunchers, variant.name, &Launcher::variant);
+               found != std::end(kLibraryLaunchers)) {
+      made.push_back(*found);
+    }
+  }
+  return made;
+}
+
 }  // namespace
 
-std::span<const Launcher> launchers() { return kLaunchers; }
+std::span<const Launcher> launchers() {
+  static const std::vector<Launcher> made = make_launchers();
+  return made;
+}
 
 }  // namespace cc::cuda

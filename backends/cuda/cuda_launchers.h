@@ -1,4 +1,4 @@
-// cuda_launchers.h: the CUDA backend's launcher table: for each variant it implements, how to set it up on a device.
+// cuda_launchers.h: the CUDA backend's launchers: for each variant it implements, how to set it up on a device (described kernels through one generic launcher).
 #pragma once
 
 #include <memory>
@@ -10,16 +10,18 @@
 
 #include "backends/cuda/runtime_module.h"
 #include "backends/device_api.h"
+#include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
 
 namespace cc::cuda {
 
-// What a launcher is set up from: the plan (backends/launch_plan.h), the problem, the device, and
-// the NVRTC module of a variant with a compile-time radius.
+// What a launcher is set up from: the plan (backends/launch_plan.h), the problem, the device, the
+// kernel's description and, where it says NVRTC, the module built for the plan.
 struct LauncherSetup {
   const LaunchPlan& plan;
   const Problem& problem;
   const DeviceLimits& limits;
+  const KernelDescription* description = nullptr;  // null for a library's variant (fft, npp)
   const RuntimeModule* module = nullptr;
 };
 
@@ -30,9 +32,12 @@ struct Launcher {
   std::string_view missing;  // why this build cannot run it ("cuFFT not found at build time"), or ""
   // Why it cannot run a problem the plan accepted, where a vendor library has a limit of its own, or "".
   std::string (*declines)(const LaunchPlan& plan, const Problem& problem) = nullptr;
+  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic launcher; null
+  // for a library's variant.
+  const KernelDescription* description = nullptr;
 };
 
-// In the variant table's order.
+// Every variant of the table with a kernel description, and the library variants, in the table's order.
 std::span<const Launcher> launchers();
 
 }  // namespace cc::cuda

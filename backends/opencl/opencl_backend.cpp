@@ -177,8 +177,9 @@ class OpenClApi final : public GpuApi {
   }
 
   std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
-    return std::make_unique<ClBuild>(*this, traits, launcher(traits.name), device,
-                                     program_source(std::string(traits.name) + ".cl", options.kernel_dir));
+    const Launcher& found = launcher(traits.name);
+    return std::make_unique<ClBuild>(*this, traits, found, device,
+                                     program_source(std::string(found.file) + ".cl", options.kernel_dir));
   }
 
   std::unique_ptr<DeviceSession> make_session(int device) override {
@@ -250,7 +251,7 @@ class OpenClApi final : public GpuApi {
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
   build_options_ = kBuildOptions;
   for (const std::string& define : plan.defines) build_options_ += " " + define;
-  const BuiltProgram& built = api_.program_for(device_, std::string(traits_.name) + ".cl", source_, build_options_);
+  const BuiltProgram& built = api_.program_for(device_, std::string(launcher_.file) + ".cl", source_, build_options_);
   program_ = built.program;
   build_ms_ = built.build_ms;
   if (traits_.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building
@@ -259,7 +260,10 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
   }
   // Work-group limit: the smallest of the kernels'; local memory they declare: the largest.
   const ClDevice& cl_device = api_.device(device_);
-  KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = traits_.geometry == Geometry::Tile};
+  // The tile is passed at launch where the description has a __local argument; fast and separable
+  // declare theirs, counted in CL_KERNEL_LOCAL_MEM_SIZE.
+  const bool local_tile = launcher_.description && launcher_.description->args.has(ArgRole::LocalTile);
+  KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = local_tile};
   kernels_.clear();
   for (const std::string& name : launcher_.kernel_names()) {
     const cl::Kernel& made = kernels_.emplace_back(CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err)));
@@ -274,7 +278,7 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
 
 std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
                                                   DeviceQueue& queue) const {
-  const LauncherSetup setup{plan, problem, api_.context(device_).context, program_, kernels_, fft_};
+  const LauncherSetup setup{plan, problem, api_.context(device_).context, program_, kernels_, fft_, launcher_.description};
   return launcher_.prepare(setup, static_cast<ClQueue&>(queue).get());
 }
 

@@ -1,10 +1,12 @@
-// opencl_launchers.cpp: one launcher per OpenCL variant (its filter upload and its kernel arguments per plane) over OpenCL's frame in the one frame loop.
+// opencl_launchers.cpp: OpenCL's generic launcher of the described kernels, and its library variant (VkFFT), over OpenCL's frame in the one frame loop.
 #include "backends/opencl/opencl_launchers.h"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
 #include "backends/frame_variant.h"
+#include "backends/kernel_descriptions.h"
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
 #include "common/geometry/pixel_format.h"
@@ -54,14 +56,6 @@ struct ClFrame final : DeviceFrame {
   std::unique_ptr<FftConvolver> fft;
 };
 
-template <typename... Args>
-void set_args(const cl::Kernel& kernel, const Args&... args) {
-  cl_uint index = 0;
-  // setArg changes a kernel, but each enqueue captures the arguments it had: one kernel serves every
-  // plane and frame, so launching stays a const operation on the variant.
-  (CC_CL(const_cast<cl::Kernel&>(kernel).setArg(index++, args)), ...);
-}
-
 // What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): a launcher adds
 // its filter setup (constructor) and its kernel arguments for one plane.
 class ClVariant : public FrameVariant<ClFrame, ClQueue> {
@@ -99,67 +93,54 @@ std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, const cl::C
   return std::make_unique<Variant>(setup, queue);
 }
 
-// --- global, constant, fast: (input, output, filter, args); the filter argument is __global or __constant
-// in the kernel, the host passes a buffer either way ----------------------------------------------------
-class FilterBufferVariant final : public ClVariant {
+// --- global, constant, tiled, texture, separable, fast: our kernels, as backends/kernel_descriptions.h
+// describes them: each filter role uploaded as a buffer (the kernel declares it __global or __constant,
+// the host passes a buffer either way), an image with its sampler, the tile as a __local argument of the
+// plan's on-chip bytes; the arguments set in the description's order, then the plan's groups. ----------
+class DescribedVariant final : public ClVariant {
  public:
-  FilterBufferVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
-      : ClVariant(setup, queue), filter_(upload_buffer(weights())) {}
+  DescribedVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+      : ClVariant(setup, queue), description_(*setup.description) {
+    for (const ArgRole role : description_.args) {
+      if (role == ArgRole::Filter) filters_.push_back(upload_buffer(weights()));
+      if (role == ArgRole::RowFactor) filters_.push_back(upload_buffer(plan_.factors->row));
+      if (role == ArgRole::ColumnFactor) filters_.push_back(upload_buffer(plan_.factors->column));
+      // Zero border from CLK_ADDRESS_CLAMP, clamp from CLAMP_TO_EDGE; texture.cl folds the rest.
+      if (role == ArgRole::Image)
+        sampler_ = CC_CL_OUT(cl::Sampler(context_, CL_FALSE,
+                                         problem_.border == Border::Zero ? CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE,
+                                         CL_FILTER_NEAREST, err));
+    }
+  }
 
  private:
   void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
-    set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_, plan_.args);
+    // setArg changes a kernel, but each enqueue captures the arguments it had: one kernel serves every
+    // plane and frame, so launching stays a const operation on the variant.
+    cl::Kernel& kernel = const_cast<cl::Kernel&>(kernels_[0]);
+    cl_uint index = 0;
+    std::size_t filter = 0;
+    for (const ArgRole role : description_.args) {
+      switch (role) {
+        case ArgRole::Input: CC_CL(kernel.setArg(index++, frame.inputs[c])); break;
+        case ArgRole::Image:
+          CC_CL(kernel.setArg(index++, frame.images[c]));
+          CC_CL(kernel.setArg(index++, sampler_));
+          break;
+        case ArgRole::Output: CC_CL(kernel.setArg(index++, frame.outputs[c])); break;
+        case ArgRole::Filter:
+        case ArgRole::RowFactor:
+        case ArgRole::ColumnFactor: CC_CL(kernel.setArg(index++, filters_[filter++])); break;
+        case ArgRole::Args: CC_CL(kernel.setArg(index++, plan_.args)); break;
+        case ArgRole::LocalTile: CC_CL(kernel.setArg(index++, cl::Local(plan_.on_chip_bytes))); break;
+      }
+    }
     enqueue(queue);
   }
-  cl::Buffer filter_;
-};
 
-// --- tiled: the tile as a __local argument sized by the plan ------------------------------------------
-class TiledVariant final : public ClVariant {
- public:
-  TiledVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
-      : ClVariant(setup, queue), filter_(upload_buffer(weights())) {}
-
- private:
-  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
-    set_args(kernels_[0], frame.inputs[c], frame.outputs[c], filter_, plan_.args, cl::Local(plan_.on_chip_bytes));
-    enqueue(queue);
-  }
-  cl::Buffer filter_;
-};
-
-// --- texture: each unit an image2d (image_format) read through a sampler ------------------------------
-class TextureVariant final : public ClVariant {
- public:
-  TextureVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
-      : ClVariant(setup, queue),
-        // Zero border from CLK_ADDRESS_CLAMP, clamp from CLAMP_TO_EDGE; texture.cl folds the rest.
-        sampler_(CC_CL_OUT(cl::Sampler(context_, CL_FALSE,
-                                       problem_.border == Border::Zero ? CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE,
-                                       CL_FILTER_NEAREST, err))),
-        filter_(upload_buffer(weights())) {}
-
- private:
-  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
-    set_args(kernels_[0], frame.images[c], sampler_, frame.outputs[c], filter_, plan_.args);
-    enqueue(queue);
-  }
-  cl::Sampler sampler_;
-  cl::Buffer filter_;
-};
-
-// --- separable: the row and the column factor -----------------------------------------------------------
-class SeparableVariant final : public ClVariant {
- public:
-  SeparableVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
-      : ClVariant(setup, queue), row_(upload_buffer(plan_.factors->row)), column_(upload_buffer(plan_.factors->column)) {}
-
- private:
-  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
-    set_args(kernels_[0], frame.inputs[c], frame.outputs[c], row_, column_, plan_.args);
-    enqueue(queue);
-  }
-  cl::Buffer row_, column_;
+  const KernelDescription& description_;
+  std::vector<cl::Buffer> filters_;  // in the description's order
+  cl::Sampler sampler_;              // an Image's
 };
 
 #ifdef CONVCOMPARE_WITH_VKFFT
@@ -188,27 +169,38 @@ constexpr std::unique_ptr<PreparedVariant> (*kFft)(const LauncherSetup&, const c
 constexpr std::string_view kNoFft = "VkFFT not found at build time";
 #endif
 
-constexpr Launcher kLaunchers[] = {
-    {"global", &prepare<FilterBufferVariant>, ""},
-    {"constant", &prepare<FilterBufferVariant>, ""},
-    {"tiled", &prepare<TiledVariant>, ""},
-    {"texture", &prepare<TextureVariant>, ""},
-    {"separable", &prepare<SeparableVariant>, ""},
-    {"fft", kFft, kNoFft, "fft_pad fft_multiply fft_crop fft_bands"},
-    {"fast", &prepare<FilterBufferVariant>, ""},
+// The API's own launchers, where a library does the work; every other variant of the table is a
+// DescribedVariant.
+constexpr Launcher kLibraryLaunchers[] = {
+    {"fft", kFft, kNoFft, "fft", "fft_pad fft_multiply fft_crop fft_bands"},
 };
+
+std::vector<Launcher> make_launchers() {
+  std::vector<Launcher> made;
+  for (const VariantTraits& variant : all_variants()) {
+    if (const KernelDescription* description = find_kernel_description(variant.name)) {
+      made.push_back({variant.name, &prepare<DescribedVariant>, "", description->file, description->entry, description});
+    } else if (const auto found = std::ranges::find(kLibraryLaunchers, variant.name, &Launcher::variant);
+               found != std::end(kLibraryLaunchers)) {
+      made.push_back(*found);
+    }
+  }
+  return made;
+}
 
 }  // namespace
 
 std::vector<std::string> Launcher::kernel_names() const {
-  if (kernels.empty()) return {"convolve_" + std::string(variant)};
   std::vector<std::string> names;
   std::istringstream words{std::string(kernels)};
   for (std::string name; words >> name;) names.push_back(name);
   return names;
 }
 
-std::span<const Launcher> launchers() { return kLaunchers; }
+std::span<const Launcher> launchers() {
+  static const std::vector<Launcher> made = make_launchers();
+  return made;
+}
 
 ClImageFormat image_format(int pixel_format) {
   switch (pixel_format) {

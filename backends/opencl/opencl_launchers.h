@@ -1,4 +1,4 @@
-// opencl_launchers.h: the OpenCL backend's launcher table: for each variant it implements, its kernels and how to set it up.
+// opencl_launchers.h: the OpenCL backend's launchers: for each variant it implements, its program, its kernels and how to set it up.
 #pragma once
 
 #include <memory>
@@ -10,6 +10,7 @@
 #include <CL/opencl.hpp>
 
 #include "backends/device_api.h"
+#include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
 #include "backends/opencl/opencl_fft.h"
 
@@ -21,21 +22,26 @@ struct LauncherSetup {
   const Problem& problem;
   const cl::Context& context;
   const cl::Program& program;
-  const std::vector<cl::Kernel>& kernels;  // as the launcher line names them
+  const std::vector<cl::Kernel>& kernels;  // as the launcher names them
   VkFftPlan* fft = nullptr;                // fft: VkFFT's transforms, kept by the backend
+  const KernelDescription* description = nullptr;  // null for a library's variant (fft)
 };
 
 struct Launcher {
-  std::string_view variant;  // a name of the variant table (common/domain/variants.h); its file is <variant>.cl
+  std::string_view variant;  // a name of the variant table (common/domain/variants.h)
   // Sets the variant up with its filter uploads queued on `queue`; null where `missing` says why.
   std::unique_ptr<PreparedVariant> (*prepare)(const LauncherSetup& setup, const cl::CommandQueue& queue);
   std::string_view missing;  // why this build cannot run it ("VkFFT not found at build time"), or ""
-  std::string_view kernels = "";  // its kernels, space-separated; "" for the one "convolve_<variant>"
+  std::string_view file;     // its program's source, kernels_cl/<file>.cl
+  std::string_view kernels;  // its kernels, space-separated
+  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic launcher; null
+  // for a library's variant.
+  const KernelDescription* description = nullptr;
 
   std::vector<std::string> kernel_names() const;
 };
 
-// In the variant table's order.
+// Every variant of the table with a kernel description, and the library variant, in the table's order.
 std::span<const Launcher> launchers();
 
 // The image2d format texture reads a frame unit through, for a pixel format of common/geometry/pixel.h:

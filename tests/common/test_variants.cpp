@@ -4,8 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "backends/kernel_descriptions.h"
 #include "common/domain/variants.h"
 #include "tests/support/backend_matrix.h"
+#ifdef CONVCOMPARE_WITH_CUDA
+#include "common/geometry/pixel.h"
+#include "kernels_cuda/launchers.h"
+#endif
 
 namespace {
 
@@ -44,3 +49,57 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK(candidates == 7);  // global, constant, tiled, texture, separable, fft, fast
   CHECK(cc::find_variant("npp")->borders == cc::kClampOnly);
 }
+
+// Each API's generic launcher (backends/kernel_descriptions.h) passes what the roles say, so a role the
+// traits contradict would launch a kernel with the wrong arguments: the planning rule reads the traits.
+TEST_CASE("variants: each kernel description agrees with its variant's traits") {
+  std::vector<std::string> described;
+  for (const cc::KernelDescription& description : cc::kKernelDescriptions) {
+    CAPTURE(description.variant);
+    const cc::VariantTraits* traits = cc::find_variant(description.variant);
+    REQUIRE(traits);
+    described.emplace_back(description.variant);
+    CHECK(traits->implemented_by(cc::kCuda));
+    CHECK(traits->implemented_by(cc::kOpenCl));
+    CHECK(description.args.has(cc::ArgRole::Image) == traits->input_as_image);
+    CHECK(description.args.has(cc::ArgRole::Input) != traits->input_as_image);
+    CHECK(description.args.has(cc::ArgRole::Output));
+    CHECK(description.args.has(cc::ArgRole::Args));
+    CHECK(description.args.has(cc::ArgRole::RowFactor) == traits->rank_one);
+    CHECK(description.args.has(cc::ArgRole::ColumnFactor) == traits->rank_one);
+    CHECK(description.args.has(cc::ArgRole::Filter) != traits->rank_one);
+    CHECK(description.args.has(cc::ArgRole::LocalTile) == (traits->geometry == cc::Geometry::Tile));
+    // NVRTC builds per radius; the offline kernels take it at run time.
+    CHECK((description.cuda_build == cc::CudaBuild::Nvrtc) == traits->compile_time_radius);
+    CHECK(cc::find_kernel_description(description.variant) == &description);
+  }
+  CHECK(described == std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fast"});
+  CHECK(cc::find_kernel_description("fft") == nullptr);  // a library's: each API launches it its own way
+  CHECK(cc::find_kernel_description("npp") == nullptr);
+}
+
+#ifdef CONVCOMPARE_WITH_CUDA
+// The offline tables are host data: this runs without a device, and catches a kernel described as
+// offline that CMakeLists.txt compiles another way (or not at all), which would fail only on the GPU host.
+TEST_CASE("variants: each kernel CUDA builds offline is in every pixel format's table, c_filter where the table says") {
+  for (const int format : {CC_PIXEL_F32, CC_PIXEL_U8, CC_PIXEL_U8X4}) {
+    CAPTURE(format);
+    for (const cc::KernelDescription& description : cc::kKernelDescriptions) {
+      CAPTURE(description.variant);
+      const cc::cuda_kernels::OfflineKernel* kernel =
+          cc::cuda_kernels::find_offline_kernel(format, description.entry);
+      if (description.cuda_build == cc::CudaBuild::Nvrtc) {
+        CHECK(kernel == nullptr);
+        continue;
+      }
+      REQUIRE(kernel != nullptr);
+      CHECK(kernel->function != nullptr);
+      CHECK((kernel->filter_symbol != nullptr) == cc::find_variant(description.variant)->filter_in_constant);
+    }
+    CHECK(cc::cuda_kernels::find_offline_kernel(format, "convolve_missing") == nullptr);
+  }
+  // Each format's own kernels, not one shared set.
+  CHECK(cc::cuda_kernels::find_offline_kernel(CC_PIXEL_F32, "convolve_tiled")->function !=
+        cc::cuda_kernels::find_offline_kernel(CC_PIXEL_U8, "convolve_tiled")->function);
+}
+#endif

@@ -9,6 +9,7 @@
 #include "backends/backend.h"
 #include "common/domain/error.h"
 #include "common/geometry/fft_shape.h"
+#include "common/geometry/tile_shape.h"
 #include "common/domain/filter.h"
 #include "common/domain/reference.h"
 #include "common/domain/validate.h"
@@ -144,8 +145,8 @@ TEST_CASE("cuda: u8 runs the kernels compiled for its format, on 8-bit frames, a
   for (float& weight : large.weights) weight /= 101.0f;
   const cc::Image gray = eight_bit_image(131, 97, 1, 44);
   const ConvArgs args = cc::make_problem(gray, large, cc::Border::Mirror, false, cc::PixelType::U8).conv_args();
-  CHECK(cc::cuda_kernels::tiled_shared_bytes(args, dim3(16, 16), 1) < 48 * 1024);
-  CHECK(cc::cuda_kernels::tiled_shared_bytes(args, dim3(16, 16), 4) > 48 * 1024);
+  CHECK(cc::tile_bytes(args.radius_x, args.radius_y, 16, 16, 1) < 48 * 1024);
+  CHECK(cc::tile_bytes(args.radius_x, args.radius_y, 16, 16, 4) > 48 * 1024);
   for (const int channels : {1, 4}) {
     INFO(channels << " channels, radius 50");
     const Checked checked = run_and_validate("tiled", eight_bit_image(131, 97, channels, 45), large, cc::Border::Mirror,
@@ -356,7 +357,7 @@ TEST_CASE("cuda: tiled opts in to more than 48 KB of shared memory for a large r
   const cc::Image input = random_image(131, 97, 1, 5);
   const cc::Filter filter = random_filter(101, 101, 6);  // radius 50: a 16x16 tile is (16+100)^2 floats
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
-  REQUIRE(cc::cuda_kernels::tiled_shared_bytes(problem.conv_args(), dim3(16, 16), sizeof(float)) > 48 * 1024);
+  REQUIRE(cc::tile_bytes(problem.conv_args().radius_x, problem.conv_args().radius_y, 16, 16, sizeof(float)) > 48 * 1024);
   const Checked checked = run_and_validate("tiled", input, filter, cc::Border::Mirror);
   REQUIRE_MESSAGE(checked.run.status == cc::Status::Ok, checked.run.reason);
   CHECK_MESSAGE(checked.validation.passed, checked.validation.message());

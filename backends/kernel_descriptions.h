@@ -1,0 +1,82 @@
+// kernel_descriptions.h: each kernel variant described once for both GPU APIs (entry point, source file, argument roles, CUDA's build), read by each API's one generic launcher.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <string_view>
+
+namespace cc {
+
+// What one kernel argument is, in the OpenCL kernel's parameter order. Each API's generic launcher
+// turns a role into what its kernel takes (docs/architecture.md, "Kernel descriptions"):
+enum class ArgRole {
+  Input,         // the unit's input buffer
+  Image,         // the unit's input as an image: OpenCL an image2d_t then its sampler; CUDA one texture object
+  Output,        // the unit's output buffer
+  Filter,        // the weights: OpenCL a buffer; CUDA a buffer, or the file's c_filter where the variant
+                 // table says filter_in_constant
+  RowFactor,     // the separable factors: OpenCL buffers; CUDA c_row_filter and c_column_filter
+  ColumnFactor,
+  Args,          // the plan's ConvArgs
+  LocalTile,     // OpenCL a __local argument of the plan's on_chip_bytes; CUDA takes those bytes as the
+                 // launch's dynamic shared memory (every CUDA launch passes them)
+};
+
+// The roles of one kernel's arguments, at most kMax of them.
+struct ArgRoles {
+  static constexpr std::size_t kMax = 8;
+  constexpr ArgRoles(std::initializer_list<ArgRole> list) {
+    for (const ArgRole role : list) roles[count++] = role;  // more than kMax: not a constant expression
+  }
+  constexpr const ArgRole* begin() const { return roles.data(); }
+  constexpr const ArgRole* end() const { return roles.data() + count; }
+  constexpr bool has(ArgRole wanted) const {
+    for (const ArgRole role : *this)
+      if (role == wanted) return true;
+    return false;
+  }
+
+  std::array<ArgRole, kMax> roles{};
+  std::size_t count = 0;
+};
+
+// How the CUDA backend gets the kernel: compiled by nvcc at build time, once per pixel format
+// (kernels_cuda/launchers.h's offline table), or by NVRTC at run time with the plan's -D (radius,
+// shape, pixel format), as OpenCL always builds. The report's compile_time says which.
+enum class CudaBuild { Offline, Nvrtc };
+
+struct KernelDescription {
+  std::string_view variant;  // its line in the variant table (common/domain/variants.h)
+  std::string_view entry;    // the kernel's name in both files
+  std::string_view file;     // kernels_cuda/<file>.cu and kernels_cl/<file>.cl
+  ArgRoles args;
+  CudaBuild cuda_build;
+};
+
+// Every variant whose kernels are our own twins, in the variant table's order. fft and the NPP
+// baselines are not here: a library does their work, so each API launches them its own way
+// (cuda_launchers.cpp, opencl_launchers.cpp).
+inline constexpr KernelDescription kKernelDescriptions[] = {
+    {"global", "convolve_global", "global", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+     CudaBuild::Offline},
+    {"constant", "convolve_constant", "constant", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+     CudaBuild::Offline},
+    {"tiled", "convolve_tiled", "tiled",
+     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
+    {"texture", "convolve_texture", "texture", {ArgRole::Image, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+     CudaBuild::Offline},
+    {"separable", "convolve_separable", "separable",
+     {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
+    {"fast", "convolve_fast", "fast", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+     CudaBuild::Nvrtc},
+};
+
+// The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.
+constexpr const KernelDescription* find_kernel_description(std::string_view variant) {
+  for (const KernelDescription& description : kKernelDescriptions)
+    if (description.variant == variant) return &description;
+  return nullptr;
+}
+
+}  // namespace cc
