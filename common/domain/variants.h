@@ -61,8 +61,8 @@ struct VariantTraits {
   bool in_all() const { return kind != VariantKind::Choice; }  // "--variant all": every implementation
 };
 
-// In report order. Adding a variant: one kernel file per API, one launcher per backend and one line
-// here (docs/architecture.md walks through an example).
+// In report order. Adding a variant: one kernel file per API, one description line
+// (backends/kernel_descriptions.h) and one line here (docs/architecture.md, "Adding a variant").
 inline constexpr VariantTraits kVariants[] = {
     {.name = "naive", .memory_space = "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against",
      .kind = VariantKind::Reference, .apis = kCpu, .pixels = kF32 | kU8},
