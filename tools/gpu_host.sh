@@ -48,6 +48,6 @@ for i in "${!pids[@]}"; do
 done
 
 note "CPU tests"
-ctest --test-dir build-gpu -j16 -L cpu >"$log/ctest-cpu.log" 2>&1 || status=1
+ctest --test-dir build-gpu -j16 -L cpu --output-on-failure >"$log/ctest-cpu.log" 2>&1 || status=1
 tail -3 "$log/ctest-cpu.log"
 exit $status
