@@ -96,10 +96,12 @@ std::string help_footer(bool for_man_page) {
     if (variant.auto_candidate) candidates.push_back(variant.name);
   std::string variants;
   for (const VariantTraits& variant : all_variants())
-    variants += footer_item(variant.name, variant.kind == VariantKind::Choice  // candidates from the table
-                                              ? fmt::format("{} ({}; not in all)", variant.memory_space,
-                                                            fmt::join(candidates, ", "))
-                                              : std::string(variant.memory_space));
+    // A Choice's candidates from the table, never a list kept by hand, on a line of their own (unwrapped:
+    // README's test finds the list whole).
+    variants += variant.kind == VariantKind::Choice
+                    ? footer_item(variant.name, std::string(variant.memory_space) + " (not in all), from:") +
+                          std::string(18, ' ') + fmt::format("{}\n", fmt::join(candidates, ", "))
+                    : footer_item(variant.name, variant.memory_space);
   const std::string filters = "  " + wrap(fmt::format("{}, file:PATH (a text file of rows of weights)",
                                                      fmt::join(builtin_filter_names(), ", ")),
                                          kHelpWidth, 2, 2);
@@ -130,7 +132,9 @@ std::string help_footer(bool for_man_page) {
       footer_item("0", "Every run validated (skipped runs are fine).", 6) +
       footer_item("1", "A run failed validation.", 6) +
       footer_item("2", "Bad usage or input, or nothing to run.", 6) +
-      footer_item("3", "--compare found a run slower than its baseline (and nothing failed validation).", 6);
+      footer_item("3", "--compare found a run slower than its baseline (and nothing failed validation).", 6) +
+      footer_item("130", "Interrupted by SIGINT (143: SIGTERM): the runs that finished are printed and written, "
+                         "marked incomplete.", 6);
   return fmt::format("Variants:\n{}\nFilters:\n{}\n\n{}\n{}\nExamples:\n{}\nEnvironment:\n{}", variants, filters,
                      for_man_page ? "*Exit status*" : "Exit status:", exit_status, examples, environment);
 }

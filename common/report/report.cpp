@@ -69,6 +69,24 @@ std::string shorten(const std::string& text, std::size_t limit) {
   return text.size() <= limit ? text : text.substr(0, limit - 2) + "..";
 }
 
+// A legend or heading wrapped at `width` columns, continuation lines indented by two (issue #28: an
+// 80-column terminal wrapped the 94-column transfers legend mid-word).
+std::string wrapped(std::string_view text, std::size_t width) {
+  std::string out, line;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (!line.empty() && line.size() > 2 && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line = "  ";
+    }
+    if (!line.empty() && line != "  ") line += ' ';
+    line += word;
+  }
+  return out + line;
+}
+
 // "63% dram": the run's rate against the device ceiling that bounds its radius (derive_bound).
 std::string bound_text(const RunRecord& r) {
   return r.bound.empty() || !std::isfinite(r.bound_percent) ? "-" : short_percent(r.bound_percent) + " " + r.bound;
@@ -300,7 +318,10 @@ std::vector<std::string> ratio_lines(const Group& group) {
     std::vector<const RunRecord*> done;
     for (const RunRecord* r : group.records)
       if (r->variant == variant && r->status == Status::Ok && r->times.kernel_ms.samples > 0 && r->times.kernel_ms.median > 0)
-        done.push_back(r);
+        // Pinned and pageable runs time the same kernel on the same device: one of them is its kernel time
+        // (a ratio between them would only measure noise, issue #28).
+        if (std::ranges::none_of(done, [&](const RunRecord* seen) { return seen->backend == r->backend && seen->device == r->device; }))
+          done.push_back(r);
     if (done.size() < 2) continue;
 
     // Name each run by its backend, adding the device and then the host memory only when needed to
@@ -345,11 +366,24 @@ std::vector<std::string> ratio_lines(const Group& group) {
 // kLineWidth columns. A reason does not fit as a last column: a row with no numbers (skipped) shows
 // it in their place, a row with numbers (failed) on the line below.
 void print_table_console(Table t, std::ostream& out) {
-  for (auto& row : t.rows) row[t.shortened_column] = shorten(row[t.shortened_column], t.column_1_width);
   std::vector<std::size_t> widths(t.header.size());
-  for (std::size_t c = 0; c < t.header.size(); ++c) {
-    widths[c] = display_width(t.header[c]);
-    for (const auto& row : t.rows) widths[c] = std::max(widths[c], display_width(row[c]));
+  const auto measure = [&] {
+    for (auto& row : t.rows) row[t.shortened_column] = shorten(row[t.shortened_column], t.column_1_width);
+    std::size_t total = 0;
+    for (std::size_t c = 0; c < t.header.size(); ++c) {
+      widths[c] = display_width(t.header[c]);
+      for (const auto& row : t.rows) widths[c] = std::max(widths[c], display_width(row[c]));
+      total += widths[c] + (c == 0 ? 0 : t.numeric[c] ? 1 : 2);
+    }
+    return total;
+  };
+  // Wider than the line (a long device name at 80 columns): the shortened column gives up the excess,
+  // down to 8 columns.
+  if (const std::size_t total = measure(); total > t.line_width) {
+    const std::size_t excess = total - t.line_width;
+    const std::size_t column = widths[t.shortened_column];
+    t.column_1_width = std::max<std::size_t>(8, column > excess ? column - excess : 0);
+    measure();
   }
   const std::size_t first_number = std::find(t.numeric.begin(), t.numeric.end(), true) - t.numeric.begin();
   auto format_cells = [&](const std::vector<std::string>& cells, std::size_t count) {
@@ -625,13 +659,20 @@ std::vector<std::string> csv_columns() {
   return names;
 }
 
-void print_console(const Report& report, std::ostream& out, bool verbose) {
+void print_console(const Report& report, std::ostream& out, bool verbose, std::size_t width) {
+  // Every table's rows and every legend within `width` (the terminal's, issue #28).
+  const auto fit = [&](Table t) {
+    t.line_width = std::min(t.line_width, width);
+    return t;
+  };
+  const std::size_t text_width = std::min(width, kLineWidth);  // legends and lines of text
   const Detail detail = verbose ? Detail::Full : Detail::Compact;
+  if (!report.incomplete.empty()) out << wrapped("INCOMPLETE: " + report.incomplete + "; the runs below are those that finished", text_width) << "\n\n";
   if (!report.devices.empty()) {
     out << "devices (copy and FMA rates: measured on the devices that ran)\n";
-    print_table_console(make_device_table(report.devices, detail), out);
+    print_table_console(fit(make_device_table(report.devices, detail)), out);
   }
-  for (const std::string& line : unavailable_lines(report)) out << line << '\n';
+  for (const std::string& line : unavailable_lines(report)) out << shorten(line, text_width) << '\n';
   const std::vector<RunRecord> runs = shown_runs(report);
   const std::vector<SweepSeries> sweep = sweep_series(runs);
   // A sweep's points are summarized at the end; each point's own tables are the detail view's.
@@ -639,15 +680,15 @@ void print_console(const Report& report, std::ostream& out, bool verbose) {
   if (per_problem)
     for (const Group& group : group_by_heading(runs)) {
       out << '\n' << group.title << "  (times in ms)\n";
-      print_table_console(make_table(group, detail, false), out);
+      print_table_console(fit(make_table(group, detail, false)), out);
       const auto ratios = ratio_lines(group);
       if (!ratios.empty()) {
         out << "kernel time ratios (below 1: the numerator is faster)\n";
-        for (const std::string& line : ratios) out << "  " << line << '\n';
+        for (const std::string& line : ratios) out << "  " << shorten(line, text_width - 2) << '\n';
       }
       if (const Table transfers = make_transfer_table(group, detail); !transfers.rows.empty()) {
-        out << kTransferLegend << '\n';
-        print_table_console(transfers, out);
+        out << wrapped(kTransferLegend, text_width) << '\n';
+        print_table_console(fit(transfers), out);
       }
     }
   else {
@@ -657,25 +698,26 @@ void print_console(const Report& report, std::ostream& out, bool verbose) {
       if (r.status == Status::Failed) {
         if (first) out << "\nfailed validation:\n";
         first = false;
-        out << "  " << shorten(fmt::format("{} {} {} {}x{} {}: {}", r.device, variant_label(r), r.filter, r.width, r.height, r.border, r.reason), kLineWidth - 2) << '\n';
+        out << "  " << shorten(fmt::format("{} {} {} {}x{} {}: {}", r.device, variant_label(r), r.filter, r.width, r.height, r.border, r.reason), text_width - 2) << '\n';
       }
   }
   for (const Grouped<StreamRecord>& group : group_by_heading(report.streams)) {
-    out << '\n' << group.title << "  (times in ms)\n" << kStreamLegend << '\n';
-    print_table_console(make_stream_table(group, detail), out);
+    out << '\n' << group.title << "  (times in ms)\n" << wrapped(kStreamLegend, text_width) << '\n';
+    print_table_console(fit(make_stream_table(group, detail)), out);
   }
   for (const SweepSeries& series : sweep) {
-    out << "\nsweep summary: " << series.title << "\n" << kSummaryLegend << '\n'
+    out << "\nsweep summary: " << series.title << "\n" << wrapped(kSummaryLegend, text_width) << '\n'
         << (verbose ? "" : "each point's own tables: --verbose, --markdown or --json\n");
     for (const auto& [device, table] : summary_tables(series)) {
       out << device << '\n';
-      print_table_console(table, out);
+      print_table_console(fit(table), out);
     }
   }
 }
 
 void write_markdown(const Report& report, std::ostream& out) {
   out << "# " << report.tool_name << (report.tool_version.empty() ? "" : " " + report.tool_version) << "\n\n";
+  if (!report.incomplete.empty()) out << "**Incomplete:** " << markdown_cell(report.incomplete) << "; the runs below are those that finished.\n\n";
   if (!report.environment.empty()) {
     out << "## Environment\n\n";
     for (const auto& [key, value] : report.environment) out << fmt::format("- {}: {}\n", key, value);

@@ -495,6 +495,42 @@ TEST_CASE("report: console's compact table fits in 100 columns: device, variant,
   CHECK(text.find("GFLOP/s  ") == std::string::npos);  // the device block's "FMA GFLOP/s" ends its line
 }
 
+TEST_CASE("report: console fits an 80-column terminal: device block, tables and legends (issue #28)") {
+  cc::Report report = sample_report();
+  report.devices.front().name = "pthread-haswell-AMD EPYC 7B13 64-Core Processor (PoCL 5.0, LLVM 16)";
+  {  // --verbose's every column may not fit 80: the compact view does
+    std::ostringstream out;
+    cc::print_console(report, out, false, 80);
+    const std::string text = out.str();
+    CAPTURE(text);
+    for (const std::string& line : lines_of(text)) {
+      CAPTURE(line);
+      CHECK(line.size() <= 80);
+    }
+    CHECK(text.find("setup and transfers (ms); reuse:") != std::string::npos);  // the legend, wrapped
+    CHECK(text.find("pthread-haswell") != std::string::npos);                   // the name, shortened
+  }
+}
+
+TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kernel on one device (issue #28)") {
+  cc::Report report = sample_report();
+  std::vector<cc::RunRecord> one_device;
+  for (const cc::RunRecord& run : report.runs)
+    if (run.device == report.runs.front().device) {
+      one_device.push_back(run);
+      one_device.back().memory = "pinned";
+      one_device.push_back(run);
+      one_device.back().memory = "pageable";
+      one_device.back().times.kernel_ms.median *= 1.2;
+    }
+  report.runs = one_device;
+  std::ostringstream out;
+  cc::print_console(report, out);
+  CAPTURE(out.str());
+  CHECK(out.str().find("pageable") != std::string::npos);  // both rows are there
+  CHECK(out.str().find("kernel time ratios") == std::string::npos);
+}
+
 TEST_CASE("report: console names auto's pick and says once that a backend ran nothing") {
   cc::Report report = sample_report();
   cc::RunRecord picked = report.runs[0];
