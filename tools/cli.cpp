@@ -449,6 +449,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   if (pinned && pageable) config.memories = {"pinned", "pageable"};
   if (std::ranges::find(config.memories, "both") != config.memories.end()) config.memories = {"pinned", "pageable"};
   if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
+  // Said instead of silently dropping or ignoring (issue #28).
+  if (!size.empty() && std::ranges::any_of(config.sweeps, [](const std::string& sweep) { return sweep.starts_with("size="); }))
+    throw InputError(fmt::format("--size {} and --sweep size=... both set the image size: give one", size));
+  if (config.image_path == "-")
+    throw InputError("--image -: reading the image from standard input is not supported; give a file name");
+  if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
+    throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
   if (!(config.time_budget_s > 0))  // also NaN, which CLI11 would accept as a number
     throw InputError(fmt::format("bad --time-budget {}: expected seconds greater than 0", config.time_budget_s));
   if (cl_platform >= 0 || cl_device >= 0) {
