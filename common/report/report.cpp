@@ -298,7 +298,8 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
 }
 
 constexpr const char* kStreamLegend =
-    "ms/frame overlapped; serial: upload, filter, download in turn; floor: PCIe, max(h2d, d2h)";
+    "ms/frame overlapped; serial: upload, filter, download in turn; floor: max(h2d, d2h), the host-device link "
+    "(PCIe on a GPU, memory on a CPU device)";
 constexpr const char* kTransferLegend =
     "setup and transfers (ms); reuse: a second filter on the image on the device, launch + download";
 
@@ -490,10 +491,17 @@ std::vector<SweepSeries> sweep_series(const std::vector<RunRecord>& runs) {
       s.radii |= r->radius_x != s.records.front()->radius_x || r->radius_y != s.records.front()->radius_y;
       s.sizes |= r->width != s.records.front()->width || r->height != s.records.front()->height;
     }
-    for (const RunRecord* r : s.records)
-      if (const std::string point = point_of(s, *r); std::ranges::find(s.points, point) == s.points.end())
-        s.points.push_back(point);
-    any |= s.points.size() > 1;
+    // A sweep is two points on one device: runs of one size from two machines (a merge of two plain
+    // reports) are not one (issue #28: merge printed a spurious sweep summary).
+    std::vector<std::pair<std::string, std::string>> device_points;
+    for (const RunRecord* r : s.records) {
+      const std::string point = point_of(s, *r);
+      if (std::ranges::find(s.points, point) == s.points.end()) s.points.push_back(point);
+      if (std::ranges::find(device_points, std::pair{r->device, point}) == device_points.end())
+        device_points.emplace_back(r->device, point);
+    }
+    for (const auto& [device, point] : device_points)
+      any |= std::ranges::count(device_points, device, &std::pair<std::string, std::string>::first) > 1;
   }
   return any ? series : std::vector<SweepSeries>{};
 }

@@ -597,6 +597,27 @@ TEST_CASE("report: a sweep's console summary: variant columns, a row per radius,
   CHECK(markdown.str().find("| r=3 | 218.5 | FAIL |") != std::string::npos);
 }
 
+TEST_CASE("report: two machines' plain runs at two sizes are no sweep (a merge, issue #28)") {
+  cc::Report report;
+  for (const auto& [device, size] : {std::pair{"amd: opencl:0:0", 1024}, std::pair{"nvidia: cuda:0", 2048}}) {
+    cc::RunRecord r = run("opencl", "global", cc::Status::Ok, 1.0);
+    r.device = device, r.width = r.height = size;
+    report.runs.push_back(r);
+  }
+  std::ostringstream out, markdown;
+  cc::print_console(report, out);
+  cc::write_markdown(report, markdown);
+  CAPTURE(out.str());
+  CHECK(out.str().find("sweep summary") == std::string::npos);
+  CHECK(out.str().find("(times in ms)") != std::string::npos);  // the per-problem tables instead
+  CHECK(markdown.str().find("Sweep summary") == std::string::npos);
+  report.runs.push_back(report.runs.front());  // a second size on one device: a sweep
+  report.runs.back().width = report.runs.back().height = 512;
+  std::ostringstream sweep;
+  cc::print_console(report, sweep);
+  CHECK(sweep.str().find("sweep summary") != std::string::npos);
+}
+
 TEST_CASE("report: console's verbose table per problem, with % bound, device memory and the OpenCL/CUDA ratio") {
   std::ostringstream out;
   cc::print_console(sample_report(), out, true);
@@ -673,6 +694,9 @@ TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame,
                                  "2.200", "88%", "1e-06"});
   CHECK(text.find("skipped  no transfers to overlap on this backend\n") != std::string::npos);
   CHECK(text.find("devices") == std::string::npos);  // no devices in this report, so no block
+  // The floor is the host-device link, PCIe only on a GPU (issue #28: "floor: PCIe" on a CPU device).
+  CHECK(text.find("floor: PCIe") == std::string::npos);
+  CHECK(text.find("floor: max(h2d, d2h)") != std::string::npos);
 
   std::ostringstream without_streams;
   cc::print_console(sample_report(), without_streams);
