@@ -376,17 +376,18 @@ std::vector<Bar> build_bars(const Selection& selection, const std::vector<Api>& 
     std::ranges::stable_sort(memories, {}, [](const std::string& m) {
       return m == "pinned" ? 0 : m == "pageable" ? 1 : 2;
     });
+    // A bar per variant (issue #28: only the first variant was drawn), in report order.
     for (const std::string& memory : memories) {
-      const RunRecord* chosen = nullptr;
-      for (const RunRecord* run : selection.phased)
-        if (run->backend == api.backend && run->device == api.device && run->memory == memory &&
-            (!chosen || (run->variant == "global" && chosen->variant != "global")))
-          chosen = run;
-      Bar bar{fmt::format("{} {}{}{}", api.label, chosen->variant, memory.empty() ? "" : " ", memory), chosen};
-      for (const Phase& phase : kPhases)
-        if (const double ms = phase.ms(*chosen); std::isfinite(ms) && ms > 0) bar.total += ms;
-      bar.new_group = &api != &apis.front() && memory == memories.front();
-      bars.push_back(bar);
+      bool first_of_memory = true;
+      for (const RunRecord* run : selection.phased) {
+        if (run->backend != api.backend || run->device != api.device || run->memory != memory) continue;
+        Bar bar{fmt::format("{} {}{}{}", api.label, run->variant, memory.empty() ? "" : " ", memory), run};
+        for (const Phase& phase : kPhases)
+          if (const double ms = phase.ms(*run); std::isfinite(ms) && ms > 0) bar.total += ms;
+        bar.new_group = &api != &apis.front() && memory == memories.front() && first_of_memory;
+        first_of_memory = false;
+        bars.push_back(bar);
+      }
     }
   }
   return bars;
