@@ -135,9 +135,14 @@ std::vector<Api> find_apis(const Report& report) {
   for (std::size_t i = 0; i < apis.size(); ++i) {
     Api& api = apis[i];
     const bool shared = std::ranges::count(apis, api.backend, &Api::backend) > 1;
-    api.label = !shared                               ? api.backend
-                : api.device.starts_with(api.backend) ? api.device
-                                                      : api.backend + " " + api.device;
+    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/merge.cpp): the label keeps it
+    // (issue #28: a merged series lost its machine).
+    const std::size_t slash = api.device.find('/');
+    const std::string machine = slash == std::string::npos ? "" : api.device.substr(0, slash + 1);
+    const std::string local = api.device.substr(machine.size());
+    api.label = !shared                          ? machine + api.backend
+                : local.starts_with(api.backend) ? api.device
+                                                 : api.backend + " " + api.device;
     api.dash = kDashes[i % 4];
     api.marker = kMarkers[i % 4];
   }

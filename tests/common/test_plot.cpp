@@ -175,6 +175,16 @@ TEST_CASE("plot: which runs are drawn") {
     CHECK(svg.find(">opencl:1:0 fast<") != std::string::npos);
     CHECK(svg.find(">opencl:0:0 tiled pinned<") != std::string::npos);
   }
+  SUBCASE("a merged report's series keep their machine (issue #28)") {
+    cc::Report report;
+    report.runs.push_back(run("cuda", "nvidia/cuda:0", "global", 3, 0.1));
+    report.runs.push_back(run("opencl", "amd/opencl:0:0", "global", 3, 0.2));
+    report.runs.push_back(run("opencl", "nvidia/opencl:0:0", "global", 3, 0.3));
+    const std::string svg = drawn(report, path);
+    CHECK(svg.find(">nvidia/cuda global<") != std::string::npos);
+    CHECK(svg.find(">amd/opencl:0:0 global<") != std::string::npos);
+    CHECK(svg.find(">nvidia/opencl:0:0 global<") != std::string::npos);
+  }
   SUBCASE("text reaches cairo as it is, markup characters included") {
     cc::Report report;
     report.runs.push_back(run("cuda", "cuda:0", "global", 1, 0.1));
