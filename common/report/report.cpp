@@ -306,7 +306,9 @@ constexpr const char* kTransferLegend =
 // One line per variant that two or more runs of the group completed: each run's kernel median over
 // a common denominator (CUDA's when it ran, else the first), so "opencl/cuda 1.10" reads as
 // "OpenCL took 10% longer".
-std::vector<std::string> ratio_lines(const Group& group) {
+// `device_width`: the console cuts device names to a column; markdown keeps them whole (issue #28: a
+// merged report's "nvidia/NVIDIA H100 80GB HBM3" lost its name).
+std::vector<std::string> ratio_lines(const Group& group, std::size_t device_width = kDeviceWidth) {
   std::vector<std::string> variants;
   for (const RunRecord* r : group.records)
     if (std::find(variants.begin(), variants.end(), r->variant) == variants.end()) variants.push_back(r->variant);
@@ -329,8 +331,8 @@ std::vector<std::string> ratio_lines(const Group& group) {
     // tell two runs apart (two OpenCL platforms, pinned and pageable).
     std::vector<std::function<std::string(const RunRecord*)>> namings = {
         [](const RunRecord* r) { return r->backend; },
-        [](const RunRecord* r) { return fmt::format("{}[{}]", r->backend, shorten(r->device, kDeviceWidth)); },
-        [](const RunRecord* r) { return fmt::format("{}[{}, {}]", r->backend, shorten(r->device, kDeviceWidth), r->memory); },
+        [&](const RunRecord* r) { return fmt::format("{}[{}]", r->backend, shorten(r->device, device_width)); },
+        [&](const RunRecord* r) { return fmt::format("{}[{}, {}]", r->backend, shorten(r->device, device_width), r->memory); },
     };
     std::vector<std::string> labels;
     for (const auto& naming : namings) {
@@ -748,7 +750,7 @@ void write_markdown(const Report& report, std::ostream& out) {
            "samples, stop the rule that stopped them (max, noise, budget); % bound is its rate against the measured ceiling "
            "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius.\n\n";
     print_table_markdown(make_table(group, Detail::Full, true), out);
-    const auto ratios = ratio_lines(group);
+    const auto ratios = ratio_lines(group, std::string::npos);
     if (!ratios.empty()) {
       out << "\nKernel time ratios (below 1: the numerator is faster):\n\n";
       for (const std::string& line : ratios) out << "- " << line << '\n';

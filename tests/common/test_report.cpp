@@ -703,6 +703,20 @@ TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame,
   CHECK(without_streams.str().find("streams:") == std::string::npos);
 }
 
+TEST_CASE("report: markdown keeps a merged report's device names whole in its ratios (issue #28)") {
+  cc::Report report;
+  for (const char* device : {"nvidia/NVIDIA H100 80GB HBM3", "amd/AMD Instinct MI300X"}) {
+    report.runs.push_back(run("opencl", "global", cc::Status::Ok, 1.0));
+    report.runs.back().device = device;
+  }
+  std::ostringstream markdown, console;
+  cc::write_markdown(report, markdown);
+  CAPTURE(markdown.str());
+  CHECK(markdown.str().find("opencl[amd/AMD Instinct MI300X]/opencl[nvidia/NVIDIA H100 80GB HBM3]") != std::string::npos);
+  cc::print_console(report, console);
+  CHECK(console.str().find("opencl[nvidia/NVIDIA ..]") != std::string::npos);  // the console keeps its columns
+}
+
 TEST_CASE("report: markdown has the device block, the same tables and ratios") {
   std::ostringstream out;
   cc::write_markdown(sample_report(), out);
