@@ -1,36 +1,50 @@
-# bash_completion.cmake: writes convcompare's bash completion from its --help (cmake -DEXE=... -DOUTPUT=... -P), so the option list is never kept by hand.
-execute_process(COMMAND ${EXE} --help OUTPUT_VARIABLE help RESULT_VARIABLE status)
+# bash_completion.cmake: writes convcompare's bash completion from its own option table (cmake -DEXE=... -DOUTPUT=... -P), so no list is kept by hand.
+# `convcompare --completion-table` (tools/cli.cpp) prints one list a line: "options ...", "valued ..." (options
+# taking a value), "files ...", "directories ...", "merge ..." (merge's options), "values OPTION V ..." (a comma
+# list) and "value OPTION V ..." (one value).
+execute_process(COMMAND ${EXE} --completion-table OUTPUT_VARIABLE table RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
-  message(FATAL_ERROR "${EXE} --help failed (${status})")
+  message(FATAL_ERROR "${EXE} --completion-table failed (${status})")
 endif()
-string(REPLACE "\n" ";" lines "${help}")
-set(options "")
-set(file_options "")
+string(REPLACE "\n" ";" lines "${table}")
+set(value_cases "")
 foreach(line IN LISTS lines)
-  # An option line of CLI11's help: "  --name TYPE  description" or "  -h,--help  description".
-  if(line MATCHES "^  +(-[a-zA-Z],)?(--[a-z][a-z0-9-]*)( +([A-Z][A-Za-z.]*))?")
-    list(APPEND options ${CMAKE_MATCH_2})
-    if(CMAKE_MATCH_4 MATCHES "^(FILE|PATH|DIR|BASELINE\\.json)$")
-      list(APPEND file_options ${CMAKE_MATCH_2})
-    endif()
+  if(line MATCHES "^(options|valued|files|directories|merge) ?(.*)$")
+    set(list_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+  elseif(line MATCHES "^(values?) ([^ ]+) (.+)$")  # values: a comma list; value: one
+    string(APPEND value_cases "    ${CMAKE_MATCH_2}) _convcompare_values \"${CMAKE_MATCH_3}\" ${CMAKE_MATCH_1}; return ;;\n")
   endif()
 endforeach()
-list(REMOVE_DUPLICATES options)
-if(NOT options)
-  message(FATAL_ERROR "no options found in ${EXE} --help")
+if(NOT list_options OR NOT list_merge OR NOT list_files)
+  message(FATAL_ERROR "no options found in ${EXE} --completion-table")
 endif()
-list(JOIN options " " words)
-list(JOIN file_options "|" files)
-if(NOT files)
-  set(files "--no-file-option")
-endif()
-file(WRITE ${OUTPUT} "# bash completion for convcompare, generated from its --help at build time\n"
-"_convcompare() {\n"
-"  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]}\n"
-"  case \$prev in\n"
-"    ${files}) COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;\n"
-"  esac\n"
-"  if [[ \${COMP_WORDS[1]} == merge ]]; then COMPREPLY=(\$(compgen -f -- \"\$cur\")); return; fi\n"
-"  COMPREPLY=(\$(compgen -W \"${words} merge\" -- \"\$cur\"))\n"
+# "a b c" -> "a|b|c" for a case pattern.
+string(REPLACE " " "|" files "${list_files}")
+string(REPLACE " " "|" directories "${list_directories}")
+string(REPLACE " " "|" valued "${list_valued}")
+file(WRITE ${OUTPUT} "# bash completion for convcompare, generated from convcompare --completion-table at build time\n"
+"# _convcompare_values WORDS values|value: complete one of WORDS, with values the last item of a comma list\n"
+"# (--variant global,ti -> global,tiled).\n"
+"_convcompare_values() {\n"
+"  local cur=\${COMP_WORDS[COMP_CWORD]} head=\"\"\n"
+"  [[ \$2 == values && \$cur == *,* ]] && head=\${cur%,*},\n"
+"  COMPREPLY=(\$(compgen -P \"\$head\" -W \"\$1\" -- \"\${cur#\"\$head\"}\"))\n"
+"  [[ \${COMPREPLY[0]} == *[=:] ]] && compopt -o nospace 2>/dev/null\n"
 "}\n"
-"complete -o filenames -F _convcompare convcompare\n")
+"_convcompare() {\n"
+"  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} word merge=0\n"
+"  for word in \"\${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do [[ \$word == merge ]] && merge=1; done\n"
+"  case \$prev in\n"
+"    ${files}) compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;\n"
+"    ${directories}) compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -d -- \"\$cur\")); return ;;\n"
+"${value_cases}"
+"    ${valued}) COMPREPLY=(); return ;;\n"
+"  esac\n"
+"  if (( merge )); then\n"
+"    if [[ \$cur == -* ]]; then COMPREPLY=(\$(compgen -W \"${list_merge}\" -- \"\$cur\"))\n"
+"    else compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -f -- \"\$cur\")); fi\n"
+"    return\n"
+"  fi\n"
+"  COMPREPLY=(\$(compgen -W \"${list_options} merge\" -- \"\$cur\"))\n"
+"}\n"
+"complete -F _convcompare convcompare\n")

@@ -15,28 +15,191 @@
 #include "backends/backend.h"
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
+#include "common/domain/problem.h"
 #include "common/domain/variants.h"
 
 namespace cc {
 
 namespace {
 
-std::string help_footer() {
+// Greedy word wrap to `width` columns; continuation lines start with `indent` spaces (issue #28: every --help
+// line within 80 columns, so a terminal and help2man's man page both read it).
+std::string wrap(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column = 0) {
+  std::string out;
+  std::size_t column = first_column;
+  bool line_start = true;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!line_start && column + 1 + word.size() > width) {
+      out += '\n' + std::string(indent, ' ');
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    line_start = false;
+  }
+  return out;
+}
+
+constexpr std::size_t kHelpWidth = 80;
+constexpr std::size_t kHelpColumn = 30;  // where option descriptions start
+
+// CLI11 2.1's formatter never wraps: descriptions wrap here at 80 columns, and a negated flag's
+// "{false}" (CLI11's note that --no-peaks sets false) is dropped, as help2man copied it into the man page.
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* option, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(option, is_positional);
+    if (const std::size_t brace = name.find('{'); brace != std::string::npos) name.erase(brace);
+    return name;
+  }
+  std::string make_option(const CLI::Option* option, bool is_positional) const override {
+    std::string left = "  " + make_option_name(option, is_positional) + make_option_opts(option);
+    const std::string description = make_option_desc(option);
+    if (left.size() + 2 > kHelpColumn) {  // too wide for the column: the description starts on the next line
+      left += '\n';
+      left += std::string(kHelpColumn, ' ');
+    } else {
+      left.resize(kHelpColumn, ' ');
+    }
+    return left + wrap(description, kHelpWidth, kHelpColumn, kHelpColumn) + '\n';
+  }
+  std::string make_subcommand(const CLI::App* command) const override {
+    std::string left = "  " + command->get_display_name(true);
+    left.resize(std::max(left.size() + 1, kHelpColumn), ' ');
+    return left + wrap(command->get_description(), kHelpWidth, kHelpColumn, left.size()) + '\n';
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return wrap(app->get_description(), kHelpWidth, 0) + "\n";
+  }
+};
+
+// One item of a footer list: "  NAME  text" with the text wrapped under itself.
+std::string footer_item(std::string_view name, std::string_view text, std::size_t column = 18) {
+  std::string line = fmt::format("  {}", name);
+  line += line.size() + 1 < column ? std::string(column - line.size(), ' ') : "\n" + std::string(column, ' ');
+  return line + wrap(text, kHelpWidth, column, column) + "\n";
+}
+
+// The sections after the options. help2man turns "Examples:" and "Environment:" into EXAMPLES and
+// ENVIRONMENT; "*Exit status*" is its marker for a section of another name (only in --help-man, the text
+// the man page is made from; --help says "Exit status:").
+std::string help_footer(bool for_man_page) {
   std::vector<std::string_view> candidates;
   for (const VariantTraits& variant : all_variants())
     if (variant.auto_candidate) candidates.push_back(variant.name);
   std::string variants;
   for (const VariantTraits& variant : all_variants())
-    variants += variant.kind == VariantKind::Choice  // its candidates from the table, never a list kept by hand
-                    ? fmt::format("  {:<14} {} ({}; not in all)\n", variant.name, variant.memory_space, fmt::join(candidates, ", "))
-                    : fmt::format("  {:<14} {}\n", variant.name, variant.memory_space);
-  return fmt::format(
-      "Variants:\n{}Filters: {}, file:PATH\n"
-      "Exit status: 0 every run validated (skips are fine), 1 a run failed validation, 2 bad usage or input or\n"
-      "nothing to run (or a --compare baseline that matches no run), 3 --compare found a run slower than its\n"
-      "baseline (and nothing failed validation), 4 --compare found a run too few samples could decide (nothing\n"
-      "slower or failing).",
-      variants, fmt::join(builtin_filter_names(), ", "));
+    // A Choice's candidates from the table, never a list kept by hand, on a line of their own (unwrapped:
+    // README's test finds the list whole).
+    variants += variant.kind == VariantKind::Choice
+                    ? footer_item(variant.name, std::string(variant.memory_space) + " (not in all), from:") +
+                          std::string(18, ' ') + fmt::format("{}\n", fmt::join(candidates, ", "))
+                    : footer_item(variant.name, variant.memory_space);
+  const std::string filters = "  " + wrap(fmt::format("{}, file:PATH (a text file of rows of weights)",
+                                                     fmt::join(builtin_filter_names(), ", ")),
+                                         kHelpWidth, 2, 2);
+  const std::string examples =
+      footer_item("convcompare --backend cpu --size 256x256",
+                  "A quick first run on the CPU alone: every variant, validated and timed.") +
+      footer_item("convcompare --image photo.png --filter gaussian:sigma=2 --output-dir out",
+                  "Blur a photo through every backend; the results are written to out/.") +
+      footer_item("convcompare --size 8192x8192 --json base.json",
+                  "A GPU-sized run saved as a baseline (a CPU takes minutes at this size).") +
+      footer_item("convcompare --size 8192x8192 --compare base.json",
+                  "The same run again; exit status 3 when a run got slower.") +
+      footer_item("convcompare --backend cpu --sweep radius=1..8 --size 512x512 --plot r.svg",
+                  "MPix/s against the filter radius, drawn to r.svg (or .png, .pdf).") +
+      footer_item("convcompare merge a.json b.json --markdown both.md",
+                  "One side-by-side table from reports saved on two machines.");
+  const std::string environment =
+      footer_item("CONVCOMPARE_CACHE_DIR", "Where --variant auto keeps its tuning cache.", 24) +
+      footer_item("XDG_CACHE_HOME", "Else the cache is in $XDG_CACHE_HOME/convcompare (an absolute path), else in "
+                                    "$HOME/.cache/convcompare.", 24) +
+      footer_item("COLUMNS", "The progress line's width when stderr is not a terminal.", 24) +
+      footer_item("OCL_ICD_VENDORS", "Read by the OpenCL ICD loader: where the platforms' .icd files are.", 24) +
+      footer_item("RUSTICL_ENABLE", "Read by Mesa's Rusticl: the drivers it exposes (e.g. radeonsi, iris, llvmpipe).",
+                  24) +
+      footer_item("POCL_DEVICES", "Read by PoCL, as are its other POCL_ settings (e.g. POCL_MEMORY_LIMIT).", 24) +
+      footer_item("CUDA_VISIBLE_DEVICES", "Read by the CUDA driver: the GPUs that cuda:N numbers.", 24);
+  const std::string exit_status =
+      footer_item("0", "Every run validated (skipped runs are fine).", 6) +
+      footer_item("1", "A run failed validation.", 6) +
+      footer_item("2", "Bad usage or input, nothing to run, or a --compare baseline that matches no run.", 6) +
+      footer_item("3", "--compare found a run slower than its baseline (and nothing failed validation).", 6) +
+      footer_item("4", "--compare found a run its samples are too few to decide (inconclusive), and nothing slower "
+                       "or failing.", 6) +
+      footer_item("130", "Interrupted by SIGINT (143: SIGTERM): the runs that finished are printed and written, "
+                         "marked incomplete.", 6);
+  return fmt::format("Variants:\n{}\nFilters:\n{}\n\n{}\n{}\nExamples:\n{}\nEnvironment:\n{}", variants, filters,
+                     for_man_page ? "*Exit status*" : "Exit status:", exit_status, examples, environment);
+}
+
+// The values an option takes, one list for both CLI11's checks and the bash completion (issue #28).
+const std::vector<std::string> kMemories = {"pinned", "pageable", "both"};
+const std::vector<std::string> kPixels = {"f32", "u8"};
+const std::vector<std::string> kOutputFormats = {"png", "pfm"};
+
+std::vector<std::pair<std::string, std::vector<std::string>>> completion_values() {
+  std::vector<std::string> variants, borders;
+  for (const VariantTraits& variant : all_variants()) variants.emplace_back(variant.name);
+  variants.emplace_back("all");
+  for (Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap}) borders.emplace_back(to_string(border));
+  std::vector<std::string> filters = builtin_filter_names();
+  filters.emplace_back("file:");
+  return {{"--backend", {"cpu", "cuda", "opencl", "all"}},
+          {"--device", {"cpu", "cuda:0", "opencl:0:0"}},
+          {"--variant", variants},
+          {"--border", borders},
+          {"--filter", filters},
+          {"--pixel", kPixels},
+          {"--memory", kMemories},
+          {"--output-format", kOutputFormats},
+          {"--sweep", {"radius=", "size="}}};
+}
+
+// What cmake/bash_completion.cmake builds the completion from, one list a line: every option, those taking
+// a value, those naming a file or a directory, merge's, and each option's values. Read from the parsed
+// options themselves, so the completion cannot drift from them.
+std::string completion_table(const CLI::App& app, const CLI::App& merge) {
+  std::vector<std::string> options, valued, files, directories, merge_options;
+  for (const CLI::App* command : {&app, &merge}) {
+    for (const CLI::Option* option : command->get_options()) {
+      if (option->get_group().empty() || option->get_lnames().empty()) continue;  // hidden or positional
+      std::vector<std::string> names;
+      for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+      for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+      (command == &app ? options : merge_options).insert((command == &app ? options : merge_options).end(),
+                                                         names.begin(), names.end());
+      if (option->get_type_name().empty()) continue;  // a flag
+      valued.insert(valued.end(), names.begin(), names.end());
+      const std::string type = option->get_type_name();
+      if (type == "FILE" || type == "PATH" || type == "BASELINE.json") files.insert(files.end(), names.begin(), names.end());
+      if (type == "DIR") directories.insert(directories.end(), names.begin(), names.end());
+    }
+  }
+  const auto unique = [](std::vector<std::string> names) {
+    std::ranges::sort(names);
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  };
+  std::string table = fmt::format("options {}\nvalued {}\nfiles {}\ndirectories {}\nmerge {}\n",
+                                  fmt::join(unique(options), " "), fmt::join(unique(valued), " "),
+                                  fmt::join(unique(files), " "), fmt::join(unique(directories), " "),
+                                  fmt::join(unique(merge_options), " "));
+  // "values" for a comma list (each item completes), "value" for one value (a filter spec has its own commas).
+  for (const auto& [option, values] : completion_values())
+    table += fmt::format("{} {} {}\n", app.get_option(option)->get_delimiter() == ',' ? "values" : "value", option,
+                         fmt::join(values, " "));
+  return table;
 }
 
 // The --pixel help: the variants with 8-bit kernels, from the table's `pixels` (never a list of names).
@@ -93,8 +256,16 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       "convcompare: the same 2D convolution through CUDA and OpenCL, every memory space, "
       "validated against a CPU reference and timed.",
       "convcompare"};
+  app.formatter(std::make_shared<WrappingFormatter>());
   app.set_version_flag("--version", version_text(), "Print the version, git revision and the backends compiled in");
-  app.footer(help_footer());
+  // --help-man: the --help that help2man reads (its EXIT STATUS section marked), hidden from --help.
+  const bool man_page = std::any_of(argv + std::min(argc, 1), argv + argc, [](const char* arg) {
+    return std::string_view(arg) == "--help-man";
+  });
+  app.footer(help_footer(man_page));
+  bool help_man = false, print_completion_table = false;
+  app.add_flag("--help-man", help_man)->group("");
+  app.add_flag("--completion-table", print_completion_table)->group("");  // for cmake/bash_completion.cmake
 
   std::string size;
   int cl_platform = -1, cl_device = -1;
@@ -148,7 +319,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_option("--output-dir", config.output_dir, "Write the reference and every result here")->type_name("DIR")->check(named_file);
   app.add_option("--output-format", config.output_format, "png or pfm (default: png for 8-bit input, pfm for float)")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember({"png", "pfm"}));
+      ->check(CLI::IsMember(kOutputFormats));
   app.add_option("--repetitions", config.repetitions, "Timed launches per run")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
@@ -178,13 +349,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
           ->type_name("LIST")
           ->delimiter(',')
           ->allow_extra_args(false)
-          ->check(CLI::IsMember({"pinned", "pageable", "both"}))
+          ->check(CLI::IsMember(kMemories))
           ->default_str("pinned");
   app.add_option("--pixel", config.pixels, pixel_help())
       ->type_name("LIST")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::IsMember({"f32", "u8"}))
+      ->check(CLI::IsMember(kPixels))
       ->default_str("f32");
   app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
   app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
@@ -203,7 +374,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                  "(size=512..8192 doubles; size=640x480,1920x1080); repeatable, combined as a grid")
       ->type_name("WHAT=RANGE")
       ->allow_extra_args(false);
-  app.add_option("--plot", config.plot_path, "Draw MPix/s against radius or size and the phases: FILE.png or FILE.svg")
+  app.add_option("--plot", config.plot_path, "Draw MPix/s against radius or size and the phases: FILE.png, FILE.svg or FILE.pdf")
       ->type_name("FILE")
       ->check(named_file);
   app.add_option("--compare", config.compare_path,
@@ -227,12 +398,27 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(CLI::Range(1, 100000));
   app.add_flag("!--no-peaks", config.measure_peaks,
                "Do not measure the devices' copy and FMA rates (no % of bound; for simulators such as Oclgrind)");
-  app.add_flag("--retune", config.retune, "--variant auto: measure the candidates again and rewrite the cache");
+  app.add_flag("--retune", config.retune, "With --variant auto: measure the candidates again and rewrite the cache");
   CLI::App* merge = app.add_subcommand(
       "merge", "One side-by-side table from saved --json reports; takes --json, --csv, --markdown, --plot, --quiet");
   merge->add_option("reports", config.merge_reports, "JSON reports written by --json, from any machines")
-      ->type_name("REPORT.json ...");
-  merge->fallthrough();  // the report options may follow the report files
+      ->type_name("REPORT.json");
+  merge->footer("Example:\n" + footer_item("convcompare merge a.json b.json --markdown both.md",
+                                             "One side-by-side table from reports saved on two machines.") +
+                "\nExit status: 0 merged, 2 a report could not be read.");
+  // Its own copies of the report options, so `merge --help` lists them; given before `merge` the main
+  // command's set the same fields.
+  merge->add_option("--json", config.json_path, "Write the merged report as JSON")->type_name("FILE")->check(named_file);
+  merge->add_option("--csv", config.csv_path, "Write the merged runs as CSV")->type_name("FILE")->check(named_file);
+  merge->add_option("--markdown", config.markdown_path, "Write the merged tables as markdown")
+      ->type_name("FILE")
+      ->check(named_file);
+  merge->add_option("--plot", config.plot_path, "Draw the merged series: FILE.png, FILE.svg or FILE.pdf")
+      ->type_name("FILE")
+      ->check(named_file);
+  merge->add_flag("--quiet", config.quiet, "No table on stdout");
+  merge->add_flag("--verbose", config.verbose, "Every column in the console tables");
+  merge->fallthrough();  // options merge lacks go to the main command, which refuses them below
 
   try {
     app.parse(argc, argv);
@@ -243,6 +429,14 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError(without_program_name(error.what(), app.get_name()));
   }
 
+  if (help_man) {
+    out << app.help();
+    return std::nullopt;
+  }
+  if (print_completion_table) {
+    out << completion_table(app, *merge);
+    return std::nullopt;
+  }
   if (merge->parsed()) {
     // merge reads its report files and writes reports: any other option would be silently ignored.
     const std::vector<std::string> report_options = {"--json", "--csv", "--markdown", "--plot", "--quiet", "--verbose"};
@@ -265,6 +459,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   if (pinned && pageable) config.memories = {"pinned", "pageable"};
   if (std::ranges::find(config.memories, "both") != config.memories.end()) config.memories = {"pinned", "pageable"};
   if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
+  // Said instead of silently dropping or ignoring (issue #28).
+  if (!size.empty() && std::ranges::any_of(config.sweeps, [](const std::string& sweep) { return sweep.starts_with("size="); }))
+    throw InputError(fmt::format("--size {} and --sweep size=... both set the image size: give one", size));
+  if (config.image_path == "-")
+    throw InputError("--image -: reading the image from standard input is not supported; give a file name");
+  if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
+    throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
   if (!(config.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
     // As typed: 1e-400 reads as 0, and "bad --time-budget 0" would not be what the user wrote.
     const std::vector<std::string>& typed = app.get_option("--time-budget")->results();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -77,6 +78,42 @@ void print_comparison_escaped(const std::vector<Comparison>& comparisons, const 
   std::cout << printable_lines(text.str());
 }
 
+// SIGINT or SIGTERM during the runs (issue #28: Ctrl-C lost everything): the run in progress finishes,
+// no other starts, and what finished is printed and written, marked incomplete. A second signal meets
+// the handler that was there before (temporary_files.h: remove the temporaries, die by the signal).
+volatile std::sig_atomic_t stop_signal = 0;
+struct sigaction handlers_before[2];  // SIGINT's, SIGTERM's
+
+extern "C" void request_stop(int signal_number) {
+  stop_signal = signal_number;
+  ::sigaction(signal_number, &handlers_before[signal_number == SIGINT ? 0 : 1], nullptr);
+}
+
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // a device call in progress goes on; the loop looks between runs
+    for (int i = 0; i < 2; ++i) {
+      ::sigaction(kSignals[i], nullptr, &handlers_before[i]);
+      installed_[i] = handlers_before[i].sa_handler != SIG_IGN && ::sigaction(kSignals[i], &action, nullptr) == 0;
+    }
+  }
+  ~StopOnSignal() {
+    for (int i = 0; i < 2; ++i)
+      if (installed_[i]) ::sigaction(kSignals[i], &handlers_before[i], nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+  int signal() const { return stop_signal; }
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  bool installed_[2] = {false, false};
+};
+
 bool any_failed(const Report& report) {
   return std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; }) ||
          std::ranges::any_of(report.streams, [](const StreamRecord& run) { return run.status == Status::Failed; });
@@ -131,8 +168,10 @@ int run_job(const Config& config) {
   if (std::ranges::none_of(targets, &Target::runs))
     throw InputError(unavailable.empty() ? "nothing to run: no backend, device and variant selected"
                                          : fmt::format("nothing to run: {}", fmt::join(unavailable, "; ")));
-  // Said at once, on stderr, as the report's "not run" line comes only at the end (and not with --quiet).
-  for (const std::string& line : unavailable) std::cerr << "convcompare: skipping " << printable(line) << '\n';
+  // The console report says "cuda: not run: ..." once; with --quiet there is none, so stderr says it
+  // (issue #28: not both).
+  if (job.quiet)
+    for (const std::string& line : unavailable) std::cerr << "convcompare: skipping " << printable(line) << '\n';
   // Every output path, checked against the others and the inputs, before any work.
   const OutputPlan plan(job, image, targets);
   OutputWriter outputs(plan);
@@ -143,59 +182,67 @@ int run_job(const Config& config) {
   }
 
   Report report = report_header(job, image, backends);
+  const StopOnSignal stop;
   if (job.measure_peaks) measure_device_peaks(targets, report);
   AutoTuner tuner(job.retune);
   const auto streams = [&](const Target& target) {
     return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
            target.variant->kind != VariantKind::Choice;
   };
-  const std::size_t runs_per_problem = targets.size() + std::ranges::count_if(targets, streams);
+  // Only the targets that run are steps: a skipped one takes no time, and counting it made the
+  // estimate far too short (issue #28).
+  const std::size_t runs_per_problem = std::ranges::count_if(targets, &Target::runs) + std::ranges::count_if(targets, streams);
   Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
                         job.pinned.size() * runs_per_problem,
                     std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
   RunOptions options = job.options;
 
-  for (const auto& [width, height] : job.sizes) {
-    if (job.size_sweep && (image.width != width || image.height != height))
-      image = make_default_image(width, height, job.channels);
-    outputs.begin_image(image);
-    // A u8 run's input is the image as 8-bit pixels hold it; its reference is computed from that.
-    const bool u8 = std::ranges::find(job.pixels, PixelType::U8) != job.pixels.end();
-    const Image quantized = u8 ? quantized_8bit(image) : Image();
-    const bool same_input = u8 && quantized.data == image.data;
-    for (const Filter& filter : job.filters) {
-      for (const Border border : job.borders) {
-        std::optional<Image> references[2];  // of the image, and of its 8-bit pixels where they differ
-        for (const PixelType pixel : job.pixels) {
-          const Image& input = pixel == PixelType::U8 ? quantized : image;
-          const Problem problem = make_problem(input, filter, border, job.flip, pixel);
-          std::optional<Image>& computed = references[pixel == PixelType::U8 && !same_input];
-          if (!computed) computed = reference_convolve(input, problem);
-          const Image& reference = *computed;
-          outputs.begin_problem(problem, reference);
-          for (const bool pinned : job.pinned) {
-            options.pinned = pinned;
-            for (const Target& target : targets) {
-              const std::string what = fmt::format("{} {} {} {} {}", target.device_id,
-                                                   target.variant ? target.variant->name : "-", filter.spec,
-                                                   to_string(border), to_string(pixel));
-              progress.step(what);
-              Outcome outcome = run_target(target, problem, input, reference, options, tuner);
-              if (streams(target)) {
-                progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
-                report.streams.push_back(
-                    stream_target(target, outcome, problem, input, reference, job.stream_frames, options));
+  [&] {  // returns at a stop signal, between runs
+    for (const auto& [width, height] : job.sizes) {
+      if (stop.signal() != 0) return;
+      if (job.size_sweep && (image.width != width || image.height != height))
+        image = make_default_image(width, height, job.channels);
+      outputs.begin_image(image);
+      // A u8 run's input is the image as 8-bit pixels hold it; its reference is computed from that.
+      const bool u8 = std::ranges::find(job.pixels, PixelType::U8) != job.pixels.end();
+      const Image quantized = u8 ? quantized_8bit(image) : Image();
+      const bool same_input = u8 && quantized.data == image.data;
+      for (const Filter& filter : job.filters) {
+        for (const Border border : job.borders) {
+          std::optional<Image> references[2];  // of the image, and of its 8-bit pixels where they differ
+          for (const PixelType pixel : job.pixels) {
+            if (stop.signal() != 0) return;  // before the next reference is computed
+            const Image& input = pixel == PixelType::U8 ? quantized : image;
+            const Problem problem = make_problem(input, filter, border, job.flip, pixel);
+            std::optional<Image>& computed = references[pixel == PixelType::U8 && !same_input];
+            if (!computed) computed = reference_convolve(input, problem);
+            const Image& reference = *computed;
+            outputs.begin_problem(problem, reference);
+            for (const bool pinned : job.pinned) {
+              options.pinned = pinned;
+              for (const Target& target : targets) {
+                if (stop.signal() != 0) return;
+                const std::string what = fmt::format("{} {} {} {} {}", target.device_id,
+                                                     target.variant ? target.variant->name : "-", filter.spec,
+                                                     to_string(border), to_string(pixel));
+                if (target.runs()) progress.step(what);
+                Outcome outcome = run_target(target, problem, input, reference, options, tuner);
+                if (streams(target)) {
+                  progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
+                  report.streams.push_back(
+                      stream_target(target, outcome, problem, input, reference, job.stream_frames, options));
+                }
+                outcome.record.output = outputs.write_result(target, pinned, std::move(outcome.output),
+                                                             outcome.record.status == Status::Ok);
+                report.runs.push_back(std::move(outcome.record));
               }
-              outcome.record.output = outputs.write_result(target, pinned, std::move(outcome.output),
-                                                           outcome.record.status == Status::Ok);
-              report.runs.push_back(std::move(outcome.record));
             }
+            outputs.end_problem();
           }
-          outputs.end_problem();
         }
       }
     }
-  }
+  }();
 
   for (RunRecord& run : report.runs)
     if (const auto device = std::ranges::find(report.devices, run.device, &DeviceInfo::id); device != report.devices.end())
@@ -206,9 +253,16 @@ int run_job(const Config& config) {
     comparisons = compare_reports(*job.baseline, report, job.compare_rule);
     attach_verdicts(report, comparisons);  // the verdicts go into the JSON and CSV reports too
   }
-  if (!job.quiet) make_printer(ReportFormat::Console, job.verbose)->print(report, std::cout);
+  if (stop.signal() != 0)
+    report.incomplete = fmt::format("interrupted by {} after {} runs", stop.signal() == SIGINT ? "SIGINT" : "SIGTERM",
+                                    report.runs.size());
+  if (!job.quiet) make_printer(ReportFormat::Console, job.verbose, report_columns(kConsoleWidth))->print(report, std::cout);
   write_reports(report, {job.reports, job.plot_path});
   outputs.write_contact_sheet();
+  if (stop.signal() != 0) {  // README, "Exit status": 128 + the signal, whatever the runs said
+    std::cerr << "convcompare: " << report.incomplete << "; the reports hold what finished, marked incomplete\n";
+    return 128 + stop.signal();
+  }
   const bool failed = any_failed(report);
   // A baseline that matches nothing is a usage error (exit 2), not a pass; a failure keeps its own status.
   if (job.baseline && !failed) check_any_matched(comparisons);

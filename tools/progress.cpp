@@ -35,6 +35,13 @@ int terminal_columns(int fd) {
   return 80;
 }
 
+std::size_t report_columns(std::size_t widest) {
+  winsize size{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return std::min<std::size_t>(size.ws_col, widest);
+  return widest;
+}
+
 Progress::Progress(std::size_t total, std::ostream& out, int columns)
     : total_(total), out_(out), columns_(std::max(columns, 0)) {}
 

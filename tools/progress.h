@@ -11,6 +11,10 @@ namespace cc {
 // The width of the terminal on `fd` (TIOCGWINSZ, else $COLUMNS, else 80).
 int terminal_columns(int fd);
 
+// The columns the console report fits (issue #28): the terminal's on stdout, at most `widest`; off a
+// terminal (a log, a pipe) `widest`.
+std::size_t report_columns(std::size_t widest);
+
 // Silent for the first few seconds, so short jobs print nothing. At a terminal (`columns` > 0) one line
 // is rewritten in place after every step, cut to columns - 1 so that it never wraps (a wrapped line is
 // not rewritten: each update would leave a line behind); into a log a line is written at most every

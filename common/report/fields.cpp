@@ -135,6 +135,7 @@ const std::vector<Field<Report>>& report_fields() {
       field<&Report::measurement, &MeasurementSettings::time_budget_s>("time_budget_s", {.group = kMeasurement}),
       field<&Report::measurement, &MeasurementSettings::cold>("cold", {.group = kMeasurement}),
       field<&Report::environment>("environment"),
+      field<&Report::incomplete>("incomplete"),
   };
   return fields;
 }

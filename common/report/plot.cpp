@@ -135,9 +135,14 @@ std::vector<Api> find_apis(const Report& report) {
   for (std::size_t i = 0; i < apis.size(); ++i) {
     Api& api = apis[i];
     const bool shared = std::ranges::count(apis, api.backend, &Api::backend) > 1;
-    api.label = !shared                               ? api.backend
-                : api.device.starts_with(api.backend) ? api.device
-                                                      : api.backend + " " + api.device;
+    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/merge.cpp): the label keeps it
+    // (issue #28: a merged series lost its machine).
+    const std::size_t slash = api.device.find('/');
+    const std::string machine = slash == std::string::npos ? "" : api.device.substr(0, slash + 1);
+    const std::string local = api.device.substr(machine.size());
+    api.label = !shared                          ? machine + api.backend
+                : local.starts_with(api.backend) ? api.device
+                                                 : api.backend + " " + api.device;
     api.dash = kDashes[i % 4];
     api.marker = kMarkers[i % 4];
   }
@@ -376,17 +381,18 @@ std::vector<Bar> build_bars(const Selection& selection, const std::vector<Api>& 
     std::ranges::stable_sort(memories, {}, [](const std::string& m) {
       return m == "pinned" ? 0 : m == "pageable" ? 1 : 2;
     });
+    // A bar per variant (issue #28: only the first variant was drawn), in report order.
     for (const std::string& memory : memories) {
-      const RunRecord* chosen = nullptr;
-      for (const RunRecord* run : selection.phased)
-        if (run->backend == api.backend && run->device == api.device && run->memory == memory &&
-            (!chosen || (run->variant == "global" && chosen->variant != "global")))
-          chosen = run;
-      Bar bar{fmt::format("{} {}{}{}", api.label, chosen->variant, memory.empty() ? "" : " ", memory), chosen};
-      for (const Phase& phase : kPhases)
-        if (const double ms = phase.ms(*chosen); std::isfinite(ms) && ms > 0) bar.total += ms;
-      bar.new_group = &api != &apis.front() && memory == memories.front();
-      bars.push_back(bar);
+      bool first_of_memory = true;
+      for (const RunRecord* run : selection.phased) {
+        if (run->backend != api.backend || run->device != api.device || run->memory != memory) continue;
+        Bar bar{fmt::format("{} {}{}{}", api.label, run->variant, memory.empty() ? "" : " ", memory), run};
+        for (const Phase& phase : kPhases)
+          if (const double ms = phase.ms(*run); std::isfinite(ms) && ms > 0) bar.total += ms;
+        bar.new_group = &api != &apis.front() && memory == memories.front() && first_of_memory;
+        first_of_memory = false;
+        bars.push_back(bar);
+      }
     }
   }
   return bars;

@@ -20,16 +20,17 @@ class WriterPrinter final : public Printer {
 
 class ConsolePrinter final : public Printer {
  public:
-  explicit ConsolePrinter(bool verbose) : verbose_(verbose) {}
+  ConsolePrinter(bool verbose, std::size_t width) : verbose_(verbose), width_(width) {}
   // Names come from arguments, files and drivers: escaped here, where all of them reach the terminal.
   void print(const Report& report, std::ostream& out) const override {
     std::ostringstream text;
-    print_console(report, text, verbose_);
+    print_console(report, text, verbose_, width_);
     out << printable_lines(text.str());
   }
 
  private:
   bool verbose_;
+  std::size_t width_;
 };
 
 }  // namespace
@@ -45,9 +46,9 @@ std::string printable_lines(std::string_view text) {
   return result;
 }
 
-std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose) {
+std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose, std::size_t console_width) {
   switch (format) {
-    case ReportFormat::Console: return std::make_unique<ConsolePrinter>(verbose);
+    case ReportFormat::Console: return std::make_unique<ConsolePrinter>(verbose, console_width);
     case ReportFormat::Markdown: return std::make_unique<WriterPrinter<write_markdown>>();
     case ReportFormat::Csv: return std::make_unique<WriterPrinter<write_csv>>();
     case ReportFormat::Json: return std::make_unique<WriterPrinter<write_json>>();

@@ -20,7 +20,8 @@ class Printer {
 };
 
 // `verbose`: the console's detail view (print_console); the files always hold every column.
-std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose = false);
+// `console_width`: the columns the console tables fit (print_console's `width`).
+std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose = false, std::size_t console_width = kConsoleWidth);
 
 // `text` for a terminal: each line through printable() (control characters such as an ESC in a filter
 // file's or device's name shown as \xNN, nothing shortened), the line breaks kept. The console printer

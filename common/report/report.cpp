@@ -69,6 +69,24 @@ std::string shorten(const std::string& text, std::size_t limit) {
   return text.size() <= limit ? text : text.substr(0, limit - 2) + "..";
 }
 
+// A legend or heading wrapped at `width` columns, continuation lines indented by two (issue #28: an
+// 80-column terminal wrapped the 94-column transfers legend mid-word).
+std::string wrapped(std::string_view text, std::size_t width) {
+  std::string out, line;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (!line.empty() && line.size() > 2 && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line = "  ";
+    }
+    if (!line.empty() && line != "  ") line += ' ';
+    line += word;
+  }
+  return out + line;
+}
+
 // "63% dram": the run's rate against the device ceiling that bounds its radius (derive_bound).
 std::string bound_text(const RunRecord& r) {
   return r.bound.empty() || !std::isfinite(r.bound_percent) ? "-" : short_percent(r.bound_percent) + " " + r.bound;
@@ -298,14 +316,17 @@ constexpr const char* kRateLegend =
     "MPix/s: pixels / kernel median; GB/s: input read once + output written once; GFLOP/s: 2 x the 2D\n"
     "filter's taps x pixels x channels, a direct sum's work (separable, fft do less; % bound: their own)";
 constexpr const char* kStreamLegend =
-    "ms/frame overlapped; serial: upload, filter, download in turn; floor: PCIe, max(h2d, d2h)";
+    "ms/frame overlapped; serial: upload, filter, download in turn; floor: max(h2d, d2h), the host-device link "
+    "(PCIe on a GPU, memory on a CPU device)";
 constexpr const char* kTransferLegend =
     "setup and transfers (ms); reuse: a second filter on the image on the device, launch + download";
 
 // One line per variant that two or more runs of the group completed: each run's kernel median over
 // a common denominator (CUDA's when it ran, else the first), so "opencl/cuda 1.10" reads as
 // "OpenCL took 10% longer".
-std::vector<std::string> ratio_lines(const Group& group) {
+// `device_width`: the console cuts device names to a column; markdown keeps them whole (issue #28: a
+// merged report's "nvidia/NVIDIA H100 80GB HBM3" lost its name).
+std::vector<std::string> ratio_lines(const Group& group, std::size_t device_width = kDeviceWidth) {
   std::vector<std::string> variants;
   for (const RunRecord* r : group.records)
     if (std::find(variants.begin(), variants.end(), r->variant) == variants.end()) variants.push_back(r->variant);
@@ -318,15 +339,18 @@ std::vector<std::string> ratio_lines(const Group& group) {
     std::vector<const RunRecord*> done;
     for (const RunRecord* r : group.records)
       if (r->variant == variant && r->status == Status::Ok && r->times.kernel_ms.samples > 0 && r->times.kernel_ms.median > 0)
-        done.push_back(r);
+        // Pinned and pageable runs time the same kernel on the same device: one of them is its kernel time
+        // (a ratio between them would only measure noise, issue #28).
+        if (std::ranges::none_of(done, [&](const RunRecord* seen) { return seen->backend == r->backend && seen->device == r->device; }))
+          done.push_back(r);
     if (done.size() < 2) continue;
 
     // Name each run by its backend, adding the device and then the host memory only when needed to
     // tell two runs apart (two OpenCL platforms, pinned and pageable).
     std::vector<std::function<std::string(const RunRecord*)>> namings = {
         [](const RunRecord* r) { return r->backend; },
-        [](const RunRecord* r) { return fmt::format("{}[{}]", r->backend, shorten(r->device, kDeviceWidth)); },
-        [](const RunRecord* r) { return fmt::format("{}[{}, {}]", r->backend, shorten(r->device, kDeviceWidth), r->memory); },
+        [&](const RunRecord* r) { return fmt::format("{}[{}]", r->backend, shorten(r->device, device_width)); },
+        [&](const RunRecord* r) { return fmt::format("{}[{}, {}]", r->backend, shorten(r->device, device_width), r->memory); },
     };
     std::vector<std::string> labels;
     for (const auto& naming : namings) {
@@ -382,11 +406,24 @@ void print_wrapped(const std::string& text, std::size_t width, std::ostream& out
 // kLineWidth columns. A reason does not fit as a last column: a row with no numbers (skipped) shows
 // it in their place, a row with numbers (failed) on the line below.
 void print_table_console(Table t, std::ostream& out) {
-  for (auto& row : t.rows) row[t.shortened_column] = shorten(row[t.shortened_column], t.column_1_width);
   std::vector<std::size_t> widths(t.header.size());
-  for (std::size_t c = 0; c < t.header.size(); ++c) {
-    widths[c] = display_width(t.header[c]);
-    for (const auto& row : t.rows) widths[c] = std::max(widths[c], display_width(row[c]));
+  const auto measure = [&] {
+    for (auto& row : t.rows) row[t.shortened_column] = shorten(row[t.shortened_column], t.column_1_width);
+    std::size_t total = 0;
+    for (std::size_t c = 0; c < t.header.size(); ++c) {
+      widths[c] = display_width(t.header[c]);
+      for (const auto& row : t.rows) widths[c] = std::max(widths[c], display_width(row[c]));
+      total += widths[c] + (c == 0 ? 0 : t.numeric[c] ? 1 : 2);
+    }
+    return total;
+  };
+  // Wider than the line (a long device name at 80 columns): the shortened column gives up the excess,
+  // down to 8 columns.
+  if (const std::size_t total = measure(); total > t.line_width) {
+    const std::size_t excess = total - t.line_width;
+    const std::size_t column = widths[t.shortened_column];
+    t.column_1_width = std::max<std::size_t>(8, column > excess ? column - excess : 0);
+    measure();
   }
   const std::size_t first_number = std::find(t.numeric.begin(), t.numeric.end(), true) - t.numeric.begin();
   auto format_cells = [&](const std::vector<std::string>& cells, std::size_t count) {
@@ -496,10 +533,17 @@ std::vector<SweepSeries> sweep_series(const std::vector<RunRecord>& runs) {
       s.radii |= r->radius_x != s.records.front()->radius_x || r->radius_y != s.records.front()->radius_y;
       s.sizes |= r->width != s.records.front()->width || r->height != s.records.front()->height;
     }
-    for (const RunRecord* r : s.records)
-      if (const std::string point = point_of(s, *r); std::ranges::find(s.points, point) == s.points.end())
-        s.points.push_back(point);
-    any |= s.points.size() > 1;
+    // A sweep is two points on one device: runs of one size from two machines (a merge of two plain
+    // reports) are not one (issue #28: merge printed a spurious sweep summary).
+    std::vector<std::pair<std::string, std::string>> device_points;
+    for (const RunRecord* r : s.records) {
+      const std::string point = point_of(s, *r);
+      if (std::ranges::find(s.points, point) == s.points.end()) s.points.push_back(point);
+      if (std::ranges::find(device_points, std::pair{r->device, point}) == device_points.end())
+        device_points.emplace_back(r->device, point);
+    }
+    for (const auto& [device, point] : device_points)
+      any |= std::ranges::count(device_points, device, &std::pair<std::string, std::string>::first) > 1;
   }
   return any ? series : std::vector<SweepSeries>{};
 }
@@ -665,13 +709,20 @@ std::vector<std::string> csv_columns() {
   return names;
 }
 
-void print_console(const Report& report, std::ostream& out, bool verbose) {
+void print_console(const Report& report, std::ostream& out, bool verbose, std::size_t width) {
+  // Every table's rows and every legend within `width` (the terminal's, issue #28).
+  const auto fit = [&](Table t) {
+    t.line_width = std::min(t.line_width, width);
+    return t;
+  };
+  const std::size_t text_width = std::min(width, kLineWidth);  // legends and lines of text
   const Detail detail = verbose ? Detail::Full : Detail::Compact;
+  if (!report.incomplete.empty()) out << wrapped("INCOMPLETE: " + report.incomplete + "; the runs below are those that finished", text_width) << "\n\n";
   if (!report.devices.empty()) {
     out << "devices (copy and FMA rates: measured on the devices that ran)\n";
-    print_table_console(make_device_table(report.devices, detail), out);
+    print_table_console(fit(make_device_table(report.devices, detail)), out);
   }
-  for (const std::string& line : unavailable_lines(report)) out << line << '\n';
+  for (const std::string& line : unavailable_lines(report)) out << shorten(line, text_width) << '\n';
   const std::vector<RunRecord> runs = shown_runs(report);
   const std::vector<SweepSeries> sweep = sweep_series(runs);
   // A sweep's points are summarized at the end; each point's own tables are the detail view's.
@@ -680,15 +731,15 @@ void print_console(const Report& report, std::ostream& out, bool verbose) {
     for (const Group& group : group_by_heading(runs)) {
       out << '\n' << group.title << "  (times in ms)\n";
       if (verbose) out << kRateLegend << '\n';
-      print_table_console(make_table(group, detail, false), out);
+      print_table_console(fit(make_table(group, detail, false)), out);
       const auto ratios = ratio_lines(group);
       if (!ratios.empty()) {
         out << "kernel time ratios (below 1: the numerator is faster)\n";
-        for (const std::string& line : ratios) out << "  " << line << '\n';
+        for (const std::string& line : ratios) out << "  " << shorten(line, text_width - 2) << '\n';
       }
       if (const Table transfers = make_transfer_table(group, detail); !transfers.rows.empty()) {
-        out << kTransferLegend << '\n';
-        print_table_console(transfers, out);
+        out << wrapped(kTransferLegend, text_width) << '\n';
+        print_table_console(fit(transfers), out);
       }
     }
   else {
@@ -698,25 +749,26 @@ void print_console(const Report& report, std::ostream& out, bool verbose) {
       if (r.status == Status::Failed) {
         if (first) out << "\nfailed validation:\n";
         first = false;
-        out << "  " << shorten(fmt::format("{} {} {} {}x{} {}: {}", r.device, variant_label(r), r.filter, r.width, r.height, r.border, r.reason), kLineWidth - 2) << '\n';
+        out << "  " << shorten(fmt::format("{} {} {} {}x{} {}: {}", r.device, variant_label(r), r.filter, r.width, r.height, r.border, r.reason), text_width - 2) << '\n';
       }
   }
   for (const Grouped<StreamRecord>& group : group_by_heading(report.streams)) {
-    out << '\n' << group.title << "  (times in ms)\n" << kStreamLegend << '\n';
-    print_table_console(make_stream_table(group, detail), out);
+    out << '\n' << group.title << "  (times in ms)\n" << wrapped(kStreamLegend, text_width) << '\n';
+    print_table_console(fit(make_stream_table(group, detail)), out);
   }
   for (const SweepSeries& series : sweep) {
-    out << "\nsweep summary: " << series.title << "\n" << kSummaryLegend << '\n'
+    out << "\nsweep summary: " << series.title << "\n" << wrapped(kSummaryLegend, text_width) << '\n'
         << (verbose ? "" : "each point's own tables: --verbose, --markdown or --json\n");
     for (const auto& [device, table] : summary_tables(series)) {
       out << device << '\n';
-      print_table_console(table, out);
+      print_table_console(fit(table), out);
     }
   }
 }
 
 void write_markdown(const Report& report, std::ostream& out) {
   out << "# " << report.tool_name << (report.tool_version.empty() ? "" : " " + report.tool_version) << "\n\n";
+  if (!report.incomplete.empty()) out << "**Incomplete:** " << markdown_cell(report.incomplete) << "; the runs below are those that finished.\n\n";
   if (!report.environment.empty()) {
     out << "## Environment\n\n";
     for (const auto& [key, value] : report.environment) out << fmt::format("- {}: {}\n", key, value);
@@ -740,7 +792,7 @@ void write_markdown(const Report& report, std::ostream& out) {
            "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius. "
         << kRateLegend << ".\n\n";
     print_table_markdown(make_table(group, Detail::Full, true), out);
-    const auto ratios = ratio_lines(group);
+    const auto ratios = ratio_lines(group, std::string::npos);
     if (!ratios.empty()) {
       out << "\nKernel time ratios (below 1: the numerator is faster):\n\n";
       for (const std::string& line : ratios) out << "- " << line << '\n';

@@ -37,12 +37,15 @@ struct Report {
   std::vector<DeviceInfo> devices;
   std::vector<RunRecord> runs;
   std::vector<StreamRecord> streams;  // --stream runs, if any
+  std::string incomplete;  // why the runs stopped early ("interrupted by SIGINT after 12 runs"); "" when all ran
 };
 
-// Side-by-side console tables within 100 columns: one per (filter, size, border), rows = device/variant,
-// a backend that ran nothing in one line; a sweep prints one summary per series (variant x radius or
-// size, per device) instead of a table per point. `verbose`: every column, and a sweep's every point.
-void print_console(const Report& report, std::ostream& out, bool verbose = false);
+// Side-by-side console tables within 100 columns, or `width` (the terminal's) when narrower: one per
+// (filter, size, border), rows = device/variant, a backend that ran nothing in one line; a sweep
+// prints one summary per series (variant x radius or size, per device) instead of a table per point.
+// `verbose`: every column (rows up to 120 columns, or `width`), and a sweep's every point.
+inline constexpr std::size_t kConsoleWidth = 120;  // the widest the console gets (--verbose)
+void print_console(const Report& report, std::ostream& out, bool verbose = false, std::size_t width = kConsoleWidth);
 void write_markdown(const Report& report, std::ostream& out);
 // One header line (csv_columns), then a line per device, per run and per --stream run, each saying
 // which in its "record" column ("device", "run", "stream").

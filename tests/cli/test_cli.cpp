@@ -181,6 +181,24 @@ TEST_CASE("--list names the devices, every variant and the filters, and runs not
   CHECK(result.out.find("kernel ms") == std::string::npos);  // no table: nothing ran
 }
 
+TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --json (issue #28)") {
+  const struct {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--size", "64x64", "--sweep", "size=32..64", "--backend", "cpu"}, "both set the image size"},
+      {{"--image", "-", "--backend", "cpu"}, "standard input is not supported"},
+      {{"--list", "--json", "list.json"}, "--list prints to the console only"},
+  };
+  for (const auto& [args, says] : cases) {
+    const CommandResult result = convcompare(args);
+    CAPTURE(result.err);
+    CHECK(result.status == 2);
+    CHECK(result.err.find(says) != std::string::npos);
+    CHECK(std::ranges::count(result.err, '\n') == 1);
+  }
+}
+
 TEST_CASE("a CPU run validates naive and fast for every default filter, with a clean stderr") {
   const CommandResult result = convcompare(kSmallCpuRun);
   INFO("stdout: " << result.out << "\nstderr: " << result.err);
@@ -745,8 +763,9 @@ TEST_CASE("--sweep, --plot, --stream, --memory and --compare reject bad values w
   check_bad_input(small({"--sweep", "radius=x"}), {"--sweep", "not an integer"});
   check_bad_input(small({"--sweep", "radius=0..100000"}), {"--sweep"});
   check_bad_input(small({"--sweep", "radius=1", "--sweep", "radius=2"}), {"radius", "twice"});
-  check_bad_input(small({"--sweep", "size=0..64"}), {"--sweep"});
-  check_bad_input(small({"--sweep", "size=100000"}), {"--sweep size", "32768"});
+  // Without small()'s --size: it and --sweep size= are refused together.
+  check_bad_input({"--backend", "cpu", "--sweep", "size=0..64"}, {"--sweep"});
+  check_bad_input({"--backend", "cpu", "--sweep", "size=100000"}, {"--sweep size", "32768"});
   check_bad_input(small({"--sweep", "radius=1..3", "--filter", "sobel-x"}), {"sobel-x", "fixed"});
   check_bad_input(small({"--plot", dir / "plot.jpg"}), {"plot.jpg"});
   check_bad_input(small({"--plot", dir / "missing-dir/plot.svg"}), {"missing-dir"});

@@ -208,3 +208,31 @@ TEST_CASE("merge takes the report options: --json, --csv, --markdown, --quiet of
   CHECK(clobber.status == 2);
   CHECK(clobber.err.find("destroy the input") != std::string::npos);
 }
+
+TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomplete, exit 130 (issue #28)") {
+  TempDir dir("console");
+  const std::string json_path = dir / "int.json";
+  // timeout sends SIGINT to a foreground child (a background job of sh would ignore it);
+  // --preserve-status passes on convcompare's own exit status. The 10 runs (naive at 2048x2048 takes
+  // seconds a launch) take far longer than 4 s.
+  const CommandResult result = cc::test::run_command(
+      {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "4", CONVCOMPARE_EXE, "--backend", "cpu", "--size", "2048x2048",
+       "--variant", "naive,fast", "--repetitions", "3", "--json", json_path},
+      std::chrono::seconds(120));
+  REQUIRE_FALSE(result.timed_out);
+  CHECK(result.status == 130);
+  CHECK(result.err.find("interrupted by SIGINT") != std::string::npos);
+  CHECK(result.out.starts_with("INCOMPLETE: interrupted by SIGINT"));
+  const json report = json::parse(read_file(json_path));
+  CHECK(report["incomplete"].get<std::string>().starts_with("interrupted by SIGINT after "));
+  CHECK(report["runs"].size() >= 1);
+  CHECK(report["runs"].size() < 10);  // the complete run has 10
+}
+
+TEST_CASE("console: a backend that is not there is said once, in the report, not also on stderr (issue #28)") {
+  const CommandResult result = convcompare({"--backend", "cpu,cuda", "--size", "64x64", "--variant", "naive",
+                                            "--repetitions", "1", "--no-peaks"});
+  CHECK(result.status == 0);
+  CHECK(count_of(result.out, "cuda: not run") == 1);
+  CHECK(result.err.find("skipping cuda") == std::string::npos);
+}

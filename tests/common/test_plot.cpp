@@ -115,7 +115,8 @@ TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phas
   const std::string file = read_text(dir.file("p.svg"));
   CHECK(file.starts_with("<?xml"));
   CHECK(occurrences(file, "<svg ") == 1);
-  CHECK(file.find("viewBox=\"0 0 1200 900\"") != std::string::npos);  // one group: one page
+  // One group: one page, 1013 high: a phase bar per variant (7 bars) outgrows the 900 minimum.
+  CHECK(file.find("viewBox=\"0 0 1200 1013\"") != std::string::npos);
   for (const char* name :
        {"cuda global", "cuda tiled", "cuda fast", "opencl global", "opencl tiled", "opencl fast", "cpu naive"})
     CHECK_MESSAGE(svg.find(fmt::format(">{}<", name)) != std::string::npos, name);
@@ -127,6 +128,9 @@ TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phas
   REQUIRE(pinned != std::string::npos);
   REQUIRE(pageable != std::string::npos);
   CHECK(pinned < pageable);
+  // A bar per variant, not the first alone (issue #28).
+  for (const char* bar : {">cuda tiled pinned<", ">cuda fast pinned<", ">opencl tiled pinned<"})
+    CHECK_MESSAGE(svg.find(bar) != std::string::npos, bar);
   CHECK(svg.find(">0.975 ms<") != std::string::npos);
   CHECK(svg.find(">40.0 ms<") != std::string::npos);  // the CPU: kernel only, no transfers
 }
@@ -171,6 +175,16 @@ TEST_CASE("plot: which runs are drawn") {
     CHECK(svg.find(">opencl:1:0 fast<") != std::string::npos);
     CHECK(svg.find(">opencl:0:0 tiled pinned<") != std::string::npos);
   }
+  SUBCASE("a merged report's series keep their machine (issue #28)") {
+    cc::Report report;
+    report.runs.push_back(run("cuda", "nvidia/cuda:0", "global", 3, 0.1));
+    report.runs.push_back(run("opencl", "amd/opencl:0:0", "global", 3, 0.2));
+    report.runs.push_back(run("opencl", "nvidia/opencl:0:0", "global", 3, 0.3));
+    const std::string svg = drawn(report, path);
+    CHECK(svg.find(">nvidia/cuda global<") != std::string::npos);
+    CHECK(svg.find(">amd/opencl:0:0 global<") != std::string::npos);
+    CHECK(svg.find(">nvidia/opencl:0:0 global<") != std::string::npos);
+  }
   SUBCASE("text reaches cairo as it is, markup characters included") {
     cc::Report report;
     report.runs.push_back(run("cuda", "cuda:0", "global", 1, 0.1));
@@ -197,7 +211,7 @@ TEST_CASE("plot: the PNG loads back at its size with the series drawn in their c
   cc::write_plot(sweep_report(), dir.file("p.png"));
   const cc::Image png = cc::load_image(dir.file("p.png"));
   CHECK(png.width == 1200);
-  CHECK(png.height == 900);
+  CHECK(png.height == 1013);  // a phase bar per variant
   REQUIRE(png.channels == 3);
   CHECK(count_colour(png, 255, 255, 255) > png.width * png.height / 2);  // mostly background
   CHECK(count_colour(png, 44, 160, 44) > 100);                           // tiled's green: lines, markers, legend
@@ -237,11 +251,11 @@ TEST_CASE("plot: every filter and border group, a page each: PDF pages, PNG and 
   CHECK(read_text(dir.file("groups.png")).starts_with("\x89PNG\r\n\x1a\n"));
   const cc::Image png = cc::load_image(dir.file("groups.png"));
   CHECK(png.width == 1200);
-  CHECK(png.height == 3 * 900);
+  CHECK(png.height == 3 * 1013);
   drawn(report, dir.file("groups.svg"));
   const std::string svg = read_text(dir.file("groups.svg"));
   CHECK(svg.starts_with("<?xml"));
-  CHECK(svg.find("viewBox=\"0 0 1200 2700\"") != std::string::npos);
+  CHECK(svg.find("viewBox=\"0 0 1200 3039\"") != std::string::npos);
 }
 
 TEST_CASE("contact sheet: rows of at most four tiles") {

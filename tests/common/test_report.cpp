@@ -504,6 +504,42 @@ TEST_CASE("report: console's compact table fits in 100 columns: device, variant,
   CHECK(text.find("GFLOP/s  ") == std::string::npos);  // the device block's "FMA GFLOP/s" ends its line
 }
 
+TEST_CASE("report: console fits an 80-column terminal: device block, tables and legends (issue #28)") {
+  cc::Report report = sample_report();
+  report.devices.front().name = "pthread-haswell-AMD EPYC 7B13 64-Core Processor (PoCL 5.0, LLVM 16)";
+  {  // --verbose's every column may not fit 80: the compact view does
+    std::ostringstream out;
+    cc::print_console(report, out, false, 80);
+    const std::string text = out.str();
+    CAPTURE(text);
+    for (const std::string& line : lines_of(text)) {
+      CAPTURE(line);
+      CHECK(line.size() <= 80);
+    }
+    CHECK(text.find("setup and transfers (ms); reuse:") != std::string::npos);  // the legend, wrapped
+    CHECK(text.find("pthread-haswell") != std::string::npos);                   // the name, shortened
+  }
+}
+
+TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kernel on one device (issue #28)") {
+  cc::Report report = sample_report();
+  std::vector<cc::RunRecord> one_device;
+  for (const cc::RunRecord& run : report.runs)
+    if (run.device == report.runs.front().device) {
+      one_device.push_back(run);
+      one_device.back().memory = "pinned";
+      one_device.push_back(run);
+      one_device.back().memory = "pageable";
+      one_device.back().times.kernel_ms.median *= 1.2;
+    }
+  report.runs = one_device;
+  std::ostringstream out;
+  cc::print_console(report, out);
+  CAPTURE(out.str());
+  CHECK(out.str().find("pageable") != std::string::npos);  // both rows are there
+  CHECK(out.str().find("kernel time ratios") == std::string::npos);
+}
+
 TEST_CASE("report: console names auto's pick and says once that a backend ran nothing") {
   cc::Report report = sample_report();
   cc::RunRecord picked = report.runs[0];
@@ -568,6 +604,27 @@ TEST_CASE("report: a sweep's console summary: variant columns, a row per radius,
   cc::write_markdown(report, markdown);
   CHECK(markdown.str().find("## Sweep summary: box  1 channel  border zero") != std::string::npos);
   CHECK(markdown.str().find("| r=3 | 218.5 | FAIL |") != std::string::npos);
+}
+
+TEST_CASE("report: two machines' plain runs at two sizes are no sweep (a merge, issue #28)") {
+  cc::Report report;
+  for (const auto& [device, size] : {std::pair{"amd: opencl:0:0", 1024}, std::pair{"nvidia: cuda:0", 2048}}) {
+    cc::RunRecord r = run("opencl", "global", cc::Status::Ok, 1.0);
+    r.device = device, r.width = r.height = size;
+    report.runs.push_back(r);
+  }
+  std::ostringstream out, markdown;
+  cc::print_console(report, out);
+  cc::write_markdown(report, markdown);
+  CAPTURE(out.str());
+  CHECK(out.str().find("sweep summary") == std::string::npos);
+  CHECK(out.str().find("(times in ms)") != std::string::npos);  // the per-problem tables instead
+  CHECK(markdown.str().find("Sweep summary") == std::string::npos);
+  report.runs.push_back(report.runs.front());  // a second size on one device: a sweep
+  report.runs.back().width = report.runs.back().height = 512;
+  std::ostringstream sweep;
+  cc::print_console(report, sweep);
+  CHECK(sweep.str().find("sweep summary") != std::string::npos);
 }
 
 TEST_CASE("report: console's verbose table per problem, with % bound, device memory and the OpenCL/CUDA ratio") {
@@ -646,10 +703,27 @@ TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame,
                                  "2.200", "88%", "1e-06"});
   CHECK(text.find("skipped  no transfers to overlap on this backend\n") != std::string::npos);
   CHECK(text.find("devices") == std::string::npos);  // no devices in this report, so no block
+  // The floor is the host-device link, PCIe only on a GPU (issue #28: "floor: PCIe" on a CPU device).
+  CHECK(text.find("floor: PCIe") == std::string::npos);
+  CHECK(text.find("floor: max(h2d, d2h)") != std::string::npos);
 
   std::ostringstream without_streams;
   cc::print_console(sample_report(), without_streams);
   CHECK(without_streams.str().find("streams:") == std::string::npos);
+}
+
+TEST_CASE("report: markdown keeps a merged report's device names whole in its ratios (issue #28)") {
+  cc::Report report;
+  for (const char* device : {"nvidia/NVIDIA H100 80GB HBM3", "amd/AMD Instinct MI300X"}) {
+    report.runs.push_back(run("opencl", "global", cc::Status::Ok, 1.0));
+    report.runs.back().device = device;
+  }
+  std::ostringstream markdown, console;
+  cc::write_markdown(report, markdown);
+  CAPTURE(markdown.str());
+  CHECK(markdown.str().find("opencl[amd/AMD Instinct MI300X]/opencl[nvidia/NVIDIA H100 80GB HBM3]") != std::string::npos);
+  cc::print_console(report, console);
+  CHECK(console.str().find("opencl[nvidia/NVIDIA ..]") != std::string::npos);  // the console keeps its columns
 }
 
 TEST_CASE("report: markdown has the device block, the same tables and ratios") {
