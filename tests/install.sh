@@ -54,9 +54,11 @@ for help in "--help" "merge --help"; do
   long=$("$exe" $help | awk 'length($0) > 80 { n++ } END { print n + 0 }')
   [[ $long == 0 ]] || { echo "convcompare $help: $long lines over 80 columns"; status=1; }
 done
-"$exe" --help | grep -A1 -- '--plot FILE' | grep -q 'FILE.pdf' || { echo "--plot help does not mention PDF"; status=1; }
-"$exe" merge --help | grep -q -- '--markdown FILE' || { echo "merge --help does not list --markdown"; status=1; }
-"$exe" --help | grep -q '^Exit status:' || { echo "--help has no exit status"; status=1; }
+# Read whole first: `grep -q` leaving a pipe early would make convcompare's write fail (EPIPE), rightly.
+help_text=$("$exe" --help) merge_help=$("$exe" merge --help)
+grep -A1 -- '--plot FILE' <<<"$help_text" | grep -q 'FILE.pdf' || { echo "--plot help does not mention PDF"; status=1; }
+grep -q -- '--markdown FILE' <<<"$merge_help" || { echo "merge --help does not list --markdown"; status=1; }
+grep -q '^Exit status:' <<<"$help_text" || { echo "--help has no exit status"; status=1; }
 for section in EXAMPLES ENVIRONMENT '"EXIT STATUS"'; do
   grep -q "^\.SH $section\$" "$man" || { echo "man page lacks the $section section"; status=1; }
 done

@@ -141,6 +141,9 @@ int run_job(const Config& config) {
   }
   check_open_file_limit();
   Job job = make_job(config);
+  // From here a first Ctrl-C lets the step in progress finish (device discovery and the peaks can take
+  // seconds on a GPU host) and starts no run after it: the reports hold what finished, marked incomplete.
+  const StopOnSignal stop;
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
     std::ostringstream listing;  // device names and driver strings, escaped for the terminal
@@ -182,7 +185,6 @@ int run_job(const Config& config) {
   }
 
   Report report = report_header(job, image, backends);
-  const StopOnSignal stop;
   if (job.measure_peaks) measure_device_peaks(targets, report);
   AutoTuner tuner(job.retune);
   const auto streams = [&](const Target& target) {

@@ -230,9 +230,14 @@ TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomp
 }
 
 TEST_CASE("console: a backend that is not there is said once, in the report, not also on stderr (issue #28)") {
-  const CommandResult result = convcompare({"--backend", "cpu,cuda", "--size", "64x64", "--variant", "naive",
+  // Every variant, so that CUDA has targets whether or not it is built in (naive alone is the CPU's only).
+  const CommandResult result = convcompare({"--backend", "cpu,cuda", "--size", "64x64", "--filter", "box:r=1",
                                             "--repetitions", "1", "--no-peaks"});
   CHECK(result.status == 0);
-  CHECK(count_of(result.out, "cuda: not run") == 1);
   CHECK(result.err.find("skipping cuda") == std::string::npos);
+  if (result.out.find("cuda:0") != std::string::npos) {
+    MESSAGE("CUDA has a device here: nothing to say is missing");
+    return;
+  }
+  CHECK(count_of(result.out, "cuda: not run") == 1);
 }
