@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,12 @@ inline void check_validated(const CommandResult& result, std::size_t allowed_std
     start = end + 1;
   }
   CHECK(lines <= allowed_stderr);
+}
+
+// A file's bytes, "" when it cannot be read.
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 // Why the backend under test cannot run here ("" when it can): opencl needs a build with it and a device.

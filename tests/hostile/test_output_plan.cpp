@@ -28,11 +28,6 @@ using cc::test::write_binary;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 // Every name in `dir`, sorted (what a refused run must leave as it was).
 std::set<std::string> listing(const fs::path& dir) {
   std::set<std::string> names;

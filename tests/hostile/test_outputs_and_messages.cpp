@@ -16,15 +16,6 @@ namespace fs = std::filesystem;
 using namespace cc::hostile;
 using cc::test::TempDir;
 
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-}  // namespace
-
 TEST_CASE("lost files: --json naming an input, or the same file as --csv, is refused before anything is written") {
   TempDir dir("hostile");
   const std::string image = cc::test::pfm_file(8, 4, [](int x, int y) { return x - y * 0.5f; });

@@ -22,11 +22,6 @@ using cc::test::TempDir;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 bool has_control_character(const std::string& text) {
   return std::ranges::any_of(text, [](unsigned char c) { return (c < 0x20 && c != '\n') || c == 0x7f; });
 }

@@ -1,6 +1,4 @@
 // test_values.cpp: hostile pixel and weight values: a NaN in the input (fft skipped, direct variants as the reference) and sums beyond float's range (refused as input, not failed as kernels) (issue #30).
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 
@@ -13,15 +11,6 @@
 using namespace cc::hostile;
 using cc::test::TempDir;
 using cc::test::write_binary;
-
-namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-}  // namespace
 
 TEST_CASE("values: a NaN pixel stays where it is in every direct variant, and fft is skipped with the reason") {
   if (const std::string reason = backend_unavailable(); !reason.empty()) {
