@@ -31,6 +31,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Why no file can be made in `dir` ("" when one can): a probe file created there and removed (on a
+// signal too), the one check behind both the report destinations and --output-dir, so a typo or a
+// read-only directory fails now and not after minutes of runs.
+std::string cannot_create_in(const fs::path& dir) {
+  const fs::path probe = dir / fmt::format(".convcompare-probe-{}", ::getpid());
+  const TemporaryFile removed_on_signals(probe.string());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno == EEXIST ? "" : std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
 constexpr std::size_t kMaxSheetTiles = 16;
 // write_file_atomically writes "<name>.tmp-<pid>-<n>" beside each output first: a name must leave room
 // for that suffix within the usual 255-byte limit of one path component.
@@ -142,16 +155,9 @@ void check_report_path(const PlannedFile& file) {
       throw InputError(fmt::format("cannot write {} '{}': {}", file.what, file.path, std::strerror(errno)));
     return;
   }
-  const fs::path probe = (parent.empty() ? fs::path(".") : parent) / fmt::format(".convcompare-probe-{}", ::getpid());
-  const TemporaryFile removed_on_signals(probe.string());
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 && errno != EEXIST)
-    throw InputError(fmt::format("cannot write {} '{}': {} in '{}'", file.what, file.path, std::strerror(errno),
-                                 parent.empty() ? "." : parent.string()));
-  if (fd >= 0) {
-    ::close(fd);
-    ::unlink(probe.c_str());
-  }
+  const fs::path dir = parent.empty() ? fs::path(".") : parent;
+  if (const std::string reason = cannot_create_in(dir); !reason.empty())
+    throw InputError(fmt::format("cannot write {} '{}': {} in '{}'", file.what, file.path, reason, dir.string()));
 }
 
 // Reports are read back (merge, --compare) up to kMaxReportBytes. A run's JSON record is about 1.2 KB
@@ -177,14 +183,7 @@ void prepare_output_dir(const fs::path& dir) {
     throw InputError(fmt::format("--output-dir '{}' exists and is not a directory", dir.string()));
   fs::create_directories(dir, error);
   if (error) throw InputError(fmt::format("cannot create --output-dir '{}': {}", dir.string(), error.message()));
-  const fs::path probe = dir / fmt::format(".convcompare-probe-{}", getpid());
-  bool writable = false;
-  {
-    const TemporaryFile removed_on_signals(probe.string());
-    writable = std::ofstream(probe).good();
-    fs::remove(probe, error);
-  }
-  if (!writable) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
+  if (!cannot_create_in(dir).empty()) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
 }
 
 }  // namespace
