@@ -10,6 +10,7 @@ border rule from conv_args.h, read here with regular expressions, so a change of
 picture, and --check says the picture is stale.
 """
 import math
+from fractions import Fraction
 import pathlib
 import re
 import sys
@@ -179,6 +180,16 @@ def tile_svg(s):
     return svg.render()
 
 
+def load_rounds(tile_w, tile_h, threads):
+    """The round of each tile pixel (row by row) in tiled.cu / tiled.cl's load loop: the thread of flat index t
+    loads i = t, t + threads, ..., so pixel i is loaded in round i // threads."""
+    rounds = [None] * (tile_w * tile_h)
+    for t in range(threads):
+        for k, i in enumerate(range(t, tile_w * tile_h, threads)):
+            rounds[i] = k
+    return rounds
+
+
 def idle_svg(s):
     """Idle threads: seed 004's one-thread-per-tile-pixel block against ours, and the blocks at the image's edge."""
     gx, gy = s["tile_groups"][0]
@@ -194,17 +205,31 @@ def idle_svg(s):
     svg.text(ox, oy + tw * cell + 16, f"seed 004, figure 5: {tw} x {tw} threads,", 11)
     svg.text(ox, oy + tw * cell + 30, "one per tile pixel; after the load only", 11)
     svg.text(ox, oy + tw * cell + 44, f"{gx * gy} of {tw * tw} compute (1/{tw * tw // (gx * gy)})", 11)
+    # ours: the tiled kernels' one loop, i = ly * gx + lx, i += gx * gy, over the tw x tw tile (load_rounds)
     ox2 = ox + tw * cell + 70
-    rounds = math.ceil(tw * tw / (gx * gy))
-    for k in range(rounds):
-        cx, cy = ox2 + (k % 3) * (gx * cell + 4), oy + (k // 3) * (gy * cell + 4)
-        svg.rect(cx, cy, gx * cell, gy * cell, COLOURS["thread"] if k else COLOURS["output"])
-        svg.text(cx + gx * cell / 2, cy + gy * cell / 2 + 4, f"{k + 1}", 11, "middle", fill="#ffffff")
-    svg.text(ox2, oy + tw * cell + 16, f"ours: {gx} x {gy} threads load the tile", 11)
-    svg.text(ox2, oy + tw * cell + 30, f"in {rounds} rounds, then every one of", 11)
-    svg.text(ox2, oy + tw * cell + 44, "them computes an output", 11)
+    threads = gx * gy
+    rounds = load_rounds(tw, tw, threads)
+    shades = ["#c6dbef", "#6baed6"]
+    for row in range(tw):  # one rect per run of a round within a row: a round ends mid-row
+        start = 0
+        for col in range(1, tw + 1):
+            if col == tw or rounds[row * tw + col] != rounds[row * tw + start]:
+                svg.rect(ox2 + start * cell, oy + row * cell, (col - start) * cell, cell,
+                         shades[rounds[row * tw + start] % 2])
+                start = col
+    for k in range(max(rounds) + 1):
+        first = k * threads
+        svg.text(ox2 + tw * cell + 4, oy + (first // tw) * cell + 8, f"{k + 1}", 9)
+    svg.rect(ox2, oy, tw * cell, tw * cell, "none", COLOURS["line"], 1.5)
+    n_rounds = max(rounds) + 1
+    svg.text(ox2, oy + tw * cell + 16, f"ours: {threads} threads walk the {tw} x {tw} tile", 11)
+    per_round = Fraction(threads, tw)
+    whole, part = divmod(per_round, 1)
+    svg.text(ox2, oy + tw * cell + 30, f"(i += {threads}): {n_rounds} rounds of {whole}"
+             f"{f' {part}' if part else ''} rows each,", 11)
+    svg.text(ox2, oy + tw * cell + 44, f"then all {threads} compute an output", 11)
     # the image's edge: a 40-pixel-wide image in blocks of gx
-    ox3, width, blocks = ox2 + 3 * (gx * cell + 4) + 70, 40, 3
+    ox3, width, blocks = ox2 + tw * cell + 90, 40, 3
     c3 = 4
     for b in range(blocks):
         for t in range(gx):
@@ -331,7 +356,8 @@ def sampler_svg(s):
         ("hardware mirror: cudaAddressModeMirror / CLK_ADDRESS_MIRRORED_REPEAT (normalized only): repeats the edge",
          lambda i: (i if 0 <= i < n else (-i - 1 if i < 0 else 2 * n - 1 - i))),
         ("wrap: cudaAddressModeWrap / CLK_ADDRESS_REPEAT with normalized coordinates", lambda i: i % n),
-        ("'wrap' with unnormalized coordinates: silently clamps", lambda i: border_index(i, n, "clamp")),
+        ("'wrap' with unnormalized coordinates: CUDA clamps (seen on the H100); OpenCL's specification: undefined",
+         lambda i: border_index(i, n, "clamp")),
     ]
     svg = Svg(760, 40 + len(modes) * 56)
     svg.text(10, 20, "The sampler's address modes, 3 pixels beyond each edge of a 5-pixel row", 14, weight="bold")

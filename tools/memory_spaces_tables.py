@@ -8,7 +8,7 @@
         gives ptxas: NAME <tab> FILE <tab> OPTIONS, one a line
 
 Every figure in a block comes from a file of OUT_DIR (or docs/memory-spaces-vendors.csv, or the geometry headers
-for the arithmetic of the apron): a block whose data is missing says so instead of keeping old numbers. A
+for the arithmetic of the apron, tools/bank_model.py for the banks): a block whose data is missing says so instead of keeping old numbers. A
 run made with `memory_spaces.sh --local` (OpenCL on the CPU, small sizes) is labelled as such in every
 measurement block, so a test output can never pass for the H100's.
 """
@@ -20,6 +20,9 @@ import re
 import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+import bank_model  # noqa: E402  (the banks block)
+import diagrams  # noqa: E402  (its port of separable_shape.h)
 # The three-vendor table's AMD and Intel figures: `bash tools/vendor_kernels.sh tools/memory_spaces_configurations.sh
 # build/ms-vendors.md` writes build/ms-vendors.csv beside its table, copied here (the same script and parser as
 # docs/vendor-resources.md, over the table's configurations only, so it runs in minutes).
@@ -252,13 +255,18 @@ def ncu_profiles(out, m):
     return profiles
 
 
-def ncu_note(out, m):
-    note = ""
+def ncu_note(out, m, profiles):
+    """The metrics the run's query dropped (ncu/missing.txt) that no profile has either: a metric some profile
+    reports (ncu may answer one its --query-metrics does not list) filled its column, and is not 'left out'."""
     missing = out / "ncu" / "missing.txt"
-    if missing.exists() and missing.read_text().strip():
-        note = "\nMetrics this ncu did not know (left out): " + ", ".join(
-            f"`{x}`" for x in missing.read_text().split()) + ".\n"
-    return note
+    if not missing.exists():
+        return ""
+    reported = set().union(*(values.keys() for _, _, values in profiles if values))
+    left_out = [x for x in missing.read_text().split() if x not in reported]
+    if not left_out:
+        return ""
+    return "\nMetrics this ncu did not know (left out, their cells `-`): " + ", ".join(
+        f"`{x}`" for x in left_out) + ".\n"
 
 
 def block_ncu(out, m):
@@ -276,7 +284,7 @@ def block_ncu(out, m):
             continue
         text += f"\n**r = {radius}** ({2 * radius + 1}x{2 * radius + 1} taps)\n\n" + table(
             ["kernel"] + [title for title, _ in NCU_COLUMNS], rows)
-    return text + ncu_note(out, m)
+    return text + ncu_note(out, m, profiles)
 
 
 def block_ncu_mix(out, m):
@@ -418,9 +426,10 @@ def block_vendors(out, m, vendor_csv):
         return None
 
     def amd(r):
+        # the spills as the CSV has them ("0 VGPR, 28 SGPR"), like NVIDIA's and Intel's: a zero is a finding too
         if not r:
             return "-"
-        return f"{r['registers']}; LDS {r['local']} B; {r['occupancy']}"
+        return f"{r['registers']}; spills {r['spills']}; LDS {r['local']} B; {r['occupancy']}"
 
     def intel(r):
         if not r:
@@ -475,6 +484,26 @@ def block_apron(out, m):
                    "last round", "of all load slots"], rows))
 
 
+# --- the banks, from the kernels' index arithmetic (tools/bank_model.py) -------------------------------------------
+
+def block_banks(out, m):
+    s = diagrams.shapes()
+    rows = []
+    for r in (3, 12):
+        shape = diagrams.separable_shape(r, s["portable_bytes"], s["min_band"])
+        kernels = [("separable", bank_model.separable_grid(r, shape))]
+        if r >= s["rows_radius"]:  # below it fast runs quads, straight from global memory
+            kernels.append(("fast rows", bank_model.fast_rows_grid(r)))
+        for kernel, found in kernels:
+            for access, (waves, conflicts) in found.items():
+                rows.append([r, access, waves, conflicts])
+            rows.append([r, f"**{kernel}: all**", sum(w for w, _ in found.values()),
+                         sum(c for _, c in found.values())])
+    return ("*Arithmetic of the kernels' shared-memory indices for 2048x2048 f32 (tools/bank_model.py: 32 banks of 4 "
+            "bytes, LDS.128 a quarter warp at a time), not a measurement; the shapes are common/geometry/'s.*\n\n" +
+            table(["r", "access", "wavefronts (model)", "bank conflicts (model)"], rows))
+
+
 # --- the page ------------------------------------------------------------------------------------------------------
 
 def blocks(out, m, vendor_csv=VENDOR_CSV):
@@ -489,6 +518,7 @@ def blocks(out, m, vendor_csv=VENDOR_CSV):
         "sass": lambda: block_sass(out, m),
         "vendors": lambda: block_vendors(out, m, vendor_csv),
         "apron": lambda: block_apron(out, m),
+        "banks": lambda: block_banks(out, m),
     }
 
 

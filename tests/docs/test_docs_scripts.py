@@ -4,8 +4,10 @@ and the table generator puts each measured figure in its cell (on a synthesized 
 
   python3 tests/docs/test_docs_scripts.py [PATH/TO/cl_configurations]
 """
+import difflib
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +16,7 @@ import unittest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
+import bank_model  # noqa: E402
 import diagrams  # noqa: E402
 import memory_spaces_tables as tables  # noqa: E402
 
@@ -59,6 +62,41 @@ class Diagrams(unittest.TestCase):
         self.assertEqual(diagrams.border_index(-1, 5, "wrap"), 4)
         self.assertEqual(diagrams.border_index(7, 5, "clamp"), 4)
         self.assertEqual(diagrams.border_index(-1, 5, "zero"), -1)
+
+    def test_idle_threads_are_the_load_loop(self):
+        """The picture's rounds are tiled's loop (i = ly * bx + lx; i += bx * by): at r = 16, 256 threads walk the
+        48 x 48 tile in 9 rounds of 256 pixels, 5 1/3 rows each, not in 16 x 16 squares (issue #27, error 10)."""
+        for path, start, step in (("kernels_cuda/tiled.cu", "ly * blockDim.x + lx", "blockDim.x * blockDim.y"),
+                                  ("kernels_cl/tiled.cl", "ly * get_local_size(0) + lx",
+                                   "get_local_size(0) * get_local_size(1)")):
+            text = " ".join((REPO / path).read_text().split())
+            self.assertIn(f"for (int i = {start}; i < tile_width * tile_height; i += {step})", text, path)
+        rounds = diagrams.load_rounds(48, 48, 256)
+        self.assertEqual(max(rounds) + 1, 9)
+        self.assertEqual([rounds.count(k) for k in range(9)], [256] * 9)
+        self.assertEqual((rounds[5 * 48 + 15], rounds[5 * 48 + 16]), (0, 1))  # round 1 ends a third into row 5
+        svg = (REPO / "docs/img/idle-threads.svg").read_text()
+        self.assertIn("9 rounds of 5 1/3 rows each", svg)
+
+    def test_hosts_never_ask_for_unnormalized_wrap_or_mirror(self):
+        """OpenCL leaves CLK_ADDRESS_REPEAT / MIRRORED_REPEAT with unnormalized coordinates undefined and CUDA clamps:
+        the hosts make zero and replicate samplers only, unnormalized, and texture folds mirror and wrap itself."""
+        def code(path):  # the source without its comments
+            return re.sub(r"//[^\n]*|/\*.*?\*/", "", (REPO / path).read_text(), flags=re.S)
+        cl_host, cuda_host = code("backends/opencl/opencl_launchers.cpp"), code("backends/cuda/cuda_resources.cpp")
+        for mode in ("CL_ADDRESS_REPEAT", "CL_ADDRESS_MIRRORED_REPEAT"):
+            self.assertNotIn(mode, cl_host)
+        for mode in ("cudaAddressModeWrap", "cudaAddressModeMirror"):
+            self.assertNotIn(mode, cuda_host)
+        self.assertRegex(cl_host, r"cl::Sampler\(context_, CL_FALSE,\s*problem_\.border == Border::Zero \? "
+                                  r"CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE")
+        self.assertIn("normalizedCoords = 0", cuda_host)
+        for path in ("kernels_cuda/texture.cu", "kernels_cl/texture.cl"):
+            text = code(path)
+            self.assertRegex(text, r"fold = args\.border == CC_BORDER_MIRROR \|\| args\.border == CC_BORDER_WRAP")
+            self.assertIn("if (fold) sx = cc_border_index(sx, args.width, args.border);", text)
+            self.assertIn("if (fold) sy = cc_border_index(sy, args.height, args.border);", text)
+        self.assertIn("OpenCL's specification: undefined", (REPO / "docs/img/sampler-modes.svg").read_text())
 
 
 class Tables(unittest.TestCase):
@@ -121,6 +159,29 @@ class Tables(unittest.TestCase):
         self.assertIn("H100", self.block("warm"))
         self.assertNotIn("local test run", self.block("warm"))
 
+    def test_a_metric_some_profile_reports_is_not_left_out(self):
+        """missing.txt is what --query-metrics did not list; a metric a profile reports anyway filled its column
+        (the r = 3 table's 'theoretical' occupancy), so the note names only those no profile has (error 4)."""
+        (self.out / "ncu" / "missing.txt").write_text("dram__bytes_read.sum\nsm__not_a_metric.sum\n")
+        tables.rewrite(self.out, self.page, {"ncu"})
+        ncu = self.block("ncu")
+        self.assertIn("left out, their cells `-`): `sm__not_a_metric.sum`.", ncu)
+        self.assertNotIn("dram__bytes_read", ncu.split("left out")[1])
+
+    def test_the_bank_model_counts_what_the_kernels_index(self):
+        """separable's row pass wraps from the band's last row to row 0 eight pixels right: at r = 3 (BAND 38,
+        IN_PITCH 71) rows a + 32 and a + 8 share a bank; at r = 4 (BAND 40, IN_PITCH 73) nothing does (error 3)."""
+        s = diagrams.shapes()
+        r3 = bank_model.separable_grid(3, diagrams.separable_shape(3, s["portable_bytes"], s["min_band"]))
+        self.assertEqual(r3["separable: row-pass loads"], (487424, 200704))
+        self.assertEqual(sum(c for _, c in r3.values()), 387072)
+        r4 = bank_model.separable_grid(4, diagrams.separable_shape(4, s["portable_bytes"], s["min_band"]))
+        self.assertEqual((r4["separable: row-pass loads"][1], r4["separable: row-pass stores"][1]), (0, 0))
+        self.assertEqual(bank_model.wavefronts([32 * 71 + 0, 8 * 71 + 8]), 2)  # the pair the page names
+        fast = bank_model.fast_rows_grid(12)
+        self.assertEqual(fast["fast rows: segment loads (LDS.128)"], (13107200, 0))
+        self.assertEqual(bank_model.quad_wavefronts([0, 8] + [None] * 30), (2, 1))  # one bank quarter, two groups
+
     def test_a_kernel_built_twice_is_one_sass_row(self):
         sass_path = self.out / "sass.txt"
         sass_path.write_text(sass_path.read_text() + "# file constant-U8.cubin\n" + sass_path.read_text())
@@ -149,7 +210,7 @@ class Tables(unittest.TestCase):
         header = "file,options,target,kernel,target,registers,local,scratch,spills,occupancy\n"
         rows = [f'tiled.cl,(none),{t},convolve_tiled,{t},"{r}",0,0,"{s}",{o}\n' for t, r, s, o in (
             ("gfx1030", "24 VGPR, 20 SGPR", "0 VGPR, 0 SGPR", "16 waves/SIMD (wave32)"),
-            ("gfx90a", "25 VGPR, 30 SGPR", "0 VGPR, 0 SGPR", "8 waves/SIMD (wave64)"),
+            ("gfx90a", "25 VGPR, 30 SGPR", "0 VGPR, 3 SGPR", "8 waves/SIMD (wave64)"),
             ("tgllp", "128 GRF", "0 bytes", "7 threads/EU (SIMD16)"),
             ("acm-g10", "128 GRF", "64 bytes", "8 threads/EU (SIMD16)"))]
         vendor_csv.write_text(header + "".join(rows))
@@ -160,14 +221,110 @@ class Tables(unittest.TestCase):
             "'sm_90'\nptxas info    : Used 99 registers, used 1 barriers\n")
         self.page.write_text("<!-- generated: vendors -->\nOLD-CONTENT\n<!-- end generated -->\n")
         tables.rewrite(self.out, self.page, None, vendor_csv)
-        self.assertIn("| tiled | 40 regs; spills 8 B; shared: tile sized at launch | 24 VGPR, 20 SGPR; LDS 0 B; "
-                      "16 waves/SIMD (wave32) | 25 VGPR, 30 SGPR; LDS 0 B; 8 waves/SIMD (wave64) | 128 GRF, spills "
+        self.assertIn("| tiled | 40 regs; spills 8 B; shared: tile sized at launch | 24 VGPR, 20 SGPR; spills 0 VGPR, "
+                      "0 SGPR; LDS 0 B; 16 waves/SIMD (wave32) | 25 VGPR, 30 SGPR; spills 0 VGPR, 3 SGPR; LDS 0 B; "
+                      "8 waves/SIMD (wave64) | 128 GRF, spills "
                       "0 bytes; 7 threads/EU (SIMD16) | 128 GRF, spills 64 bytes; 8 threads/EU (SIMD16) |",
                       self.block("vendors"))
         self.assertIn("| global | - | - | - | - | - |", self.block("vendors"))
 
     def test_the_script_parses(self):
         subprocess.run(["bash", "-n", str(REPO / "tools/memory_spaces.sh")], check=True)
+
+
+class Page(unittest.TestCase):
+    """docs/memory-spaces.md's claims about the code and its own tables, re-checked (issue #27)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.text = (REPO / "docs/memory-spaces.md").read_text()
+        cls.flat = " ".join(cls.text.split())
+
+    def generated(self, name):
+        return self.text.split(f"<!-- generated: {name} -->\n", 1)[1].split("<!-- end generated -->", 1)[0]
+
+    def test_texture_differs_from_constant_where_the_page_says(self):
+        """Counted, not claimed: diff's hunks past each file's header comment (error 8)."""
+        words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+        def hunks(a, b):
+            def body(path):  # without the header comment, which says what the file is for
+                text = (REPO / path).read_text()
+                return re.sub(r"\A(?:\s*//[^\n]*\n|\s*/\*.*?\*/\n)+", "", text, flags=re.S).splitlines()
+            opcodes = difflib.SequenceMatcher(None, body(a), body(b), autojunk=False).get_opcodes()
+            return sum(1 for tag, *_ in opcodes if tag != "equal")
+
+        match = re.search(r"differs from `constant` in (\w+) places in CUDA .*? and (\w+) in OpenCL", self.flat)
+        self.assertIsNotNone(match)
+        self.assertEqual(words[match.group(1)], hunks("kernels_cuda/constant.cu", "kernels_cuda/texture.cu"))
+        self.assertEqual(words[match.group(2)], hunks("kernels_cl/constant.cl", "kernels_cl/texture.cl"))
+
+    def test_a_note_that_promises_skipped_cells_has_them(self):
+        """A sentence just above a generated table that says a row shows `skipped` needs a skipped cell (error 11)."""
+        for match in re.finditer(r"((?:[^\n]+\n)+)\n<!-- generated: ([\w-]+) -->", self.text):
+            if "show `skipped`" in match.group(1) or "shows `skipped`" in match.group(1):
+                self.assertIn("skipped", self.generated(match.group(2)), match.group(2))
+
+    def test_which_cu_files_have_which_constant_filter(self):
+        """Those that include filter_in_constant.cuh, and those that declare their own __constant__ (error 12)."""
+        cu = sorted((REPO / "kernels_cuda").glob("*.cu"))
+        including = {f.name for f in cu if re.search(r'#include "[\w/]*filter_in_constant\.cuh"', f.read_text())}
+        declaring = {f.name for f in cu if re.search(r"^__constant__ ", f.read_text(), re.M)}
+        names = r"((?:`\w+\.cu`(?:, | and ))*`\w+\.cu`)"
+        claims = re.findall(names + r"[^`]*?(?:`[^`]*`[^`]*?)?? each include `filter_in_constant\.cuh`", self.flat)
+        self.assertTrue(claims)
+        for claim in claims:
+            self.assertEqual(set(re.findall(r"`(\w+\.cu)`", claim)), including, claim)
+        claims = re.findall(names + r"[^`]*?(?:`[^`]*`[^`]*?)?? declare their own", self.flat)
+        self.assertTrue(claims)
+        for claim in claims:
+            self.assertEqual(set(re.findall(r"`(\w+\.cu)`", claim)), declaring, claim)
+
+    def test_eight_bit_texture_fetches(self):
+        """pixel.h fetches a cc_value: float for one 8-bit channel, float4 for RGBA8 (error 1)."""
+        pixel = (REPO / "common/geometry/pixel.h").read_text()
+        cuda = pixel.split("defined(__CUDACC__)", 1)[1]
+        self.assertIn("#define cc_texel(texture, x, y) tex2D<cc_value>(texture, x, y)", cuda)
+        for fmt, value in (("U8", "float"), ("U8X4", "float4")):
+            section = cuda.split(f"#elif CC_PIXEL == CC_PIXEL_{fmt}\n", 1)[1]
+            self.assertRegex(section.split("#elif", 1)[0].split("#else", 1)[0], rf"typedef {value} cc_value;")
+        self.assertIn("`tex2D<float>` of a `uchar1` array", self.flat)
+        self.assertNotRegex(self.flat, r"`tex2D<float4>` of a `uchar1`")
+
+    def test_every_global_load_is_the_read_only_one(self):
+        """The page says the SASS table's plain LDG column is 0 in every row (error 2): so it must be."""
+        self.assertIn("plain `LDG` column is 0 in every row", self.flat)
+        rows = [line.split("|")[1:-1] for line in self.generated("sass").splitlines() if line.startswith("| ")]
+        header = [c.strip() for c in rows[0]]
+        column = header.index("LDG")
+        self.assertTrue(all(r[column].strip() == "0" for r in rows[2:]))
+        self.assertIn("| global-F32 | 22 | 65 | 0 | 44 |", self.generated("sass"))  # 22 taps, 2 loads each
+
+    def test_amd_spills_are_shown_as_the_csv_has_them(self):
+        """Every vendor cell with its spills, AMD's too (error 5)."""
+        block = self.generated("vendors")
+        rows = {line.split(" | ")[0][2:]: line for line in block.splitlines() if line.startswith("| ")}
+        with open(tables.VENDOR_CSV) as handle:
+            csv_rows = list(__import__("csv").DictReader(handle))
+        checked = 0
+        for file, options, label in tables.THREE_VENDOR:
+            for r in csv_rows:
+                if r["file"] == file and r["options"] == options and r["target"] in ("gfx1030", "gfx90a"):
+                    self.assertIn(f"{r['registers']}; spills {r['spills']}; LDS {r['local']} B", rows[label])
+                    checked += 1
+        self.assertGreaterEqual(checked, 18)
+        self.assertIn("0 VGPR, 55 SGPR", rows["fast, quads, r = 4"])
+
+    def test_arithmetic_blocks_are_current(self):
+        """The blocks computed from the code (apron, banks) are what the scripts compute now."""
+        for name in ("apron", "banks"):
+            self.assertEqual(self.generated(name), tables.blocks(pathlib.Path("/nonexistent"), {})[name](), name)
+
+    def test_a_left_out_metric_has_empty_cells(self):
+        """No metric is called left out while a column that needs it is filled (error 4)."""
+        note = re.search(r"Metrics this ncu did not know \(left out[^)]*\): (.*)", self.generated("ncu"))
+        if note and "sm__maximum_warps_per_active_cycle_pct" in note.group(1):
+            self.assertNotRegex(self.generated("ncu"), r"\| [\d.]+ / [\d.]+ \|")
 
 
 if __name__ == "__main__":
