@@ -320,6 +320,28 @@ class Page(unittest.TestCase):
         for name in ("apron", "banks"):
             self.assertEqual(self.generated(name), tables.blocks(pathlib.Path("/nonexistent"), {})[name](), name)
 
+    def test_counting_section_is_arithmetic_of_the_code_and_tables(self):
+        """The apron's ratios from the first tile group, the DRAM/FMA crossover where fast changes scheme, and the
+        instruction-mix figures the section quotes, as the mix table has them (issue #27, item 2)."""
+        gx, gy = diagrams.shapes()["tile_groups"][0]
+        section = self.text.split("## Counting the memory traffic", 1)[1].split("\n## ", 1)[0]
+        rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| (\d+) \| ([\d.]+) \|$", section, re.M)
+        self.assertEqual([int(r[0]) for r in rows], [1, 3, 8, 12, 16])
+        for r, loads, fmas, ratio in rows:
+            r = int(r)
+            expected = (gx + 2 * r) * (gy + 2 * r) / (gx * gy)
+            self.assertEqual(loads, f"{expected:.2f}")
+            self.assertEqual(int(fmas), (2 * r + 1) ** 2)
+            self.assertAlmostEqual(float(ratio), (2 * r + 1) ** 2 / expected, delta=0.051)
+        crossover = next(r for r in range(64) if (2 * r + 1) ** 2 > 8 * 32.6e12 / 2856e9)
+        self.assertEqual(crossover, diagrams.shapes()["rows_radius"])
+        mix = self.generated("ncu-mix")
+        for quoted in ("| tiled, r = 3 | 9306112 | 261631 | 6422528 |", "| tiled, r = 12 | 92798976 | 815360 | 81920000 |",
+                       "| constant, r = 3 | 22675456 | 6421504 | 0 | 0 | 36583496 |",
+                       "| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 |"):
+            self.assertIn(quoted, mix)
+        self.assertIn("`2 x (2 + 6 x 3) / 7 = 5.71`", section)  # one of 2r + 1 = 7 offsets 32-byte aligned
+
     def test_a_left_out_metric_has_empty_cells(self):
         """No metric is called left out while a column that needs it is filled (error 4)."""
         note = re.search(r"Metrics this ncu did not know \(left out[^)]*\): (.*)", self.generated("ncu"))
