@@ -377,8 +377,54 @@ def sampler_svg(s):
     return svg.render()
 
 
+def row_pass_words(warp, radius, band, in_pitch, tile_w=64, row_out=8):
+    """separable.cu's row pass, first tap: the band word each lane of warp `warp` reads (row = item % BAND,
+    x = item / BAND * ROW_OUT), with the item's row and column of items."""
+    words = []
+    for item in range(32 * warp, 32 * warp + 32):
+        if item < band * (tile_w // row_out):
+            row, column = item % band, item // band
+            words.append((row * in_pitch + column * row_out, row, column))
+    return words
+
+
+def banks_svg(s):
+    """The bank rule on separable's row pass at r = 3: a warp whose items wrap from the band's last row to row 0
+    of the next column, as the kernel has it (BAND 38, IN_PITCH 71), and with BAND 40, IN_PITCH 73 (proposed)."""
+    r = 3
+    shape = separable_shape(r, s["portable_bytes"], s["min_band"])
+    cases = [(f"as built: BAND = {shape['band']}, IN_PITCH = {(shape['tile_w'] + 2 * r) | 1}", shape["band"],
+              (shape["tile_w"] + 2 * r) | 1),
+             ("proposed: BAND = 40, IN_PITCH = 73 (BAND x IN_PITCH = 8 mod 32)", 40, 73)]
+    cell = 20
+    svg = Svg(40 + 32 * cell + 20, 60 + len(cases) * 150)
+    svg.text(10, 20, f"Banks: separable's row pass at r = {r}, warp 1 (items 32-63), first tap: 32 banks of 4 bytes",
+             14, weight="bold")
+    for k, (label, band, pitch) in enumerate(cases):
+        oy = 50 + k * 150
+        svg.text(10, oy, label, 12, weight="bold")
+        by_bank = {}
+        for word, row, column in row_pass_words(1, r, band, pitch):
+            by_bank.setdefault(word % 32, []).append((row, column))
+        for bank in range(32):
+            x = 30 + bank * cell
+            svg.text(x + cell / 2, oy + 18, f"{bank}", 9, "middle")
+            for depth, (row, column) in enumerate(by_bank.get(bank, [])):
+                colour = COLOURS["output"] if column == 0 else COLOURS["apron"]
+                svg.rect(x + 1, oy + 24 + depth * (cell + 2), cell - 2, cell, colour,
+                         COLOURS["corner"] if len(by_bank[bank]) > 1 else "none", 2)
+                svg.text(x + cell / 2, oy + 24 + depth * (cell + 2) + 14, f"{row}", 8, "middle", fill="#ffffff")
+        worst = max(len(v) for v in by_bank.values())
+        conflicts = sum(len(v) - 1 for v in by_bank.values() if len(v) > 1)
+        svg.text(10, oy + 24 + 2 * (cell + 2) + 22, f"{worst} wavefront{'s' if worst > 1 else ''}: "
+                 f"{conflicts} bank{'s' if conflicts != 1 else ''} asked for two words (red)", 11)
+    svg.legend(30 + 20 * cell, 50 + 150 + 100, [(COLOURS["output"], "rows of item column 0 (x = 0)"),
+                                                (COLOURS["apron"], "rows of item column 1 (x = 8)")])
+    return svg.render()
+
+
 PICTURES = {"tile.svg": tile_svg, "idle-threads.svg": idle_svg, "fast-schemes.svg": fast_svg,
-            "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg}
+            "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg, "banks.svg": banks_svg}
 
 
 def main(argv):

@@ -78,6 +78,19 @@ class Diagrams(unittest.TestCase):
         svg = (REPO / "docs/img/idle-threads.svg").read_text()
         self.assertIn("9 rounds of 5 1/3 rows each", svg)
 
+    def test_the_bank_picture_is_the_row_pass(self):
+        """banks.svg's warp is the kernel's: its words give the model's two wavefronts at r = 3 and one with the
+        padding the page proposes."""
+        s = diagrams.shapes()
+        shape = diagrams.separable_shape(3, s["portable_bytes"], s["min_band"])
+        words = diagrams.row_pass_words(1, 3, shape["band"], (shape["tile_w"] + 6) | 1)
+        self.assertEqual(sorted({row for _, row, column in words if column == 0}), list(range(32, 38)))
+        self.assertEqual(bank_model.wavefronts([w for w, _, _ in words]), 2)
+        self.assertEqual(bank_model.wavefronts([w for w, _, _ in diagrams.row_pass_words(1, 3, 40, 73)]), 1)
+        svg = (REPO / "docs/img/banks.svg").read_text()
+        self.assertIn("2 wavefronts: 6 banks asked for two words", svg)
+        self.assertIn("1 wavefront: 0 banks asked for two words", svg)
+
     def test_hosts_never_ask_for_unnormalized_wrap_or_mirror(self):
         """OpenCL leaves CLK_ADDRESS_REPEAT / MIRRORED_REPEAT with unnormalized coordinates undefined and CUDA clamps:
         the hosts make zero and replicate samplers only, unnormalized, and texture folds mirror and wrap itself."""
