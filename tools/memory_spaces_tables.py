@@ -453,7 +453,8 @@ def block_vendors(out, m, vendor_csv):
             nv = "-"
         table_rows.append([label, nv, amd(vendor(file, options, "gfx1030")), amd(vendor(file, options, "gfx90a")),
                            intel(vendor(file, options, "tgllp")), intel(vendor(file, options, "acm-g10"))])
-    return ("*NVIDIA: the CUDA twin with the same -D options, ptxas for sm_90 (" + m.get("nvcc", "nvcc") +
+    return ("*Compile-time figures, what each compiler reports (no kernel ran). NVIDIA: the CUDA twin with the same "
+            "-D options, ptxas for sm_90 (" + m.get("nvcc", "nvcc") +
             "); AMD and Intel: the OpenCL kernel, from docs/memory-spaces-vendors.csv (`tools/vendor_kernels.sh "
             "tools/memory_spaces_configurations.sh`, the commands at the top of the page).*\n\n" +
             table(["kernel", "NVIDIA sm_90 (CUDA twin)", "AMD gfx1030 (RDNA2, wave32)",
