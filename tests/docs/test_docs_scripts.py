@@ -351,7 +351,9 @@ class Page(unittest.TestCase):
         mix = self.generated("ncu-mix")
         for quoted in ("| tiled, r = 3 | 9306112 | 261631 | 6422528 |", "| tiled, r = 12 | 92798976 | 815360 | 81920000 |",
                        "| constant, r = 3 | 22675456 | 6421504 | 0 | 0 | 36583496 |",
-                       "| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 |"):
+                       "| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 |",
+                       "| texture, r = 3 | 655360 | 0 | 0 | 6422528 | 0 | 95334400 |",
+                       "| texture, r = 12 | 655360 | 0 | 0 | 81920000 | 0 | 1125376000 |"):
             self.assertIn(quoted, mix)
         self.assertIn("`2 x (2 + 6 x 3) / 7 = 5.71`", section)  # one of 2r + 1 = 7 offsets 32-byte aligned
 
