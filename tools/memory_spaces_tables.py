@@ -8,9 +8,9 @@
         gives ptxas: NAME <tab> FILE <tab> OPTIONS, one a line
 
 Every figure in a block comes from a file of OUT_DIR (or docs/memory-spaces-vendors.csv, or the geometry headers
-for the arithmetic of the apron, tools/bank_model.py for the banks): a block whose data is missing says so instead of keeping old numbers. A
-run made with `memory_spaces.sh --local` (OpenCL on the CPU, small sizes) is labelled as such in every
-measurement block, so a test output can never pass for the H100's.
+for the arithmetic of the apron, tools/bank_model.py for the banks): a block whose data is missing says so instead
+of keeping old numbers. A run made with `memory_spaces.sh --local` (OpenCL on the CPU, small sizes) is labelled as
+such in every measurement block, so a test output can never pass for the H100's.
 """
 import csv
 import json

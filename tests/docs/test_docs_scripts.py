@@ -349,7 +349,8 @@ class Page(unittest.TestCase):
         crossover = next(r for r in range(64) if (2 * r + 1) ** 2 > 8 * 32.6e12 / 2856e9)
         self.assertEqual(crossover, diagrams.shapes()["rows_radius"])
         mix = self.generated("ncu-mix")
-        for quoted in ("| tiled, r = 3 | 9306112 | 261631 | 6422528 |", "| tiled, r = 12 | 92798976 | 815360 | 81920000 |",
+        for quoted in ("| tiled, r = 3 | 9306112 | 261631 | 6422528 |",
+                       "| tiled, r = 12 | 92798976 | 815360 | 81920000 |",
                        "| constant, r = 3 | 22675456 | 6421504 | 0 | 0 | 36583496 |",
                        "| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 |",
                        "| texture, r = 3 | 655360 | 0 | 0 | 6422528 | 0 | 95334400 |",
