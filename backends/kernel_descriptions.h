@@ -64,6 +64,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      CudaBuild::Offline},
     {"tiled", "convolve_tiled", "tiled",
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
+    {"async", "convolve_async", "async",
+     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
     {"texture", "convolve_texture", "texture", {ArgRole::Image, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Offline},
     {"separable", "convolve_separable", "separable",

@@ -74,6 +74,8 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "tiled", .memory_space = "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory",
      .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true,
      .pixels = kF32 | kU8},
+    {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
+     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .pixels = kF32 | kU8},
     {.name = "texture", .memory_space = "image through the texture path (texture object / image2d_t + sampler)",
      .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .input_as_image = true,
      .auto_candidate = true, .pixels = kF32 | kU8},
