@@ -64,14 +64,14 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      CudaBuild::Offline},
     {"tiled", "convolve_tiled", "tiled",
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
-    {"async", "convolve_async", "async",
-     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
     {"texture", "convolve_texture", "texture", {ArgRole::Image, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Offline},
     {"separable", "convolve_separable", "separable",
      {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
     {"fast", "convolve_fast", "fast", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Nvrtc},
+    {"async", "convolve_async", "async",
+     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
 };
 
 // The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.
