@@ -70,6 +70,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
     {"fast", "convolve_fast", "fast", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Nvrtc},
+    {"async", "convolve_async", "async",
+     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
 };
 
 // The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.

@@ -14,7 +14,7 @@ part_index=$((BASH_REMATCH[1] - 1)) parts=${BASH_REMATCH[2]}
 numbered=0  # every check, this part's or not: the deal does not depend on which part runs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-all=global,constant,tiled,texture,separable,fft,fast
+all=global,constant,tiled,async,texture,separable,fft,fast
 checks=0
 failures=0
 # Whether the next check is this part's (and counts it).
@@ -73,26 +73,26 @@ fi
 # runtime; the pass costs 20 s a border against the race pass's 5 (CI's budget, README).
 uninitialized=(--uninitialized --build-options -cl-opt-disable)
 for border in zero clamp mirror wrap; do
-  check "races, API, $border border" 7 --data-races --check-api -- --variant $all --filter box:r=2 --border $border
+  check "races, API, $border border" 8 --data-races --check-api -- --variant $all --filter box:r=2 --border $border
 done
 for border in zero mirror; do
-  check "uninitialized values, $border border" 6 "${uninitialized[@]}" -- \
-    --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border $border
+  check "uninitialized values, $border border" 7 "${uninitialized[@]}" -- \
+    --variant global,constant,tiled,async,separable,fft,fast --filter box:r=2 --border $border
 done
-check "races, API, 3 channels" 7 --data-races --check-api -- --variant $all --filter box:r=2 --border mirror --channels 3
-check "uninitialized values, 3 channels" 6 "${uninitialized[@]}" -- \
-  --variant global,constant,tiled,separable,fft,fast --filter box:r=2 --border wrap --channels 3
+check "races, API, 3 channels" 8 --data-races --check-api -- --variant $all --filter box:r=2 --border mirror --channels 3
+check "uninitialized values, 3 channels" 7 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled,async,separable,fft,fast --filter box:r=2 --border wrap --channels 3
 # 8-bit pixels (--pixel u8): one channel, and RGBA8 with 3 channels padded to 4, through the variants
 # with 8-bit kernels (fast at r = 2: its quads, 4-byte and 16-byte loads); texture again only for races
 # and API misuse.
-u8=global,constant,tiled,texture,separable,fast
-check "races, API, u8, 1 channel" 6 --data-races --check-api -- --variant $u8 --pixel u8 --filter box:r=2 --border clamp
-check "races, API, u8 RGBA8 (3 channels padded)" 6 --data-races --check-api -- \
+u8=global,constant,tiled,async,texture,separable,fast
+check "races, API, u8, 1 channel" 7 --data-races --check-api -- --variant $u8 --pixel u8 --filter box:r=2 --border clamp
+check "races, API, u8 RGBA8 (3 channels padded)" 7 --data-races --check-api -- \
   --variant $u8 --pixel u8 --channels 3 --filter box:r=2 --border mirror
-check "uninitialized values, u8, 1 channel" 5 "${uninitialized[@]}" -- \
-  --variant global,constant,tiled,separable,fast --pixel u8 --filter box:r=2 --border zero
-check "uninitialized values, u8 RGBA8 (3 channels padded)" 5 "${uninitialized[@]}" -- \
-  --variant global,constant,tiled,separable,fast --pixel u8 --channels 3 --filter box:r=2 --border wrap
+check "uninitialized values, u8, 1 channel" 6 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled,async,separable,fast --pixel u8 --filter box:r=2 --border zero
+check "uninitialized values, u8 RGBA8 (3 channels padded)" 6 "${uninitialized[@]}" -- \
+  --variant global,constant,tiled,async,separable,fast --pixel u8 --channels 3 --filter box:r=2 --border wrap
 # u8 fast's on-chip schemes, which stage one channel at a time as float (RGBA8: four rounds through
 # one tile, a barrier between): rows of 4 (r = 8), rows of 2 (r = 20), and columns (r = 32 in 32 KB
 # with 64-item groups, where no rows tile fits); separable in one band and in bands beside them.
@@ -109,13 +109,13 @@ size=40x12 check "races, API, u8 fast columns (32 KB, 64-item groups, r=32), 1 c
 # A tiny device: 64 work-items per group and 2 KB of local memory push the tiled variant down to a
 # 4x4 tile (radius 8 needs 20x20 floats) and every other variant to 8x8 work-groups; fast, whose
 # smallest tile at radius 8 needs 4.5 KB, and separable, whose smallest needs 12 KB, are skipped there.
-check "races, API, 2 KB local memory, 64-item work-groups" 5 --data-races --check-api --local-mem-size 2048 \
+check "races, API, 2 KB local memory, 64-item work-groups" 6 --data-races --check-api --local-mem-size 2048 \
   --max-wgsize 64 -- --variant $all --filter box:r=8 --border wrap
 # A small device (docs/portability.md): 64 work-items and 32 KB, where fast and separable take their
 # 64-item shapes (common/geometry/fast_shape.h, separable_shape.h) and every variant runs. At r = 20 only
 # the variants whose shapes the limits change (a minute of simulation for the 41 x 41 taps of the others).
 for radius in 2 8; do
-  check "races, API, 32 KB local memory, 64-item work-groups, r=$radius" 7 --data-races --check-api \
+  check "races, API, 32 KB local memory, 64-item work-groups, r=$radius" 8 --data-races --check-api \
     --local-mem-size 32768 --max-wgsize 64 -- --variant $all --filter box:r=$radius --border mirror
 done
 check "races, API, 32 KB local memory, 64-item work-groups, r=20" 3 --data-races --check-api \

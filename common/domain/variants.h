@@ -88,6 +88,8 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
      .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8},
+    {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
+     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .pixels = kF32 | kU8},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",

@@ -230,8 +230,7 @@ TEST_CASE("error codes become ApiError with the code's name, the call, file and 
 }
 
 TEST_CASE("variants in list order, and bad requests are input errors") {
-  CHECK(opencl().variants() ==
-        std::vector<std::string>{"global", "constant", "tiled", "texture", "separable", "fft", "fast"});
+  CHECK(opencl().variants() == cc::testing::table_variants(cc::kOpenCl));
   name_device();
   const cc::Image input = ramp_image(8, 8);
   const cc::Filter filter = box_filter(3, 3, 1.0f);
@@ -251,6 +250,10 @@ TEST_CASE("matrix: constant") {
 TEST_CASE("matrix: tiled") {
   name_device();
   CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "tiled") > 0);
+}
+TEST_CASE("matrix: async") {
+  name_device();
+  CHECK(cc::testing::check_variant_matrix(opencl(), device_under_test(), "async") > 0);
 }
 TEST_CASE("matrix: texture") {
   name_device();
@@ -282,11 +285,12 @@ TEST_CASE("matrix u8: every variant with 8-bit kernels, 1, 3 and 4 channels") {
   int variants = 0;
   for (const std::string& variant : opencl().variants()) {
     if (!(cc::find_variant(variant)->pixels & cc::kU8)) continue;
-    CAPTURE(variant);
     ++variants;
-    const int ran = cc::testing::check_variant_matrix(opencl(), device_under_test(), variant,
-                                                      cc::testing::eight_bit_matrix());
-    if (variant != "texture" || limits().no_images.empty()) CHECK(ran > 0);
+    SUBCASE(variant.c_str()) {  // -sc=NAME runs one variant's
+      const int ran = cc::testing::check_variant_matrix(opencl(), device_under_test(), variant,
+                                                        cc::testing::eight_bit_matrix());
+      if (variant != "texture" || limits().no_images.empty()) CHECK(ran > 0);
+    }
   }
   CHECK(variants >= 4);  // global, constant, tiled, texture at least
 }
@@ -358,9 +362,10 @@ TEST_CASE("integer-exact u8 problems match the rounded reference bit for bit in 
   name_device();
   for (const std::string& variant : opencl().variants()) {
     if (!(cc::find_variant(variant)->pixels & cc::kU8)) continue;
-    CAPTURE(variant);
-    const int ran = cc::testing::check_integer_exact(opencl(), device_under_test(), variant, cc::PixelType::U8);
-    if (variant != "texture" || limits().no_images.empty()) CHECK(ran == 8);
+    SUBCASE(variant.c_str()) {  // -sc=NAME runs one variant's
+      const int ran = cc::testing::check_integer_exact(opencl(), device_under_test(), variant, cc::PixelType::U8);
+      if (variant != "texture" || limits().no_images.empty()) CHECK(ran == 8);
+    }
   }
 }
 
@@ -414,15 +419,16 @@ TEST_CASE("u8: stores round to nearest, ties to even, and saturate at both ends,
 TEST_CASE("integer-exact problems match the reference bit for bit in every variant") {
   name_device();
   for (const std::string& variant : opencl().variants()) {
-    CAPTURE(variant);
-    const int ran = cc::testing::check_integer_exact(opencl(), device_under_test(), variant);
-    // Only a build or a device without images may decline every case (each skip's reason is checked).
-    const bool may_decline = (variant == "texture" && !limits().no_images.empty()) ||
+    SUBCASE(variant.c_str()) {  // -sc=NAME runs one variant's
+      const int ran = cc::testing::check_integer_exact(opencl(), device_under_test(), variant);
+      // Only a build or a device without images may decline every case (each skip's reason is checked).
+      const bool may_decline = (variant == "texture" && !limits().no_images.empty()) ||
 #ifndef CONVCOMPARE_WITH_VKFFT
-                             variant == "fft" ||
+                               variant == "fft" ||
 #endif
-                             false;
-    if (!may_decline) CHECK(ran == 8);
+                               false;
+      if (!may_decline) CHECK(ran == 8);
+    }
   }
 }
 

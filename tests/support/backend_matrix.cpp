@@ -265,6 +265,13 @@ Tolerance tolerance_of(std::string_view variant, const Problem& problem, const I
   return tolerance_for_variant(*traits, problem, input);
 }
 
+std::vector<std::string> table_variants(ApiBit api) {
+  std::vector<std::string> names;
+  for (const VariantTraits& variant : all_variants())
+    if (variant.implemented_by(api) && variant.in_all()) names.emplace_back(variant.name);
+  return names;
+}
+
 std::unique_ptr<Backend> find_backend(std::string_view name) {
   for (std::unique_ptr<Backend>& backend : make_backends())
     if (backend->name() == name) return std::move(backend);
