@@ -122,7 +122,7 @@ std::vector<Api> find_apis(const Report& report) {
   for (std::size_t i = 0; i < apis.size(); ++i) {
     Api& api = apis[i];
     const bool shared = std::ranges::count(apis, api.backend, &Api::backend) > 1;
-    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/merge.cpp): the label keeps it
+    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/convcompare/merge.cpp): the label keeps it
     // (issue #28: a merged series lost its machine).
     const std::size_t slash = api.device.find('/');
     const std::string machine = slash == std::string::npos ? "" : api.device.substr(0, slash + 1);
