@@ -9,8 +9,8 @@
 
 namespace cc {
 
-// A PreparedVariant whose frame is `Frame`, an API's DeviceFrame (cuda_launchers.cpp's CudaFrame,
-// opencl_launchers.cpp's ClFrame), queued on `Queue`, that API's DeviceQueue. The loop over the
+// A PreparedVariant whose frame is `Frame`, an API's DeviceFrame (cuda_variants.cpp's CudaFrame,
+// opencl_variants.cpp's ClFrame), queued on `Queue`, that API's DeviceQueue. The loop over the
 // FrameLayout's units (docs/architecture.md, "The GPU backend") is written here once; the frame says
 // how one unit crosses and how the output is filled, with these members:
 //   void write(int unit, const std::byte* host, Queue& queue);      // host -> the unit's input

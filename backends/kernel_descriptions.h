@@ -1,4 +1,4 @@
-// kernel_descriptions.h: each kernel variant described once for both GPU APIs (entry point, source file, argument roles, CUDA's build), read by each API's one generic launcher.
+// kernel_descriptions.h: each kernel variant described once for both GPU APIs (entry point, source file, argument roles, CUDA's build), read by each API's one generic variant.
 #pragma once
 
 #include <array>
@@ -8,7 +8,7 @@
 
 namespace cc {
 
-// What one kernel argument is, in the OpenCL kernel's parameter order. Each API's generic launcher
+// What one kernel argument is, in the OpenCL kernel's parameter order. Each API's generic variant
 // turns a role into what its kernel takes (docs/architecture.md, "Kernel descriptions"):
 enum class ArgRole {
   Input,         // the unit's input buffer
@@ -56,7 +56,7 @@ struct KernelDescription {
 
 // Every variant whose kernels are our own twins, in the variant table's order. fft and the NPP
 // baselines are not here: a library does their work, so each API launches them its own way
-// (cuda_launchers.cpp, opencl_launchers.cpp).
+// (cuda_variants.cpp, opencl_variants.cpp).
 inline constexpr KernelDescription kKernelDescriptions[] = {
     {"global", "convolve_global", "global", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Offline},

@@ -1,5 +1,5 @@
 # bash_completion.cmake: writes convcompare's bash completion from its own option table (cmake -DEXE=... -DOUTPUT=... -P), so no list is kept by hand.
-# `convcompare --completion-table` (tools/cli.cpp) prints one list a line: "options ...", "valued ..." (options
+# `convcompare --completion-table` (tools/convcompare/cli.cpp) prints one list a line: "options ...", "valued ..." (options
 # taking a value), "files ...", "directories ...", "merge ..." (merge's options), "values OPTION V ..." (a comma
 # list) and "value OPTION V ..." (one value).
 execute_process(COMMAND ${EXE} --completion-table OUTPUT_VARIABLE table RESULT_VARIABLE status)

@@ -1,4 +1,4 @@
-// cuda_backend.cpp: what only CUDA says for the one GPU backend (gpu_backend.h): discovery and limits, NVRTC modules, the launchers.
+// cuda_backend.cpp: what only CUDA says for the one GPU backend (gpu_backend.h): discovery and limits, NVRTC modules, the API variants.
 #include "backends/cuda/cuda_backend.h"
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
-#include "backends/cuda/cuda_launchers.h"
+#include "backends/cuda/cuda_variants.h"
 #include "backends/cuda/cuda_peaks.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/runtime_module.h"
@@ -115,20 +115,20 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
   return text;
 }
 
-// The NVRTC module of a kernel its description says NVRTC builds, or nvcc's offline kernels, and its launcher.
+// The NVRTC module of a kernel its description says NVRTC builds, or nvcc's offline kernels, and its API variant.
 class CudaVariantBuild final : public VariantBuild {
  public:
   using ModuleFor =
       std::function<const cuda::RuntimeModule&(std::string_view file, const std::vector<std::string>& defines)>;
-  CudaVariantBuild(const cuda::Launcher& launcher, const DeviceLimits& limits, ModuleFor module_for)
-      : launcher_(launcher), limits_(limits), module_for_(std::move(module_for)) {}
+  CudaVariantBuild(const cuda::ApiVariant& api_variant, const DeviceLimits& limits, ModuleFor module_for)
+      : api_variant_(api_variant), limits_(limits), module_for_(std::move(module_for)) {}
 
   KernelLimits build(const LaunchPlan& plan) override {
     KernelLimits kernel{.max_group = limits_.max_group};
-    if (launcher_.description && launcher_.description->cuda_build == CudaBuild::Nvrtc) {
-      module_ = &module_for_(launcher_.description->file, plan.defines);
+    if (api_variant_.description && api_variant_.description->cuda_build == CudaBuild::Nvrtc) {
+      module_ = &module_for_(api_variant_.description->file, plan.defines);
       // A cudaKernel_t passes as a function pointer (the runtime API's note on cudaKernel_t).
-      const std::string kernel_name(launcher_.description->entry);
+      const std::string kernel_name(api_variant_.description->entry);
       cudaFuncAttributes attributes{};
       CC_CUDA_CHECK(
           cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(module_->kernel(kernel_name.c_str()))));
@@ -137,9 +137,9 @@ class CudaVariantBuild final : public VariantBuild {
     return kernel;
   }
 
-  // A launcher may decline what the rule accepted: a vendor library's own limit (cuda_launchers.h).
+  // An API variant may decline what the rule accepted: a vendor library's own limit (cuda_variants.h).
   std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
-    return launcher_.declines ? launcher_.declines(plan, problem) : "";
+    return api_variant_.declines ? api_variant_.declines(plan, problem) : "";
   }
 
   std::string compile_time(const LaunchPlan& plan, const RunOptions&) const override {
@@ -150,12 +150,12 @@ class CudaVariantBuild final : public VariantBuild {
 
   std::unique_ptr<PreparedVariant> prepare(const LaunchPlan& plan, const Problem& problem,
                                            DeviceQueue& queue) const override {
-    const cuda::LauncherSetup setup{plan, problem, limits_, launcher_.description, module_};
-    return launcher_.prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
+    const cuda::ApiVariantSetup setup{plan, problem, limits_, api_variant_.description, module_};
+    return api_variant_.prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
   }
 
  private:
-  const cuda::Launcher& launcher_;
+  const cuda::ApiVariant& api_variant_;
   const DeviceLimits& limits_;  // as discovered: on_chip_default says when to opt in
   ModuleFor module_for_;
   const cuda::RuntimeModule* module_ = nullptr;  // variants with a compile-time radius
@@ -168,11 +168,11 @@ class CudaApi final : public GpuApi {
 
   std::vector<std::string> variants() const override {
     std::vector<std::string> names;
-    for (const cuda::Launcher& launcher : cuda::launchers()) names.emplace_back(launcher.variant);
+    for (const cuda::ApiVariant& api_variant : cuda::api_variants()) names.emplace_back(api_variant.variant);
     return names;
   }
 
-  std::string refuses(std::string_view variant, int) override { return std::string(launcher(variant).missing); }
+  std::string refuses(std::string_view variant, int) override { return std::string(api_variant(variant).missing); }
 
   DeviceLimits limits(int device, const Problem&) override {
     CC_CUDA_CHECK(cudaSetDevice(ordinals_[device]));
@@ -184,7 +184,7 @@ class CudaApi final : public GpuApi {
   std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions&) override {
     const int ordinal = ordinals_[device];
     return std::make_unique<CudaVariantBuild>(
-        launcher(traits.name), limits_[device],
+        api_variant(traits.name), limits_[device],
         [this, ordinal](std::string_view file, const std::vector<std::string>& defines) -> const cuda::RuntimeModule& {
           return runtime_module(ordinal, std::string(file) + ".cu", defines);
         });
@@ -228,8 +228,8 @@ class CudaApi final : public GpuApi {
   }
 
  private:
-  static const cuda::Launcher& launcher(std::string_view variant) {
-    return *std::ranges::find(cuda::launchers(), variant, &cuda::Launcher::variant);
+  static const cuda::ApiVariant& api_variant(std::string_view variant) {
+    return *std::ranges::find(cuda::api_variants(), variant, &cuda::ApiVariant::variant);
   }
 
   // An embedded kernel file (fast.cu, separable.cu) compiled by NVRTC with these -D options, once per

@@ -20,7 +20,7 @@
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_devices.h"
 #include "backends/opencl/opencl_fft.h"
-#include "backends/opencl/opencl_launchers.h"
+#include "backends/opencl/opencl_variants.h"
 #include "backends/opencl/opencl_peaks.h"
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
@@ -94,11 +94,11 @@ struct BuiltProgram {
 class OpenClApi;
 
 // A variant's program built by clBuildProgram (cached per device, source and options), its kernels and
-// fft's VkFFT plan, and its launcher.
+// fft's VkFFT plan, and its API variant.
 class ClBuild final : public VariantBuild {
  public:
-  ClBuild(OpenClApi& api, const VariantTraits& traits, const Launcher& launcher, int device, std::string source)
-      : api_(api), traits_(traits), launcher_(launcher), device_(device), source_(std::move(source)) {}
+  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string source)
+      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), source_(std::move(source)) {}
 
   KernelLimits build(const LaunchPlan& plan) override;
 
@@ -117,7 +117,7 @@ class ClBuild final : public VariantBuild {
  private:
   OpenClApi& api_;
   const VariantTraits& traits_;
-  const Launcher& launcher_;
+  const ApiVariant& api_variant_;
   int device_;
   std::string source_;  // conv_args.h, pixel.h and the variant's .cl
   cl::Program program_;
@@ -142,12 +142,12 @@ class OpenClApi final : public GpuApi {
 
   std::vector<std::string> variants() const override {
     std::vector<std::string> names;
-    for (const Launcher& launcher : launchers()) names.emplace_back(launcher.variant);
+    for (const ApiVariant& api_variant : api_variants()) names.emplace_back(api_variant.variant);
     return names;
   }
 
   std::string refuses(std::string_view variant, int device) override {
-    if (const std::string_view missing = launcher(variant).missing; !missing.empty()) return std::string(missing);
+    if (const std::string_view missing = api_variant(variant).missing; !missing.empty()) return std::string(missing);
     const ClDevice& cl_device = discovery_.devices[device];
     if (cl_device.c_version < kNeededCVersion)
       return fmt::format("the device's OpenCL C is {}.{}; the kernels need 1.2 (-cl-std=CL1.2)",
@@ -156,7 +156,7 @@ class OpenClApi final : public GpuApi {
   }
 
   // The device's limits for a problem, with the image format texture would read its frame through
-  // (opencl_launchers.h's image_format) checked once per device and format: of them only CL_RGBA /
+  // (opencl_variants.h's image_format) checked once per device and format: of them only CL_RGBA /
   // CL_UNORM_INT8 is among OpenCL 1.2's required formats, so ask. Asking needs a context.
   DeviceLimits limits(int device, const Problem& problem) override {
     DeviceLimits for_problem = discovery_.devices[device].limits;
@@ -177,7 +177,7 @@ class OpenClApi final : public GpuApi {
   }
 
   std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
-    const Launcher& found = launcher(traits.name);
+    const ApiVariant& found = api_variant(traits.name);
     return std::make_unique<ClBuild>(*this, traits, found, device,
                                      program_source(std::string(found.file) + ".cl", options.kernel_dir));
   }
@@ -234,8 +234,8 @@ class OpenClApi final : public GpuApi {
   }
 
  private:
-  static const Launcher& launcher(std::string_view variant) {
-    return *std::ranges::find(launchers(), variant, &Launcher::variant);
+  static const ApiVariant& api_variant(std::string_view variant) {
+    return *std::ranges::find(api_variants(), variant, &ApiVariant::variant);
   }
 
   Discovery discovery_;
@@ -251,7 +251,7 @@ class OpenClApi final : public GpuApi {
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
   build_options_ = kBuildOptions;
   for (const std::string& define : plan.defines) build_options_ += " " + define;
-  const BuiltProgram& built = api_.program_for(device_, std::string(launcher_.file) + ".cl", source_, build_options_);
+  const BuiltProgram& built = api_.program_for(device_, std::string(api_variant_.file) + ".cl", source_, build_options_);
   program_ = built.program;
   build_ms_ = built.build_ms;
   if (traits_.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building
@@ -262,10 +262,10 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
   const ClDevice& cl_device = api_.device(device_);
   // The tile is passed at launch where the description has a __local argument; fast and separable
   // declare theirs, counted in CL_KERNEL_LOCAL_MEM_SIZE.
-  const bool local_tile = launcher_.description && launcher_.description->args.has(ArgRole::LocalTile);
+  const bool local_tile = api_variant_.description && api_variant_.description->args.has(ArgRole::LocalTile);
   KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = local_tile};
   kernels_.clear();
-  for (const std::string& name : launcher_.kernel_names()) {
+  for (const std::string& name : api_variant_.kernel_names()) {
     const cl::Kernel& made = kernels_.emplace_back(CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err)));
     kernel.max_group = std::min<std::size_t>(
         kernel.max_group, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_device.device, err)));
@@ -278,8 +278,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
 
 std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
                                                   DeviceQueue& queue) const {
-  const LauncherSetup setup{plan, problem, api_.context(device_).context, program_, kernels_, fft_, launcher_.description};
-  return launcher_.prepare(setup, static_cast<ClQueue&>(queue).get());
+  const ApiVariantSetup setup{plan, problem, api_.context(device_).context, program_, kernels_, fft_, api_variant_.description};
+  return api_variant_.prepare(setup, static_cast<ClQueue&>(queue).get());
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ std::string filter_family(const std::string& spec) {
 }
 
 std::string auto_pick(const RunRecord& record) {
-  constexpr std::string_view prefix = "auto: ";  // tools/execute.cpp writes "auto: <variant> (<why>); ..."
+  constexpr std::string_view prefix = "auto: ";  // tools/convcompare/execute.cpp writes "auto: <variant> (<why>); ..."
   if (!record.compile_time.starts_with(prefix)) return "";
   const std::string_view rest = std::string_view(record.compile_time).substr(prefix.size());
   const std::string_view picked = rest.substr(0, rest.find(' '));

@@ -63,7 +63,7 @@ struct StreamRecord {
 // The spec without its radius: what a radius sweep holds fixed ("gaussian:sigma=2,r=5" -> "gaussian:sigma=2").
 std::string filter_family(const std::string& spec);
 
-// The variant an `auto` run ran ("fast"), read from the compile_time note tools/execute.cpp writes
+// The variant an `auto` run ran ("fast"), read from the compile_time note tools/convcompare/execute.cpp writes
 // ("auto: fast (measured; ...)"); "" for any other run or when auto found no candidate.
 std::string auto_pick(const RunRecord& record);
 

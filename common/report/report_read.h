@@ -14,7 +14,7 @@ namespace cc {
 // up to 19 times for text made of tiny values (measured with 3.11.2), so a 238 MB report once asked for
 // several GB and aborted. A larger file is an InputError naming its size and this limit. The writer keeps
 // within it: a --json job whose records (2 KB each plus their names) could pass it is refused before it
-// runs (tools/outputs.cpp), so every report convcompare writes is one merge and --compare read back.
+// runs (tools/convcompare/outputs.cpp), so every report convcompare writes is one merge and --compare read back.
 inline constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{32} << 20;
 // What the parsed tree may take per byte of text, for the memory check before parsing.
 inline constexpr std::uintmax_t kReportTreeBytesPerTextByte = 24;

@@ -19,7 +19,7 @@
 #include "common/domain/image_io.h"
 #include "common/domain/problem.h"
 #include "common/domain/variants.h"
-#include "tools/autotune.h"
+#include "tools/convcompare/autotune.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;

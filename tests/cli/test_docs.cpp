@@ -55,7 +55,7 @@ TEST_CASE("README: every environment variable the tool reads is documented") {
   const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
   const std::regex getenv_call(R"re((?:getenv|environment)\("(CONVCOMPARE_[A-Z_]+)")re");
   int found = 0;
-  for (const char* source : {"/tools/autotune.cpp", "/tools/progress.cpp", "/tools/driver.cpp"}) {
+  for (const char* source : {"/tools/convcompare/autotune.cpp", "/tools/convcompare/progress.cpp", "/tools/convcompare/driver.cpp"}) {
     const std::string text = read_text(std::string(CONVCOMPARE_SOURCE_DIR) + source);
     for (std::sregex_iterator it(text.begin(), text.end(), getenv_call), end; it != end; ++it) {
       const std::string name = (*it)[1].str();

@@ -51,7 +51,7 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK(cc::find_variant("npp")->borders == cc::kClampOnly);
 }
 
-// Each API's generic launcher (backends/kernel_descriptions.h) passes what the roles say, so a role the
+// Each API's generic variant (backends/kernel_descriptions.h) passes what the roles say, so a role the
 // traits contradict would launch a kernel with the wrong arguments: the planning rule reads the traits.
 TEST_CASE("variants: each kernel description agrees with its variant's traits") {
   std::vector<std::string> described;

@@ -14,7 +14,7 @@
 #include "tests/hostile/hostile_support.h"
 #include "tests/support/image_files.h"
 #include "tests/support/temp_dir.h"
-#include "tools/progress.h"
+#include "tools/convcompare/progress.h"
 
 namespace fs = std::filesystem;
 using namespace cc::hostile;

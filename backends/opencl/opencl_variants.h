@@ -1,4 +1,4 @@
-// opencl_launchers.h: the OpenCL backend's launchers: for each variant it implements, its program, its kernels and how to set it up.
+// opencl_variants.h: the OpenCL backend's API variants: for each variant it implements, its program, its kernels and how to set it up.
 #pragma once
 
 #include <memory>
@@ -16,25 +16,25 @@
 
 namespace cc::opencl {
 
-// What a launcher is set up from: the plan, the problem, the context and the variant's built kernels.
-struct LauncherSetup {
+// What an API variant is set up from: the plan, the problem, the context and the variant's built kernels.
+struct ApiVariantSetup {
   const LaunchPlan& plan;
   const Problem& problem;
   const cl::Context& context;
   const cl::Program& program;
-  const std::vector<cl::Kernel>& kernels;  // as the launcher names them
+  const std::vector<cl::Kernel>& kernels;  // as the API variant names them
   VkFftPlan* fft = nullptr;                // fft: VkFFT's transforms, kept by the backend
   const KernelDescription* description = nullptr;  // null for a library's variant (fft)
 };
 
-struct Launcher {
+struct ApiVariant {
   std::string_view variant;  // a name of the variant table (common/domain/variants.h)
   // Sets the variant up with its filter uploads queued on `queue`; null where `missing` says why.
-  std::unique_ptr<PreparedVariant> (*prepare)(const LauncherSetup& setup, const cl::CommandQueue& queue);
+  std::unique_ptr<PreparedVariant> (*prepare)(const ApiVariantSetup& setup, const cl::CommandQueue& queue);
   std::string_view missing;  // why this build cannot run it ("VkFFT not found at build time"), or ""
   std::string_view file;     // its program's source, kernels_cl/<file>.cl
   std::string_view kernels;  // its kernels, space-separated
-  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic launcher; null
+  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic variant; null
   // for a library's variant.
   const KernelDescription* description = nullptr;
 
@@ -42,7 +42,7 @@ struct Launcher {
 };
 
 // Every variant of the table with a kernel description, and the library variant, in the table's order.
-std::span<const Launcher> launchers();
+std::span<const ApiVariant> api_variants();
 
 // The image2d format texture reads a frame unit through, for a pixel format of common/geometry/pixel.h:
 // CL_R / CL_FLOAT (float planes), CL_R / CL_UNORM_INT8 (8-bit), CL_RGBA / CL_UNORM_INT8 (RGBA8), with

@@ -1,5 +1,5 @@
 // sweep.cpp: parsing --sweep and giving a filter spec each swept radius.
-#include "tools/sweep.h"
+#include "tools/convcompare/sweep.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/image.h"
-#include "tools/cli.h"
+#include "tools/convcompare/cli.h"
 
 namespace cc {
 

@@ -1,5 +1,5 @@
 // environment.cpp: the report's environment block and device list, read from the host, the build and the backends.
-#include "tools/environment.h"
+#include "tools/convcompare/environment.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 #include <iterator>
 #include <tuple>
 
-#include "tools/targets.h"
+#include "tools/convcompare/targets.h"
 
 namespace cc {
 

@@ -4,7 +4,7 @@
 // compiled in seconds instead of rebuilding convcompare (docs/performance.md, "8-bit", cites its runs).
 // The shape and format come as -D, as the backend passes them; KERNEL names the file to time:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I. '-DKERNEL="kernels_cuda/fast.cu"' -DCC_PIXEL=CC_PIXEL_U8 \
-//     -DRADIUS_X=1 -DRADIUS_Y=1 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4 tools/fast_kernel_probe.cu -o probe
+//     -DRADIUS_X=1 -DRADIUS_Y=1 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4 tools/probes/fast_kernel_probe.cu -o probe
 //   ./probe [label] [size]
 // It prints the median and fastest of 40 launches on a size^2 frame (default 8192) of pseudo-random
 // pixels under a box filter and the clamp border, the kernel's registers and local bytes, and a hash of

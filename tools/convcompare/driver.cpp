@@ -1,5 +1,5 @@
 // driver.cpp: the convcompare job, read straight through: check the input, plan the targets, run and validate each problem, write the reports.
-#include "tools/driver.h"
+#include "tools/convcompare/driver.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -26,13 +26,13 @@
 #include "common/report/report_read.h"
 #include "common/report/plot.h"
 #include "common/report/printer.h"
-#include "tools/environment.h"
-#include "tools/execute.h"
-#include "tools/job.h"
-#include "tools/merge.h"
-#include "tools/outputs.h"
-#include "tools/progress.h"
-#include "tools/targets.h"
+#include "tools/convcompare/environment.h"
+#include "tools/convcompare/execute.h"
+#include "tools/convcompare/job.h"
+#include "tools/convcompare/merge.h"
+#include "tools/convcompare/outputs.h"
+#include "tools/convcompare/progress.h"
+#include "tools/convcompare/targets.h"
 
 namespace cc {
 

@@ -1,5 +1,5 @@
 // progress.cpp: the progress line of long jobs.
-#include "tools/progress.h"
+#include "tools/convcompare/progress.h"
 
 #include <fmt/format.h>
 

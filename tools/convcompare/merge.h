@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/report/report.h"
-#include "tools/cli.h"
+#include "tools/convcompare/cli.h"
 
 namespace cc {
 

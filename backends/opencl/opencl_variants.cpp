@@ -1,5 +1,5 @@
-// opencl_launchers.cpp: OpenCL's generic launcher of the described kernels, and its library variant (VkFFT), over OpenCL's frame in the one frame loop.
-#include "backends/opencl/opencl_launchers.h"
+// opencl_variants.cpp: OpenCL's generic variant of the described kernels, and its library variant (VkFFT), over OpenCL's frame in the one frame loop.
+#include "backends/opencl/opencl_variants.h"
 
 #include <algorithm>
 #include <limits>
@@ -56,11 +56,11 @@ struct ClFrame final : DeviceFrame {
   std::unique_ptr<FftConvolver> fft;
 };
 
-// What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): a launcher adds
+// What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
 // its filter setup (constructor) and its kernel arguments for one plane.
 class ClVariant : public FrameVariant<ClFrame, ClQueue> {
  public:
-  ClVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+  ClVariant(const ApiVariantSetup& setup, const cl::CommandQueue& queue)
       : FrameVariant(setup.plan, setup.problem), context_(setup.context), setup_queue_(queue),
         kernels_(setup.kernels), image_format_(image_format(pixel_format(setup.problem)).format) {}
 
@@ -89,7 +89,7 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue> {
 };
 
 template <typename Variant>
-std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, const cl::CommandQueue& queue) {
+std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, const cl::CommandQueue& queue) {
   return std::make_unique<Variant>(setup, queue);
 }
 
@@ -99,7 +99,7 @@ std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, const cl::C
 // plan's on-chip bytes; the arguments set in the description's order, then the plan's groups. ----------
 class DescribedVariant final : public ClVariant {
  public:
-  DescribedVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+  DescribedVariant(const ApiVariantSetup& setup, const cl::CommandQueue& queue)
       : ClVariant(setup, queue), description_(*setup.description) {
     for (const ArgRole role : description_.args) {
       if (role == ArgRole::Filter) filters_.push_back(upload_buffer(weights()));
@@ -147,7 +147,7 @@ class DescribedVariant final : public ClVariant {
 // --- fft: VkFFT's transforms and fft.cl's kernels, each frame its own convolver --------------------------
 class FftVariant final : public ClVariant {
  public:
-  FftVariant(const LauncherSetup& setup, const cl::CommandQueue& queue)
+  FftVariant(const ApiVariantSetup& setup, const cl::CommandQueue& queue)
       : ClVariant(setup, queue), program_(setup.program), fft_plan_(*setup.fft) {}
 
  private:
@@ -165,23 +165,23 @@ class FftVariant final : public ClVariant {
 constexpr auto kFft = &prepare<FftVariant>;
 constexpr std::string_view kNoFft = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kFft)(const LauncherSetup&, const cl::CommandQueue&) = nullptr;
+constexpr std::unique_ptr<PreparedVariant> (*kFft)(const ApiVariantSetup&, const cl::CommandQueue&) = nullptr;
 constexpr std::string_view kNoFft = "VkFFT not found at build time";
 #endif
 
-// The API's own launchers, where a library does the work; every other variant of the table is a
+// The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
-constexpr Launcher kLibraryLaunchers[] = {
+constexpr ApiVariant kLibraryVariants[] = {
     {"fft", kFft, kNoFft, "fft", "fft_pad fft_multiply fft_crop fft_bands"},
 };
 
-std::vector<Launcher> make_launchers() {
-  std::vector<Launcher> made;
+std::vector<ApiVariant> make_api_variants() {
+  std::vector<ApiVariant> made;
   for (const VariantTraits& variant : all_variants()) {
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
       made.push_back({variant.name, &prepare<DescribedVariant>, "", description->file, description->entry, description});
-    } else if (const auto found = std::ranges::find(kLibraryLaunchers, variant.name, &Launcher::variant);
-               found != std::end(kLibraryLaunchers)) {
+    } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
+               found != std::end(kLibraryVariants)) {
       made.push_back(*found);
     }
   }
@@ -190,15 +190,15 @@ std::vector<Launcher> make_launchers() {
 
 }  // namespace
 
-std::vector<std::string> Launcher::kernel_names() const {
+std::vector<std::string> ApiVariant::kernel_names() const {
   std::vector<std::string> names;
   std::istringstream words{std::string(kernels)};
   for (std::string name; words >> name;) names.push_back(name);
   return names;
 }
 
-std::span<const Launcher> launchers() {
-  static const std::vector<Launcher> made = make_launchers();
+std::span<const ApiVariant> api_variants() {
+  static const std::vector<ApiVariant> made = make_api_variants();
   return made;
 }
 

@@ -1,5 +1,5 @@
 // execute.cpp: one target on one problem: auto's choice, the backend's run, validation, and the stream twin.
-#include "tools/execute.h"
+#include "tools/convcompare/execute.h"
 
 #include <fmt/format.h>
 

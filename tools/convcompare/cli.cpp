@@ -1,5 +1,5 @@
 // cli.cpp: the convcompare command line (CLI11): options, help text, and the WxH size syntax.
-#include "tools/cli.h"
+#include "tools/convcompare/cli.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

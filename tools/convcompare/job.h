@@ -13,7 +13,7 @@
 #include "common/report/compare.h"
 #include "common/report/printer.h"
 #include "common/report/report.h"
-#include "tools/cli.h"
+#include "tools/convcompare/cli.h"
 
 namespace cc {
 
@@ -95,7 +95,7 @@ struct Job {
 };
 
 // Where a report goes, for the main job and for merge alike: the --json, --csv and --markdown files
-// ("-": standard output) and the --plot picture. OutputPlan (tools/outputs.h) checks them.
+// ("-": standard output) and the --plot picture. OutputPlan (tools/convcompare/outputs.h) checks them.
 struct ReportDestinations {
   std::vector<ReportOutput> reports;
   std::string plot_path;
@@ -103,7 +103,7 @@ struct ReportDestinations {
 ReportDestinations report_destinations(const Config& config);
 
 // Checks and resolves the configuration; throws InputError (one line) on anything wrong, before any
-// slow work: names, sizes, inputs that cannot be read (a pipe named twice). Where the outputs go is checked by OutputPlan (tools/outputs.h), once the targets are known.
+// slow work: names, sizes, inputs that cannot be read (a pipe named twice). Where the outputs go is checked by OutputPlan (tools/convcompare/outputs.h), once the targets are known.
 Job make_job(const Config& config);
 
 // The host memory the run needs at its largest image, refused before allocating it (InputError with

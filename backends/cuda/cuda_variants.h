@@ -1,4 +1,4 @@
-// cuda_launchers.h: the CUDA backend's launchers: for each variant it implements, how to set it up on a device (described kernels through one generic launcher).
+// cuda_variants.h: the CUDA backend's API variants: for each variant it implements, how to set it up on a device (described kernels through one generic variant, DescribedVariant).
 #pragma once
 
 #include <memory>
@@ -15,9 +15,9 @@
 
 namespace cc::cuda {
 
-// What a launcher is set up from: the plan (backends/launch_plan.h), the problem, the device, the
+// What an API variant is set up from: the plan (backends/launch_plan.h), the problem, the device, the
 // kernel's description and, where it says NVRTC, the module built for the plan.
-struct LauncherSetup {
+struct ApiVariantSetup {
   const LaunchPlan& plan;
   const Problem& problem;
   const DeviceLimits& limits;
@@ -25,19 +25,19 @@ struct LauncherSetup {
   const RuntimeModule* module = nullptr;
 };
 
-struct Launcher {
+struct ApiVariant {
   std::string_view variant;  // a name of the variant table (common/domain/variants.h)
   // Sets the variant up with its filter uploads queued on `stream`; null where `missing` says why.
-  std::unique_ptr<PreparedVariant> (*prepare)(const LauncherSetup& setup, cudaStream_t stream);
+  std::unique_ptr<PreparedVariant> (*prepare)(const ApiVariantSetup& setup, cudaStream_t stream);
   std::string_view missing;  // why this build cannot run it ("cuFFT not found at build time"), or ""
   // Why it cannot run a problem the plan accepted, where a vendor library has a limit of its own, or "".
   std::string (*declines)(const LaunchPlan& plan, const Problem& problem) = nullptr;
-  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic launcher; null
+  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic variant; null
   // for a library's variant.
   const KernelDescription* description = nullptr;
 };
 
 // Every variant of the table with a kernel description, and the library variants, in the table's order.
-std::span<const Launcher> launchers();
+std::span<const ApiVariant> api_variants();
 
 }  // namespace cc::cuda

@@ -1,5 +1,5 @@
 // autotune.cpp: --variant auto: measures the candidate variants once per problem shape and caches the winner per device.
-#include "tools/autotune.h"
+#include "tools/convcompare/autotune.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // job.cpp: checking the command line's names, sizes and paths, and resolving them into the Job the driver runs.
-#include "tools/job.h"
+#include "tools/convcompare/job.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,7 +14,7 @@
 #include "common/domain/input_file.h"
 #include "common/domain/memory.h"
 #include "common/report/report_read.h"
-#include "tools/sweep.h"
+#include "tools/convcompare/sweep.h"
 
 namespace cc {
 

@@ -7,7 +7,7 @@
 #include "backends/backend.h"
 #include "common/domain/image.h"
 #include "common/report/report.h"
-#include "tools/job.h"
+#include "tools/convcompare/job.h"
 
 namespace cc {
 

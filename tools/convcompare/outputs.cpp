@@ -1,5 +1,5 @@
 // outputs.cpp: the output plan (every path a run writes, named and checked before any work) and the --output-dir image writes and contact sheet.
-#include "tools/outputs.h"
+#include "tools/convcompare/outputs.h"
 
 #include <fmt/format.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@
 #include "common/report/contact_sheet.h"
 #include "common/report/plot.h"
 #include "common/report/report_read.h"
-#include "tools/autotune.h"
+#include "tools/convcompare/autotune.h"
 #include "common/report/printer.h"
 
 namespace cc {

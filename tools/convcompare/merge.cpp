@@ -1,5 +1,5 @@
 // merge.cpp: `convcompare merge`: saved reports read back, printed as one table and written as one report.
-#include "tools/merge.h"
+#include "tools/convcompare/merge.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 
 #include "common/report/compare.h"
 #include "common/report/report_read.h"
-#include "tools/job.h"
-#include "tools/outputs.h"
+#include "tools/convcompare/job.h"
+#include "tools/convcompare/outputs.h"
 
 namespace cc {
 
@@ -36,7 +36,7 @@ Report merged_report(const std::vector<Report>& reports, const std::vector<std::
 }
 
 int run_merge(const Config& config, std::ostream& out) {
-  // The outputs planned as the main job's are (tools/outputs.h), the merged reports as their inputs,
+  // The outputs planned as the main job's are (tools/convcompare/outputs.h), the merged reports as their inputs,
   // all checked before any report is read.
   Job job;
   job.quiet = config.quiet;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "tools/job.h"
+#include "tools/convcompare/job.h"
 
 namespace cc {
 

@@ -1,5 +1,5 @@
-// cuda_launchers.cpp: CUDA's generic launcher of the described kernels, and its library variants (cuFFT, NPP), over CUDA's frame in the one frame loop.
-#include "backends/cuda/cuda_launchers.h"
+// cuda_variants.cpp: CUDA's generic variant of the described kernels, and its library variants (cuFFT, NPP), over CUDA's frame in the one frame loop.
+#include "backends/cuda/cuda_variants.h"
 
 #include <algorithm>
 #include <array>
@@ -78,11 +78,11 @@ struct CudaFrame final : DeviceFrame {
 #endif
 };
 
-// What every CUDA variant shares over the one frame loop (backends/frame_variant.h): a launcher adds
+// What every CUDA variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
 // its filter setup (constructor) and its launch of one plane.
 class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
  public:
-  CudaVariant(const LauncherSetup& setup, cudaStream_t stream)
+  CudaVariant(const ApiVariantSetup& setup, cudaStream_t stream)
       : FrameVariant(setup.plan, setup.problem), limits_(setup.limits), setup_stream_(stream),
         format_(pixel_format(setup.problem)) {}
 
@@ -110,7 +110,7 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
 };
 
 template <typename Variant>
-std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, cudaStream_t stream) {
+std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, cudaStream_t stream) {
   return std::make_unique<Variant>(setup, stream);
 }
 
@@ -123,7 +123,7 @@ std::unique_ptr<PreparedVariant> prepare(const LauncherSetup& setup, cudaStream_
 // (0 where the kernel has no tile), opted in above the device's default.
 class DescribedVariant final : public CudaVariant {
  public:
-  DescribedVariant(const LauncherSetup& setup, cudaStream_t stream)
+  DescribedVariant(const ApiVariantSetup& setup, cudaStream_t stream)
       : CudaVariant(setup, stream), description_(*setup.description), module_(setup.module) {
     const std::string entry(description_.entry);
     if (module_) {
@@ -262,7 +262,7 @@ class NppVariant : public CudaVariant {
 
 class Npp2dVariant final : public NppVariant {
  public:
-  Npp2dVariant(const LauncherSetup& setup, cudaStream_t stream)
+  Npp2dVariant(const ApiVariantSetup& setup, cudaStream_t stream)
       : NppVariant(setup, stream), reversed_(npp::reversed(weights())), filter_(upload_buffer(reversed_)) {}
 
  private:
@@ -280,7 +280,7 @@ class Npp2dVariant final : public NppVariant {
 // eight_bit_passes, since NPP stores the first pass as 8-bit (the plan declined filters it cannot take).
 class NppSeparableVariant final : public NppVariant {
  public:
-  NppSeparableVariant(const LauncherSetup& setup, cudaStream_t stream)
+  NppSeparableVariant(const ApiVariantSetup& setup, cudaStream_t stream)
       : NppVariant(setup, stream),
         passes_(format_ == CC_PIXEL_F32 ? npp::EightBitPasses{false, plan_.factors->row, plan_.factors->column}
                                         : *npp::eight_bit_passes(*plan_.factors)),
@@ -314,7 +314,7 @@ std::string npp_separable_declines(const LaunchPlan& plan, const Problem& proble
 constexpr auto kFft = &prepare<FftVariant>;
 constexpr std::string_view kNoFft = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kFft)(const LauncherSetup&, cudaStream_t) = nullptr;
+constexpr std::unique_ptr<PreparedVariant> (*kFft)(const ApiVariantSetup&, cudaStream_t) = nullptr;
 constexpr std::string_view kNoFft = "cuFFT not found at build time";
 #endif
 #ifdef CONVCOMPARE_WITH_NPP
@@ -323,27 +323,27 @@ constexpr auto kNppSeparable = &prepare<NppSeparableVariant>;
 constexpr auto kNppSeparableDeclines = &npp_separable_declines;
 constexpr std::string_view kNoNpp = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kNpp)(const LauncherSetup&, cudaStream_t) = nullptr;
+constexpr std::unique_ptr<PreparedVariant> (*kNpp)(const ApiVariantSetup&, cudaStream_t) = nullptr;
 constexpr auto kNppSeparable = kNpp;
 constexpr std::string (*kNppSeparableDeclines)(const LaunchPlan&, const Problem&) = nullptr;
 constexpr std::string_view kNoNpp = "NPP not found at build time";
 #endif
 
-// The API's own launchers, where a library does the work; every other variant of the table is a
+// The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
-constexpr Launcher kLibraryLaunchers[] = {
+constexpr ApiVariant kLibraryVariants[] = {
     {"fft", kFft, kNoFft},
     {"npp", kNpp, kNoNpp},
     {"npp-separable", kNppSeparable, kNoNpp, kNppSeparableDeclines},
 };
 
-std::vector<Launcher> make_launchers() {
-  std::vector<Launcher> made;
+std::vector<ApiVariant> make_api_variants() {
+  std::vector<ApiVariant> made;
   for (const VariantTraits& variant : all_variants()) {
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
       made.push_back({variant.name, &prepare<DescribedVariant>, "", nullptr, description});
-    } else if (const auto found = std::ranges::find(kLibraryLaunchers, variant.name, &Launcher::variant);
-               found != std::end(kLibraryLaunchers)) {
+    } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
+               found != std::end(kLibraryVariants)) {
       made.push_back(*found);
     }
   }
@@ -352,8 +352,8 @@ std::vector<Launcher> make_launchers() {
 
 }  // namespace
 
-std::span<const Launcher> launchers() {
-  static const std::vector<Launcher> made = make_launchers();
+std::span<const ApiVariant> api_variants() {
+  static const std::vector<ApiVariant> made = make_api_variants();
   return made;
 }
 

@@ -10,8 +10,8 @@
 #include "common/domain/problem.h"
 #include "common/domain/validate.h"
 #include "common/report/report.h"
-#include "tools/autotune.h"
-#include "tools/targets.h"
+#include "tools/convcompare/autotune.h"
+#include "tools/convcompare/targets.h"
 
 namespace cc {
 

@@ -1,5 +1,5 @@
 // targets.cpp: expanding the Job into backend/device/variant targets, the checks that need the backends, and --list.
-#include "tools/targets.h"
+#include "tools/convcompare/targets.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

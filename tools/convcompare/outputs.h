@@ -8,8 +8,8 @@
 
 #include "common/domain/image.h"
 #include "common/domain/problem.h"
-#include "tools/job.h"
-#include "tools/targets.h"
+#include "tools/convcompare/job.h"
+#include "tools/convcompare/targets.h"
 
 namespace cc {
 

@@ -1,7 +1,7 @@
 // driver.h: the convcompare job: check the input, run every backend/device/variant, validate, report.
 #pragma once
 
-#include "tools/cli.h"
+#include "tools/convcompare/cli.h"
 
 namespace cc {
 

@@ -1,0 +1,189 @@
+// plot_data.cpp: what a --plot page shows (plot_data.h): which runs each group plots, each API's name and line style, each variant's colour, the rate series and the phase bars.
+#include "common/report/plot_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/domain/variants.h"
+
+namespace cc::plot_data {
+
+namespace {
+
+int radius_of(const RunRecord& run) { return std::max(run.radius_x, run.radius_y); }
+long long pixels_of(const RunRecord& run) { return static_cast<long long>(run.width) * run.height; }
+double megapixels_of(const RunRecord& run) { return pixels_of(run) / 1e6; }
+double kernel_ms_of(const RunRecord& run) {
+  return run.times.kernel_ms.samples > 0 ? run.times.kernel_ms.median : kNotMeasured;
+}
+
+struct Group {
+  std::string family, border;
+  std::vector<const RunRecord*> runs;
+};
+
+// What one page plots of a group: x = radius at the largest size when the radius varies, else size.
+Selection select_runs(const Group& group) {
+  const Group* best = &group;
+  auto distinct = [](const Group& g, auto key) {
+    std::set<decltype(key(*g.runs.front()))> values;
+    for (const RunRecord* run : g.runs) values.insert(key(*run));
+    return values.size();
+  };
+  Selection selection;
+
+  const RunRecord& largest =
+      **std::ranges::max_element(best->runs, {}, [](const RunRecord* r) { return pixels_of(*r); });
+  std::vector<const RunRecord*> at_largest;
+  for (const RunRecord* run : best->runs)
+    if (run->width == largest.width && run->height == largest.height) at_largest.push_back(run);
+  const int smallest_radius =
+      radius_of(**std::ranges::min_element(at_largest, {}, [](const RunRecord* r) { return radius_of(*r); }));
+  for (const RunRecord* run : at_largest)
+    if (radius_of(*run) == smallest_radius) selection.phased.push_back(run);
+
+  const std::string image = fmt::format("{}x{}x{}", largest.width, largest.height, largest.channels);
+  const std::string border = fmt::format("border {}{}", best->border, largest.flip ? ", flipped" : "");
+  if (distinct(*best, radius_of) > 1) {
+    selection.x = XAxis::Radius;
+    selection.plotted = at_largest;
+    selection.title =
+        fmt::format("Kernel MPix/s against filter radius: {}, image {}, {}", best->family, image, border);
+  } else {
+    selection.x = distinct(*best, pixels_of) > 1 ? XAxis::Size : XAxis::None;
+    selection.plotted = best->runs;
+    selection.title = selection.x == XAxis::Size
+                          ? fmt::format("Kernel MPix/s against image size: {} (radius {}), {}", largest.filter,
+                                        smallest_radius, border)
+                          : fmt::format("Kernel MPix/s: {} (radius {}), image {}, {}", largest.filter,
+                                        smallest_radius, image, border);
+  }
+  selection.phase_title = fmt::format("Where the time goes, ms per image: {}, radius {}, {}x{}", best->family,
+                                      smallest_radius, largest.width, largest.height);
+  return selection;
+}
+
+// One selection per (filter minus r=, border) group of validated runs, in report order.
+
+const Api& api_of(const std::vector<Api>& apis, const RunRecord& run) {
+  return *std::ranges::find_if(apis,
+                               [&](const Api& a) { return a.backend == run.backend && a.device == run.device; });
+}
+
+// Colour by the variant's place in the one list of variants, so "tiled" is the same green in every plot
+// and in every API.
+Rgb variant_colour(const std::string& variant) {
+  constexpr Rgb kPalette[] = {{127, 127, 127}, {31, 119, 180},  {255, 127, 14}, {44, 160, 44},
+                              {214, 39, 40},   {148, 103, 189}, {140, 86, 75},  {227, 119, 194},
+                              {188, 189, 34},  {23, 190, 207},  {0, 90, 100}};
+  const auto variants = all_variants();
+  const auto found = std::ranges::find(variants, variant, &VariantTraits::name);
+  const auto index = static_cast<std::size_t>(found - variants.begin());
+  return index < std::size(kPalette) ? kPalette[index] : Rgb{90, 90, 90};
+}
+
+}  // namespace
+
+std::vector<Selection> select_groups(const Report& report) {
+  std::vector<Group> groups;
+  for (const RunRecord& run : report.runs) {
+    if (run.status != Status::Ok) continue;
+    const std::string family = filter_family(run.filter);
+    auto group =
+        std::ranges::find_if(groups, [&](const Group& g) { return g.family == family && g.border == run.border; });
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{family, run.border, {}});
+    group->runs.push_back(&run);
+  }
+  std::vector<Selection> selections;
+  for (const Group& group : groups) selections.push_back(select_runs(group));
+  if (selections.empty()) selections.emplace_back();  // a page that says there is nothing to plot
+  return selections;
+}
+
+// One entry per (backend, device) among the ok runs: CUDA first, then OpenCL, the rest, the CPU last.
+// A backend with one device is named by the backend alone ("cuda"), else by the device ("opencl:1:0").
+std::vector<Api> find_apis(const Report& report) {
+  std::vector<Api> apis;
+  for (const RunRecord& run : report.runs)
+    if (run.status == Status::Ok && std::ranges::none_of(apis, [&](const Api& a) {
+          return a.backend == run.backend && a.device == run.device;
+        }))
+      apis.push_back({run.backend, run.device, {}, Dash::Solid, MarkerShape::Circle});
+  auto rank = [](const Api& a) {
+    return a.backend == "cuda" ? 0 : a.backend == "opencl" ? 1 : a.backend == "cpu" ? 3 : 2;
+  };
+  std::ranges::stable_sort(apis, {}, rank);
+  constexpr Dash kDashes[] = {Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::DashDot};
+  constexpr MarkerShape kMarkers[] = {MarkerShape::Circle, MarkerShape::Square, MarkerShape::Triangle,
+                                      MarkerShape::Diamond};
+  for (std::size_t i = 0; i < apis.size(); ++i) {
+    Api& api = apis[i];
+    const bool shared = std::ranges::count(apis, api.backend, &Api::backend) > 1;
+    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/convcompare/merge.cpp): the label keeps it
+    // (issue #28: a merged series lost its machine).
+    const std::size_t slash = api.device.find('/');
+    const std::string machine = slash == std::string::npos ? "" : api.device.substr(0, slash + 1);
+    const std::string local = api.device.substr(machine.size());
+    api.label = !shared                          ? machine + api.backend
+                : local.starts_with(api.backend) ? api.device
+                                                 : api.backend + " " + api.device;
+    api.dash = kDashes[i % 4];
+    api.marker = kMarkers[i % 4];
+  }
+  return apis;
+}
+std::vector<Series> build_series(const Selection& selection, const std::vector<Api>& apis) {
+  std::vector<Series> all;
+  for (const RunRecord* run : selection.plotted) {
+    if (!(run->mpix_per_s > 0)) continue;  // nothing a log axis can show
+    const Api& api = api_of(apis, *run);
+    const std::string label = fmt::format("{} {}", api.label, run->variant);
+    auto series = std::ranges::find(all, label, &Series::label);
+    if (series == all.end()) series = all.insert(all.end(), Series{label, variant_colour(run->variant), &api, {}});
+    const double x = selection.x == XAxis::Size ? megapixels_of(*run) : radius_of(*run);
+    series->points.emplace(x, run->mpix_per_s);  // pinned and pageable share a kernel: the first counts
+  }
+  // Fastest first, judged where the lines end, so the legend reads top to bottom like the lines' right ends.
+  std::ranges::stable_sort(all, std::greater{}, [](const Series& s) { return s.points.rbegin()->second; });
+  return all;
+}
+
+constexpr Phase kPhases[4] = {
+    {"setup", {170, 170, 170}, [](const RunRecord& r) { return r.times.setup_ms; }},
+    {"H2D", {0, 114, 178}, [](const RunRecord& r) { return r.times.h2d_ms; }},
+    {"kernel (median)", {213, 94, 0}, kernel_ms_of},
+    {"D2H", {86, 180, 233}, [](const RunRecord& r) { return r.times.d2h_ms; }},
+};
+
+std::vector<Bar> build_bars(const Selection& selection, const std::vector<Api>& apis) {
+  std::vector<Bar> bars;
+  for (const Api& api : apis) {
+    std::vector<std::string> memories;  // pinned before pageable, then anything else in report order
+    for (const RunRecord* run : selection.phased)
+      if (run->backend == api.backend && run->device == api.device &&
+          std::ranges::find(memories, run->memory) == memories.end())
+        memories.push_back(run->memory);
+    std::ranges::stable_sort(memories, {}, [](const std::string& m) {
+      return m == "pinned" ? 0 : m == "pageable" ? 1 : 2;
+    });
+    // A bar per variant (issue #28: only the first variant was drawn), in report order.
+    for (const std::string& memory : memories) {
+      bool first_of_memory = true;
+      for (const RunRecord* run : selection.phased) {
+        if (run->backend != api.backend || run->device != api.device || run->memory != memory) continue;
+        Bar bar{fmt::format("{} {}{}{}", api.label, run->variant, memory.empty() ? "" : " ", memory), run};
+        for (const Phase& phase : kPhases)
+          if (const double ms = phase.ms(*run); std::isfinite(ms) && ms > 0) bar.total += ms;
+        bar.new_group = &api != &apis.front() && memory == memories.front() && first_of_memory;
+        first_of_memory = false;
+        bars.push_back(bar);
+      }
+    }
+  }
+  return bars;
+}
+
+}  // namespace cc::plot_data
