@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/report/canvas.h"
+#include "common/domain/backend_names.h"
 #include "common/domain/error.h"
 #include "common/domain/variants.h"
 
@@ -126,7 +127,8 @@ std::vector<Api> find_apis(const Report& report) {
         }))
       apis.push_back({run.backend, run.device, {}, Dash::Solid, MarkerShape::Circle});
   auto rank = [](const Api& a) {
-    return a.backend == "cuda" ? 0 : a.backend == "opencl" ? 1 : a.backend == "cpu" ? 3 : 2;
+    const BackendName* known = find_backend_name(a.backend);
+    return known ? known->plot_rank : kUnlistedBackendPlotRank;
   };
   std::ranges::stable_sort(apis, {}, rank);
   constexpr Dash kDashes[] = {Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::DashDot};

@@ -10,6 +10,7 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "common/domain/backend_names.h"
 #include "common/report/fields.h"
 
 namespace cc {
@@ -361,7 +362,10 @@ std::vector<std::string> ratio_lines(const Group& group, std::size_t device_widt
       if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) break;
     }
 
-    const auto cuda = std::find_if(done.begin(), done.end(), [](const RunRecord* r) { return r->backend == "cuda"; });
+    const auto cuda = std::find_if(done.begin(), done.end(), [](const RunRecord* r) {
+      const BackendName* known = find_backend_name(r->backend);
+      return known && known->ratio_base;
+    });
     const std::size_t base = cuda == done.end() ? 0 : static_cast<std::size_t>(cuda - done.begin());
     // Wrapped under the first ratio where a line would pass kLineWidth (with the caller's 2-space indent).
     std::string line = fmt::format("{:<{}}", variant + ":", variant_width + 1);
