@@ -63,7 +63,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   const int units = problem.pixel == PixelType::F32 ? problem.channels : 1;
   plan.pixel_bytes = static_cast<std::size_t>(problem.device_bytes_per_pixel() / units);
   if (variant.rank_one) {
-    plan.factors = separate(problem.correlation_filter);
+    plan.factors = problem.correlation_factors;
     if (!plan.factors) return "filter is not separable";
   }
 

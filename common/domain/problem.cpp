@@ -67,6 +67,7 @@ Problem make_problem(const Image& image, const Filter& filter, Border border, bo
   problem.flip = flip;
   problem.pixel = pixel;
   problem.correlation_filter = flip ? flipped(filter) : filter;
+  problem.correlation_factors = separate(problem.correlation_filter);
   problem.input_finite = std::ranges::all_of(image.data, [](float value) { return std::isfinite(value); });
   return problem;
 }

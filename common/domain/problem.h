@@ -1,6 +1,7 @@
 // problem.h: one convolution problem: image shape, filter as applied, border mode, flip.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,9 @@ struct Problem {
   // The filter every backend correlates with: `filter`, or flipped(filter) when flip is set. Backends
   // never flip themselves; the CPU reference applies `flip` on its own, so --flip is still checked.
   Filter correlation_filter;
+  // separate(correlation_filter): its rank-1 factors, or nullopt when it is not separable. Found once
+  // here, for the launch plan, the tolerance and the tuning key alike (issue #24).
+  std::optional<SeparableFactors> correlation_factors;
 
   int radius_x() const { return filter.radius_x(); }
   int radius_y() const { return filter.radius_y(); }
