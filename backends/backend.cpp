@@ -5,6 +5,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/embedded_sources.h"
+#include "common/domain/backend_names.h"
 #ifdef CONVCOMPARE_WITH_CUDA
 #include "backends/cuda/cuda_backend.h"
 #endif
@@ -23,6 +24,11 @@ std::vector<std::unique_ptr<Backend>> make_backends() {
 #ifdef CONVCOMPARE_WITH_OPENCL
   backends.push_back(make_opencl_backend());
 #endif
+  // Every backend answers to a name of the one list (common/domain/backend_names.h) that the command
+  // line, the help text and the report read; one missing there could be built but never selected.
+  for (const std::unique_ptr<Backend>& backend : backends)
+    if (!find_backend_name(backend->name()))
+      throw std::logic_error(std::string(backend->name()) + " is not in common/domain/backend_names.h");
   return backends;
 }
 

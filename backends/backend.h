@@ -118,7 +118,8 @@ class Backend {
   }
 };
 
-// Every backend compiled into this binary, in report order: cpu, cuda, opencl.
+// Every backend compiled into this binary, in report order: cpu, cuda, opencl, each named in
+// common/domain/backend_names.h (the one list the command line and the report read).
 std::vector<std::unique_ptr<Backend>> make_backends();
 
 // What this binary was built with, for --version: "cpu", "cuda (npp, cufft)", "opencl"; no discovery.

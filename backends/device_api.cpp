@@ -10,15 +10,10 @@ FrameLayout FrameLayout::for_problem(const Problem& problem) {
   FrameLayout layout;
   layout.pixel = problem.pixel;
   layout.channels = problem.channels;
-  layout.device_channels = problem.device_channels();
-  const std::size_t pixels = static_cast<std::size_t>(problem.width) * problem.height;
-  if (problem.pixel == PixelType::F32) {
-    layout.units = problem.channels;
-    layout.unit_bytes = pixels * sizeof(float);
-  } else {
-    layout.units = 1;
-    layout.unit_bytes = pixels * layout.device_channels;
-  }
+  const DeviceFormat format = problem.device_format();
+  layout.device_channels = format.device_channels;
+  layout.units = format.units;
+  layout.unit_bytes = static_cast<std::size_t>(problem.width) * problem.height * format.unit_pixel_bytes;
   return layout;
 }
 

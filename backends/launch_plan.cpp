@@ -60,10 +60,10 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     return "the input holds NaN or infinity, which a Fourier transform spreads over the whole plane "
            "(the direct variants keep it where it is, as the reference does)";
   // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
-  const int units = problem.pixel == PixelType::F32 ? problem.channels : 1;
-  plan.pixel_bytes = static_cast<std::size_t>(problem.device_bytes_per_pixel() / units);
+  const DeviceFormat format = problem.device_format();
+  plan.pixel_bytes = static_cast<std::size_t>(format.unit_pixel_bytes);
   if (variant.rank_one) {
-    plan.factors = separate(problem.correlation_filter);
+    plan.factors = problem.correlation_factors;
     if (!plan.factors) return "filter is not separable";
   }
 
@@ -71,11 +71,11 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     case Geometry::Fast: {
       if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
       plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits),
-                             pixel_format_values(pixel_format(problem)));
+                             format.values);
       // RGBA8 in the columns scheme (a device whose on-chip memory holds no rows tile) validates on Rusticl
       // for one channel but not for four (its third and fourth channel passes come out wrong at r = 32,
       // unrolled or not: under investigation, docs/performance.md, "8-bit"): skipped until it does.
-      if (!plan.fast.quads() && !plan.fast.rows() && pixel_format(problem) == CC_PIXEL_U8X4)
+      if (!plan.fast.quads() && !plan.fast.rows() && format.kernel == KernelFormat::U8x4)
         return fmt::format("the fast variant's columns scheme (radius {}x{} with {} bytes of {}) has no RGBA8 kernel "
                            "yet; one channel, separable and tiled run here", args.radius_x, args.radius_y,
                            limits.on_chip_bytes, limits.on_chip_name);
@@ -120,7 +120,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   const std::size_t plane_bytes = static_cast<std::size_t>(problem.width) * problem.height * plan.pixel_bytes;
   const bool fft = variant.geometry == Geometry::Fft;
   const std::size_t fft_bytes = fft ? 2 * plan.fft.buffer_bytes() + fft_band_bytes(plan.fft, problem.correlation_filter) : 0;
-  plan.frame_bytes = (2 * units + variant.scratch_planes) * plane_bytes + fft_bytes;
+  plan.frame_bytes = (2 * format.units + variant.scratch_planes) * plane_bytes + fft_bytes;
   const std::size_t largest = std::max({plane_bytes, plan.filter_bytes, fft ? plan.fft.buffer_bytes() : 0});
   if (largest > limits.max_allocation)
     return fmt::format("needs {:.1f} MB in one buffer, the device allows {:.1f} MB ({})", megabytes(largest),

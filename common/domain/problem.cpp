@@ -35,14 +35,18 @@ PixelType parse_pixel(std::string_view name) {
   throw InputError(fmt::format("unknown pixel type '{}' (f32, u8)", name));
 }
 
-int device_channels(PixelType pixel, int channels) {
-  if (pixel == PixelType::F32) return channels;
-  return channels == 1 ? 1 : 4;
+DeviceFormat device_format(PixelType pixel, int channels) {
+  if (pixel == PixelType::F32)
+    return {.kernel = KernelFormat::F32, .units = channels, .device_channels = channels,
+            .unit_pixel_bytes = static_cast<int>(sizeof(float)), .values = 1};
+  // 8-bit: one channel, or RGBA8 with 2 and 3 channels padded to 4 (docs/architecture.md, "Pixel types").
+  if (channels == 1) return {.kernel = KernelFormat::U8, .units = 1, .device_channels = 1, .unit_pixel_bytes = 1, .values = 1};
+  return {.kernel = KernelFormat::U8x4, .units = 1, .device_channels = 4, .unit_pixel_bytes = 4, .values = 4};
 }
 
-int device_bytes_per_pixel(PixelType pixel, int channels) {
-  return pixel == PixelType::F32 ? channels * static_cast<int>(sizeof(float)) : device_channels(pixel, channels);
-}
+int device_channels(PixelType pixel, int channels) { return device_format(pixel, channels).device_channels; }
+
+int device_bytes_per_pixel(PixelType pixel, int channels) { return device_format(pixel, channels).bytes_per_pixel(); }
 
 ConvArgs Problem::conv_args() const {
   ConvArgs args{};
@@ -67,6 +71,7 @@ Problem make_problem(const Image& image, const Filter& filter, Border border, bo
   problem.flip = flip;
   problem.pixel = pixel;
   problem.correlation_filter = flip ? flipped(filter) : filter;
+  problem.correlation_factors = separate(problem.correlation_filter);
   problem.input_finite = std::ranges::all_of(image.data, [](float value) { return std::isfinite(value); });
   return problem;
 }

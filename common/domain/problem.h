@@ -1,6 +1,7 @@
 // problem.h: one convolution problem: image shape, filter as applied, border mode, flip.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,8 +24,26 @@ enum class PixelType { F32, U8 };
 std::string_view to_string(PixelType pixel);
 PixelType parse_pixel(std::string_view name);  // throws InputError on an unknown name
 
-// Channels a device kernel computes per pixel (f32: every plane's, one plane per launch; u8: 1 or 4
-// interleaved), and the bytes one pixel takes on the device, all channels: what the floors count.
+// Which kernels read a frame: the values of common/geometry/pixel.h's CC_PIXEL_F32, CC_PIXEL_U8 and
+// CC_PIXEL_U8X4 (common/geometry/pixel_format.h checks they agree).
+enum class KernelFormat { F32 = 1, U8 = 2, U8x4 = 3 };
+
+// The device frame of one pixel type and channel count, derived once by device_format() (issue #24):
+// the kernels' format and the frame's layout in units (what one launch reads: a float plane, or the
+// 8-bit interleaved image; backends/device_api.h's FrameLayout packs them).
+struct DeviceFormat {
+  KernelFormat kernel = KernelFormat::F32;
+  int units = 0;             // f32: one plane per channel; u8: one interleaved image
+  int device_channels = 0;   // channels a kernel computes per pixel, all units (f32: every plane's; u8: 1 or 4)
+  int unit_pixel_bytes = 0;  // one pixel of one unit, as a tile stages it: 4 (a float), or 1 or 4 bytes
+  int values = 1;            // floats in a kernel's cc_value: 4 for RGBA8, else 1
+
+  int bytes_per_pixel() const { return units * unit_pixel_bytes; }  // all channels: what the floors count
+};
+DeviceFormat device_format(PixelType pixel, int channels);
+
+// Channels a device kernel computes per pixel, and the bytes one pixel takes on the device, all
+// channels: device_format()'s, for the callers that need only one of them.
 int device_channels(PixelType pixel, int channels);
 int device_bytes_per_pixel(PixelType pixel, int channels);
 
@@ -43,12 +62,16 @@ struct Problem {
   // The filter every backend correlates with: `filter`, or flipped(filter) when flip is set. Backends
   // never flip themselves; the CPU reference applies `flip` on its own, so --flip is still checked.
   Filter correlation_filter;
+  // separate(correlation_filter): its rank-1 factors, or nullopt when it is not separable. Found once
+  // here, for the launch plan, the tolerance and the tuning key alike (issue #24).
+  std::optional<SeparableFactors> correlation_factors;
 
   int radius_x() const { return filter.radius_x(); }
   int radius_y() const { return filter.radius_y(); }
 
-  int device_channels() const { return cc::device_channels(pixel, channels); }
-  int device_bytes_per_pixel() const { return cc::device_bytes_per_pixel(pixel, channels); }
+  DeviceFormat device_format() const { return cc::device_format(pixel, channels); }
+  int device_channels() const { return device_format().device_channels; }
+  int device_bytes_per_pixel() const { return device_format().bytes_per_pixel(); }
 
   // The kernel arguments for one plane of this problem, rows packed (pitch = width).
   ConvArgs conv_args() const;

@@ -98,7 +98,7 @@ Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& pro
   if (variant.kind == VariantKind::Fft) return tolerance;
   if (variant.rank_one) {
     // The two passes compute with column x row, which differs from the 2D filter by up to its residual.
-    const std::optional<SeparableFactors> factors = separate(problem.correlation_filter);
+    const std::optional<SeparableFactors>& factors = problem.correlation_factors;
     const double residual = factors ? separable_error_bound(problem.correlation_filter, *factors, input) : 0;
     if (residual > 0) {
       tolerance.value += residual;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/domain/backend_names.h"
 #include "common/domain/variants.h"
 
 namespace cc::plot_data {
@@ -113,7 +114,8 @@ std::vector<Api> find_apis(const Report& report) {
         }))
       apis.push_back({run.backend, run.device, {}, Dash::Solid, MarkerShape::Circle});
   auto rank = [](const Api& a) {
-    return a.backend == "cuda" ? 0 : a.backend == "opencl" ? 1 : a.backend == "cpu" ? 3 : 2;
+    const BackendName* known = find_backend_name(a.backend);
+    return known ? known->plot_rank : kUnlistedBackendPlotRank;
   };
   std::ranges::stable_sort(apis, {}, rank);
   constexpr Dash kDashes[] = {Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::DashDot};

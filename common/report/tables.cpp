@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/domain/backend_names.h"
+
 namespace cc {
 
 std::string format_table_number(double value) { return report_tables::short_number(value); }
@@ -276,7 +278,10 @@ std::vector<std::string> ratio_lines(const Group& group, std::size_t device_widt
       if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) break;
     }
 
-    const auto cuda = std::find_if(done.begin(), done.end(), [](const RunRecord* r) { return r->backend == "cuda"; });
+    const auto cuda = std::find_if(done.begin(), done.end(), [](const RunRecord* r) {
+      const BackendName* known = find_backend_name(r->backend);
+      return known && known->ratio_base;
+    });
     const std::size_t base = cuda == done.end() ? 0 : static_cast<std::size_t>(cuda - done.begin());
     // Wrapped under the first ratio where a line would pass kLineWidth (with the caller's 2-space indent).
     std::string line = fmt::format("{:<{}}", variant + ":", variant_width + 1);

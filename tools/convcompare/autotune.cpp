@@ -99,7 +99,7 @@ TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, co
   key.radius_y = problem.radius_y();
   key.border = std::string(to_string(problem.border));
   key.pixel = std::string(to_string(problem.pixel));
-  key.separable = separate(problem.correlation_filter).has_value();
+  key.separable = problem.correlation_factors.has_value();
   key.backend = std::string(backend);
   std::vector<std::string> versions;
   for (const std::string_view name : {"driver version", "runtime version", "platform version"})

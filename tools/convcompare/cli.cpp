@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/domain/backend_names.h"
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
@@ -155,8 +156,14 @@ std::vector<std::pair<std::string, std::vector<std::string>>> completion_values(
   for (Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap}) borders.emplace_back(to_string(border));
   std::vector<std::string> filters = builtin_filter_names();
   filters.emplace_back("file:");
-  return {{"--backend", {"cpu", "cuda", "opencl", "all"}},
-          {"--device", {"cpu", "cuda:0", "opencl:0:0"}},
+  std::vector<std::string> backends, devices;
+  for (const BackendName& backend : kBackendNames) {
+    backends.emplace_back(backend.name);
+    devices.push_back(first_device_id(backend));
+  }
+  backends.emplace_back("all");
+  return {{"--backend", backends},
+          {"--device", devices},
           {"--variant", variants},
           {"--border", borders},
           {"--filter", filters},
@@ -274,13 +281,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   const CLI::Validator named_file(
       [](std::string& value) { return value.empty() ? std::string("an empty name is not a file") : std::string(); }, "");
   app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
-  app.add_option("--backend", config.backends, "cpu, cuda, opencl or all (comma list)")
+  app.add_option("--backend", config.backends, backend_name_list(", ", ", ") + " or all (comma list)")
       ->type_name("LIST")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->default_str("all");
   app.add_option("--device", config.devices,
-                 "Device to run: cpu, cuda:N, opencl:P:D (repeatable or comma list; default: every device)")
+                 "Device to run: " + device_id_forms(", ", ", ") + " (repeatable or comma list; default: every device)")
       ->type_name("ID")
       ->delimiter(',')
       ->allow_extra_args(false);

@@ -48,14 +48,14 @@ DeviceSelector parse_device(const std::string& text) {
   const std::optional<DeviceId> id = split_device_id(text);
   const BackendName* backend = id ? find_backend_name(id->backend) : nullptr;
   if (!backend || id->numbers.size() > backend->id_numbers)
-    throw InputError(fmt::format("bad device '{}': expected cpu, cuda:N or opencl:P:D", text));
+    throw InputError(fmt::format("bad device '{}': expected {}", text, device_id_forms(", ", " or ")));
   return {text, *id};
 }
 
 std::vector<std::string> select_backends(const std::vector<std::string>& requested) {
   for (const std::string& name : requested)
     if (name != "all" && !find_backend_name(name))
-      throw InputError(fmt::format("unknown backend '{}' (cpu, cuda, opencl, all)", name));
+      throw InputError(fmt::format("unknown backend '{}' ({}, all)", name, backend_name_list(", ", ", ")));
   std::vector<std::string> selected;
   for (const BackendName& backend : kBackendNames)
     if (contains(requested, "all") || contains(requested, backend.name)) selected.emplace_back(backend.name);
@@ -99,11 +99,6 @@ void check_streams_named_once(const Config& config) {
 std::string report_path(const std::string& path) { return path == "-" ? "/dev/stdout" : path; }
 
 }  // namespace
-
-const BackendName* find_backend_name(std::string_view name) {
-  const auto* found = std::ranges::find(kBackendNames, name, &BackendName::name);
-  return found == std::ranges::end(kBackendNames) ? nullptr : found;
-}
 
 bool DeviceSelector::matches(const DeviceInfo& device) const {
   const std::optional<DeviceId> other = split_device_id(device.id);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/domain/backend_names.h"
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
 #include "common/domain/variants.h"
@@ -16,19 +17,6 @@
 #include "tools/convcompare/cli.h"
 
 namespace cc {
-
-// The backends the command line knows, in report order: how their device ids read and how a build
-// gets them.
-struct BackendName {
-  std::string_view name;
-  std::size_t id_numbers;         // cpu: "cpu", cuda: "cuda:N", opencl: "opencl:P:D"
-  std::string_view build_option;  // how to get it when this binary lacks it
-  bool has_device_memory;         // transfers, --stream, measured peaks; the contact sheet shows its results
-};
-inline constexpr BackendName kBackendNames[] = {{"cpu", 0, "", false},
-                                                {"cuda", 1, "-DCONVCOMPARE_CUDA=ON", true},
-                                                {"opencl", 2, "-DCONVCOMPARE_OPENCL=ON", true}};
-const BackendName* find_backend_name(std::string_view name);  // nullptr when unknown
 
 // A device id split at its colons: "opencl:1:0" -> {"opencl", {1, 0}}.
 struct DeviceId {

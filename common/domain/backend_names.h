@@ -1,0 +1,40 @@
+// backend_names.h: the one list of backend names, in report order, that the command line, the help
+// text, the report and the plot read; backends/backend.cpp builds the backends against it (issue #24).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace cc {
+
+// A backend the command line knows: how its device ids read, how a build gets it, and where it sits
+// among the others in the report's ratios and the plot's legend.
+struct BackendName {
+  std::string_view name;
+  std::size_t id_numbers;         // cpu: "cpu", cuda: "cuda:N", opencl: "opencl:P:D"
+  std::string_view id_numbers_placeholder;  // how the help text writes those numbers: "N", "P:D"
+  std::string_view build_option;  // how to get it when this binary lacks it
+  bool has_device_memory;         // transfers, --stream, measured peaks; the contact sheet shows its results
+  bool ratio_base;                // the console's kernel-time ratios are taken against it (report.cpp)
+  int plot_rank;                  // the plot's legend order: lower first; a name not listed here ranks 2
+};
+inline constexpr BackendName kBackendNames[] = {
+    {"cpu", 0, "", "", false, false, 3},
+    {"cuda", 1, "N", "-DCONVCOMPARE_CUDA=ON", true, true, 0},
+    {"opencl", 2, "P:D", "-DCONVCOMPARE_OPENCL=ON", true, false, 1},
+};
+inline constexpr int kUnlistedBackendPlotRank = 2;  // a report's backend this binary does not know
+
+const BackendName* find_backend_name(std::string_view name);  // nullptr when unknown
+
+// "cpu, cuda, opencl" joined by `separator`, with `last` before the final one ("cpu, cuda or opencl").
+std::string backend_name_list(std::string_view separator, std::string_view last);
+
+// "cpu, cuda:N, opencl:P:D": every backend's device id form, for the help text and its errors.
+std::string device_id_forms(std::string_view separator, std::string_view last);
+
+// "cuda:0", "opencl:0:0": each backend's first device id, for the shell completion's examples.
+std::string first_device_id(const BackendName& backend);
+
+}  // namespace cc
