@@ -3,6 +3,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/hostile/hostile_support.h"
 #include "tests/support/temp_dir.h"
 
@@ -68,4 +70,28 @@ TEST_CASE("environment: a syntax error in a --kernel-dir source is the user's in
   const CommandResult result = without_compiler_chatter(
       convcompare(run_args({"--size", "32x16", "--variant", "global", "--kernel-dir", dir / "kernels"})));
   check_refused(result, {"--kernel-dir", dir / "kernels/global.cl" + ":3:", "unknown type name 'this'"});
+}
+
+TEST_CASE("environment: fft on a device of few work-items per group is skipped with the limit, never planned") {
+  if (skipped_here()) return;
+  TempDir dir("hostile");
+  // 33x17 with gaussian:sigma=2 (a 48x30 transform) never finished VkFFT's planning at 8 work-items; at
+  // 1 VkFFT failed to launch. Both are skipped now, before any planning, and the run ends at once.
+  for (const std::string& items : {"1", "8"}) {
+    CAPTURE(items);
+    const CommandResult result = shell("POCL_MAX_WORK_GROUP_SIZE=" + items +
+                                       " exec $CONVCOMPARE $RUN --variant fft --size 33x17 --filter gaussian:sigma=2 "
+                                       "--quiet --json " + shell_quoted(dir / "r.json"));
+    check_validated(result);
+    CHECK(result.seconds < 30);
+    const nlohmann::json report = nlohmann::json::parse(read_text(dir / "r.json"));
+    int fft_runs = 0;  // beside the direct variants run_args names, which validate
+    for (const auto& run : report["runs"]) {
+      if (run["variant"] != "fft") continue;
+      ++fft_runs;
+      CHECK(run["status"] == "skipped");
+      CHECK(run["reason"].get<std::string>().find("allows " + items + " work-items per group") != std::string::npos);
+    }
+    CHECK(fft_runs == 1);
+  }
 }
