@@ -47,6 +47,8 @@ std::string border_reason(const VariantTraits& variant, Border border) {
 }
 
 // Before building: the traits against the problem and the device, and the compile-time shape.
+constexpr std::size_t kFftLeastGroup = 64;
+
 std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
                                  const DeviceLimits& limits, int frames_in_flight) {
   plan.variant = &variant;
@@ -101,7 +103,17 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
       plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
       break;
     }
-    case Geometry::Fft: plan.fft = fft_shape(problem); break;
+    case Geometry::Fft:
+      // VkFFT plans its kernels for the device's work-group size; on a device allowing few work-items
+      // it fails to launch (1-2) or never finishes planning (8, a 48x30 transform: over 10 minutes at
+      // 100% CPU). Tried with PoCL's POCL_MAX_WORK_GROUP_SIZE at 1, 2, 4, 8, 16, 32, 64, 128, 256 (issue
+      // #30): at 16 and 32 the 48x30 plan had not finished after 50 s and 120 s (a cold PoCL cache), at 64
+      // it planned and validated in 9 s (cold) and so did every size tried; cuFFT's devices allow 1024.
+      if (limits.max_group < kFftLeastGroup)
+        return fmt::format("the device allows {} work-items per group; the FFT library needs at least {} to plan",
+                           limits.max_group, kFftLeastGroup);
+      plan.fft = fft_shape(problem);
+      break;
     default: break;
   }
   if (std::string define = pixel_define(problem); !define.empty()) plan.defines.push_back(std::move(define));

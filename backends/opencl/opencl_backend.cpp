@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -52,7 +53,8 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
 
 // The headers every kernel reads, conv_args.h then pixel.h, followed by the variant's .cl: the .cl files do
 // not #include them, so a program needs no include path and the same text works from the embedded copies or
-// from --kernel-dir (where a header found in the directory replaces the embedded one).
+// from --kernel-dir (where a header found in the directory replaces the embedded one). From --kernel-dir
+// each part opens with a #line naming its file, so the compiler's diagnostic points into the user's file.
 std::string program_source(std::string_view file, const std::string& kernel_dir) {
   constexpr std::string_view kHeaders[] = {"conv_args.h", "pixel.h"};
   std::string source;
@@ -63,9 +65,52 @@ std::string program_source(std::string_view file, const std::string& kernel_dir)
   const std::filesystem::path dir(kernel_dir);
   const std::optional<std::string> kernel = read_text_file(dir / file);
   if (!kernel) throw InputError(fmt::format("--kernel-dir {}: cannot read {}", kernel_dir, file));
-  for (std::string_view header : kHeaders)
-    source += read_text_file(dir / header).value_or(embedded_cl_source(header)) + "\n";
-  return source + *kernel;
+  const auto line_directive = [](const std::filesystem::path& path) {
+    std::string quoted;  // a string literal: a quote or backslash in the path escaped
+    for (const char c : path.string()) quoted += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string(1, c);
+    return fmt::format("#line 1 \"{}\"\n", quoted);
+  };
+  for (std::string_view header : kHeaders) {
+    const std::optional<std::string> own = read_text_file(dir / header);
+    source += own ? line_directive(dir / header) + *own : "#line 1 \"" + std::string(header) + "\"\n" + embedded_cl_source(header);
+    source += "\n";
+  }
+  return source + line_directive(dir / file) + *kernel;
+}
+
+// A compiler diagnostic's line ("error: FILE:LINE:COL: message" from PoCL, "FILE:LINE:COL: error: message"
+// from clang-based drivers), its "error: " taken out; nullopt when the log holds none.
+std::optional<std::string> first_compiler_error(const std::string& log) {
+  static const std::regex diagnostic(R"(^(?:error: )?(.*:[0-9]+:[0-9]+: )(?:error: )?(.*)$)");
+  std::istringstream lines(log);
+  std::string line;
+  std::smatch parts;
+  while (std::getline(lines, line))
+    if (line.find("error") != std::string::npos && std::regex_match(line, parts, diagnostic))
+      return parts[1].str() + parts[2].str();
+  return std::nullopt;
+}
+
+// A failed clBuildProgram in the two kinds that are not a broken kernel (docs/correctness.md, "Build
+// failures"), each bad input for one line and exit 2: the compiler's first error in a --kernel-dir source
+// (the user's file), and a failure with no diagnostic at all (an empty or garbage log, or the driver out of
+// memory): the compiler never judged our source, so the environment failed (PoCL writes its kernel cache
+// under POCL_CACHE_DIR: a file there, a full disk or `ulimit -f` ends every build so). A diagnostic for the
+// embedded sources stays an ApiError: that is our kernel broken.
+void refuse_build_failure(cl_int status, std::string_view file, const std::string& device, const std::string& log,
+                          bool from_kernel_dir) {
+  const std::optional<std::string> diagnostic = first_compiler_error(log);
+  if (diagnostic && from_kernel_dir)
+    throw InputError(fmt::format("--kernel-dir: OpenCL cannot compile {}: {}", file, *diagnostic));
+  if (diagnostic && status != CL_OUT_OF_HOST_MEMORY && status != CL_OUT_OF_RESOURCES) return;
+  std::string said;  // the log's first non-empty line, as evidence
+  std::istringstream lines(log);
+  while (said.empty() && std::getline(lines, said)) {}
+  throw InputError(fmt::format(
+      "OpenCL on {} could not build {} ({}) and its compiler reported nothing about the source (build log: {}): "
+      "the environment failed, not the kernel; check that POCL_CACHE_DIR (or the driver's cache directory) is a "
+      "writable directory with free space, and the limits of ulimit -f and -v",
+      device, file, error_name(status), said.empty() ? "empty" : "'" + said + "'"));
 }
 
 // The build log's error lines (or its first line), for what(); the whole log goes in build_log().
@@ -97,8 +142,10 @@ class OpenClApi;
 // fft's VkFFT plan, and its API variant.
 class ClBuild final : public VariantBuild {
  public:
-  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string source)
-      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), source_(std::move(source)) {}
+  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string source,
+          bool from_kernel_dir)
+      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), source_(std::move(source)),
+        from_kernel_dir_(from_kernel_dir) {}
 
   KernelLimits build(const LaunchPlan& plan) override;
 
@@ -120,6 +167,7 @@ class ClBuild final : public VariantBuild {
   const ApiVariant& api_variant_;
   int device_;
   std::string source_;  // conv_args.h, pixel.h and the variant's .cl
+  bool from_kernel_dir_;  // a compiler error in source_ is the user's (--kernel-dir), not ours
   cl::Program program_;
   std::vector<cl::Kernel> kernels_;
   std::string build_options_;
@@ -179,7 +227,8 @@ class OpenClApi final : public GpuApi {
   std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
     const ApiVariant& found = api_variant(traits.name);
     return std::make_unique<ClBuild>(*this, traits, found, device,
-                                     program_source(std::string(found.file) + ".cl", options.kernel_dir));
+                                     program_source(std::string(found.file) + ".cl", options.kernel_dir),
+                                     !options.kernel_dir.empty());
   }
 
   std::unique_ptr<DeviceSession> make_session(int device) override {
@@ -206,7 +255,7 @@ class OpenClApi final : public GpuApi {
   }
 
   const BuiltProgram& program_for(int device, std::string_view file, const std::string& source,
-                                  const std::string& options) {
+                                  const std::string& options, bool from_kernel_dir = false) {
     const auto key = std::make_tuple(source, options, device);
     if (auto found = programs_.find(key); found != programs_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
@@ -216,6 +265,7 @@ class OpenClApi final : public GpuApi {
     if (status != CL_SUCCESS) {
       cl_int log_status = CL_SUCCESS;
       const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
+      refuse_build_failure(status, file, discovery_.devices[device].info.id, log, from_kernel_dir);
       throw ApiError("OpenCL", status, std::string(error_name(status)),
                      fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
                      summarize_build_log(log), log);
@@ -251,7 +301,8 @@ class OpenClApi final : public GpuApi {
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
   build_options_ = kBuildOptions;
   for (const std::string& define : plan.defines) build_options_ += " " + define;
-  const BuiltProgram& built = api_.program_for(device_, std::string(api_variant_.file) + ".cl", source_, build_options_);
+  const BuiltProgram& built = api_.program_for(device_, std::string(api_variant_.file) + ".cl", source_, build_options_,
+                                                   from_kernel_dir_);
   program_ = built.program;
   build_ms_ = built.build_ms;
   if (traits_.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building

@@ -61,7 +61,23 @@ ConvArgs Problem::conv_args() const {
   return args;
 }
 
+SampleFacts sample_facts(const Image& image) {
+  SampleFacts facts;
+  for (const float value : image.data) {
+    if (std::isfinite(value))
+      facts.largest_magnitude = std::max(facts.largest_magnitude, static_cast<double>(std::fabs(value)));
+    else
+      facts.all_finite = false;
+  }
+  return facts;
+}
+
 Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip, PixelType pixel) {
+  return make_problem(image, sample_facts(image), filter, border, flip, pixel);
+}
+
+Problem make_problem(const Image& image, const SampleFacts& facts, const Filter& filter, Border border, bool flip,
+                     PixelType pixel) {
   Problem problem;
   problem.width = image.width;
   problem.height = image.height;
@@ -72,14 +88,12 @@ Problem make_problem(const Image& image, const Filter& filter, Border border, bo
   problem.pixel = pixel;
   problem.correlation_filter = flip ? flipped(filter) : filter;
   problem.correlation_factors = separate(problem.correlation_filter);
-  problem.input_finite = std::ranges::all_of(image.data, [](float value) { return std::isfinite(value); });
+  problem.input_finite = facts.all_finite;
   return problem;
 }
 
-void check_sums_fit_float(const Image& image, const Filter& filter) {
-  double largest = 0;
-  for (const float value : image.data)
-    if (std::isfinite(value)) largest = std::max(largest, static_cast<double>(std::fabs(value)));
+void check_sums_fit_float(const SampleFacts& facts, const Filter& filter) {
+  const double largest = facts.largest_magnitude;
   double weights = 0;
   for (const float weight : filter.weights) weights += std::fabs(static_cast<double>(weight));
   const double bound = largest * weights;

@@ -77,13 +77,24 @@ struct Problem {
   ConvArgs conv_args() const;
 };
 
+// What the checks on an image need of its samples, found in one pass: the driver takes them once per
+// image and reuses them for every filter, border and pixel type on it.
+struct SampleFacts {
+  double largest_magnitude = 0;  // of the finite samples
+  bool all_finite = true;
+};
+SampleFacts sample_facts(const Image& image);
+
+Problem make_problem(const Image& image, const SampleFacts& facts, const Filter& filter, Border border, bool flip,
+                     PixelType pixel = PixelType::F32);
+// The same, the image's facts found here (one pass over it).
 Problem make_problem(const Image& image, const Filter& filter, Border border, bool flip,
                      PixelType pixel = PixelType::F32);
 
-// Throws InputError when the filter's sums on this image can leave float's range: the largest sample
-// magnitude times the filter's sum of magnitudes (every product and partial sum of one output is at
+// Throws InputError when the filter's sums on an image of these facts can leave float's range: the largest
+// sample magnitude times the filter's sum of magnitudes (every product and partial sum of one output is at
 // most that) over FLT_MAX. Such a run would be infinities in every variant and in no way a kernel's
 // fault, so it is refused as bad input before anything runs.
-void check_sums_fit_float(const Image& image, const Filter& filter);
+void check_sums_fit_float(const SampleFacts& facts, const Filter& filter);
 
 }  // namespace cc

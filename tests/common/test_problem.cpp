@@ -62,13 +62,24 @@ TEST_CASE("problem: a non-finite input sample is noted (fft is skipped for it), 
   image.data[7] = std::numeric_limits<float>::quiet_NaN();
   CHECK_FALSE(cc::make_problem(image, box, cc::Border::Clamp, false).input_finite);
 
+  // One pass finds both facts: the largest finite magnitude (a NaN or infinity is not a magnitude) and
+  // whether every sample is finite.
+  image.data[3] = -7.5f;
+  const cc::SampleFacts facts = cc::sample_facts(image);
+  CHECK(facts.largest_magnitude == 7.5);
+  CHECK_FALSE(facts.all_finite);
+  CHECK_FALSE(cc::make_problem(image, facts, box, cc::Border::Clamp, false).input_finite);
+  image.data[3] = 2.0f;
+
   image.data[7] = 2.0f;
-  CHECK_NOTHROW(cc::check_sums_fit_float(image, box));
+  CHECK(cc::sample_facts(image).all_finite);
+  CHECK(cc::sample_facts(image).largest_magnitude == 2.0);
+  CHECK_NOTHROW(cc::check_sums_fit_float(cc::sample_facts(image), box));
   // 9 weights of 1e38 on pixels of 2: sums up to 1.8e39, past FLT_MAX (3.4e38), though every weight is finite.
   cc::Filter huge = box;
   for (float& weight : huge.weights) weight = 1e38f;
-  CHECK_THROWS_AS(cc::check_sums_fit_float(image, huge), cc::InputError);
+  CHECK_THROWS_AS(cc::check_sums_fit_float(cc::sample_facts(image), huge), cc::InputError);
   // The same weights on pixels of 1e-2 stay within range (9e36): the image is part of the bound.
   for (float& value : image.data) value = 1e-2f;
-  CHECK_NOTHROW(cc::check_sums_fit_float(image, huge));
+  CHECK_NOTHROW(cc::check_sums_fit_float(cc::sample_facts(image), huge));
 }

@@ -84,6 +84,28 @@ TEST_CASE("wrong codes: options merge does not take are refused, not ignored") {
   CHECK_FALSE(fs::exists(dir / "m.json"));
 }
 
+TEST_CASE("lost files: merge whose report would pass the 32 MB its reader takes is refused, nothing written") {
+  TempDir dir("hostile");
+  check_validated(convcompare(run_args({"--size", "8x4", "--filter", "box:r=1", "--quiet", "--json", dir / "one.json"})));
+  // The report with its runs repeated to 20 MB: each input is readable, their merge (40 MB) would not be.
+  nlohmann::json report = nlohmann::json::parse(read_text(dir / "one.json"));
+  const nlohmann::json run = report["runs"][0];
+  const std::size_t run_bytes = run.dump(4).size();
+  while (report["runs"].size() * run_bytes < (20u << 20)) report["runs"].push_back(run);
+  std::ofstream(dir / "a.json") << report.dump(4);
+  fs::copy_file(dir / "a.json", dir / "b.json");
+  REQUIRE(fs::file_size(dir / "a.json") < (32u << 20));
+  check_refused(convcompare({"--quiet", "--json", dir / "m.json", "--csv", dir / "m.csv", "merge", dir / "a.json",
+                             dir / "b.json"}),
+                {"--json", "m.json", "32 MB", "merge"}, 60);
+  CHECK_FALSE(fs::exists(dir / "m.json"));
+  CHECK_FALSE(fs::exists(dir / "m.csv"));
+  // One of them alone merges, and what was written reads back.
+  const CommandResult alone = convcompare({"--quiet", "--json", dir / "m.json", "merge", dir / "a.json"});
+  check_validated(alone);
+  check_validated(convcompare({"--quiet", "merge", dir / "m.json"}));
+}
+
 TEST_CASE("messages: control characters in an argument are escaped; a long argument gives a short line") {
   const CommandResult escaped = convcompare(run_args({"--size", "8x4", "--filter", "box\x1b[2J\x07\rr=1"}));
   check_refused(escaped, {"\\x1b[2J\\x07\\x0dr=1"});

@@ -164,7 +164,10 @@ int run_job(const Config& config) {
                     : load_image(job.image_path);
   if (!job.image_path.empty()) check_run_memory(job, image.width, image.height, image.channels, true);
   // A size sweep's charts hold the same values as this one, so one check covers every size.
-  for (const Filter& filter : job.filters) check_sums_fit_float(image, filter);
+  {
+    const SampleFacts facts = sample_facts(image);
+    for (const Filter& filter : job.filters) check_sums_fit_float(facts, filter);
+  }
   check_devices(job, backends);
   const std::vector<Target> targets = plan_targets(job, backends);
   const std::vector<std::string> unavailable = unavailable_backends(targets);
@@ -209,13 +212,15 @@ int run_job(const Config& config) {
       const bool u8 = std::ranges::find(job.pixels, PixelType::U8) != job.pixels.end();
       const Image quantized = u8 ? quantized_8bit(image) : Image();
       const bool same_input = u8 && quantized.data == image.data;
+      const SampleFacts facts[2] = {sample_facts(image), u8 ? sample_facts(quantized) : SampleFacts{}};
       for (const Filter& filter : job.filters) {
         for (const Border border : job.borders) {
           std::optional<Image> references[2];  // of the image, and of its 8-bit pixels where they differ
           for (const PixelType pixel : job.pixels) {
             if (stop.signal() != 0) return;  // before the next reference is computed
             const Image& input = pixel == PixelType::U8 ? quantized : image;
-            const Problem problem = make_problem(input, filter, border, job.flip, pixel);
+            const Problem problem =
+                make_problem(input, facts[pixel == PixelType::U8], filter, border, job.flip, pixel);
             std::optional<Image>& computed = references[pixel == PixelType::U8 && !same_input];
             if (!computed) computed = reference_convolve(input, problem);
             const Image& reference = *computed;

@@ -188,12 +188,23 @@ void prepare_output_dir(const fs::path& dir) {
 
 }  // namespace
 
+// Every report rendered before any is written, and a JSON one larger than what merge and --compare read
+// back (kMaxReportBytes, report_read.h) refused: this is the one bound every writer of a report (the
+// driver, merge) passes through, so a report the tool writes is always one its reader accepts. The
+// driver's job is estimated against the same bound before it runs (OutputPlan), so no runs are spent on
+// a report that would be refused here.
 void write_reports(const Report& report, const ReportDestinations& destinations) {
+  std::vector<std::string> texts;
   for (const ReportOutput& output : destinations.reports) {
     std::ostringstream text;
     make_printer(output.format)->print(report, text);
-    write_file_atomically(output.path, text.str());
+    texts.push_back(std::move(text).str());
+    if (output.format == ReportFormat::Json && texts.back().size() > kMaxReportBytes)
+      throw InputError(fmt::format("--json '{}': the report would be {}, over the {} merge and --compare read "
+                                   "back: merge fewer reports or split the job; nothing was written",
+                                   output.path, describe_bytes(texts.back().size()), describe_bytes(kMaxReportBytes)));
   }
+  for (std::size_t i = 0; i < texts.size(); ++i) write_file_atomically(destinations.reports[i].path, texts[i]);
   if (!destinations.plot_path.empty()) write_plot(report, destinations.plot_path);
 }
 
