@@ -114,7 +114,7 @@ std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, cudaStrea
   return std::make_unique<Variant>(setup, stream);
 }
 
-// --- global, constant, tiled, texture, separable, fast: our kernels, as backends/kernel_descriptions.h
+// --- every variant but fft and npp: our kernels, as backends/kernel_descriptions.h
 // describes them -------------------------------------------------------------------------------------
 // One path whichever way the kernel was built: nvcc's offline table for the frame's pixel format or the
 // plan's NVRTC module gives a function and its __constant__ symbols; the filter goes to those symbols

@@ -93,7 +93,7 @@ std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, const cl:
   return std::make_unique<Variant>(setup, queue);
 }
 
-// --- global, constant, tiled, texture, separable, fast: our kernels, as backends/kernel_descriptions.h
+// --- every variant but fft: our kernels, as backends/kernel_descriptions.h
 // describes them: each filter role uploaded as a buffer (the kernel declares it __global or __constant,
 // the host passes a buffer either way), an image with its sampler, the tile as a __local argument of the
 // plan's on-chip bytes; the arguments set in the description's order, then the plan's groups. ----------

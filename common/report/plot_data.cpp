@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include <fmt/format.h>
@@ -74,16 +75,12 @@ const Api& api_of(const std::vector<Api>& apis, const RunRecord& run) {
                                [&](const Api& a) { return a.backend == run.backend && a.device == run.device; });
 }
 
-// Colour by the variant's place in the one list of variants, so "tiled" is the same green in every plot
-// and in every API.
+// Colour from the variant's line of the table (common/domain/variants.h), so "tiled" is the same green
+// in every plot and every API, and a new variant moves no other's colour.
 Rgb variant_colour(const std::string& variant) {
-  constexpr Rgb kPalette[] = {{127, 127, 127}, {31, 119, 180},  {255, 127, 14}, {44, 160, 44},
-                              {214, 39, 40},   {148, 103, 189}, {140, 86, 75},  {227, 119, 194},
-                              {188, 189, 34},  {23, 190, 207},  {0, 90, 100}};
-  const auto variants = all_variants();
-  const auto found = std::ranges::find(variants, variant, &VariantTraits::name);
-  const auto index = static_cast<std::size_t>(found - variants.begin());
-  return index < std::size(kPalette) ? kPalette[index] : Rgb{90, 90, 90};
+  const VariantTraits* traits = find_variant(variant);
+  const std::uint32_t rgb = traits && traits->plot_colour != 0 ? traits->plot_colour : 0x5a5a5a;
+  return {static_cast<std::uint8_t>(rgb >> 16), static_cast<std::uint8_t>(rgb >> 8), static_cast<std::uint8_t>(rgb)};
 }
 
 }  // namespace

@@ -45,9 +45,11 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK(cc::taps_per_pixel(*cc::find_variant("fft"), 3, 2) == 0);
   CHECK_FALSE(cc::find_variant("auto")->in_all());
   CHECK(cc::find_variant("naive")->in_all());
-  int candidates = 0;
-  for (const cc::VariantTraits& variant : cc::all_variants()) candidates += variant.auto_candidate;
-  CHECK(candidates == 7);  // global, constant, tiled, texture, separable, fft, fast
+  // auto's candidates, by name, so a new variant (a candidate or not) needs no edit here.
+  for (const char* candidate : {"global", "constant", "tiled", "texture", "separable", "fft", "fast"})
+    CHECK_MESSAGE(cc::find_variant(candidate)->auto_candidate, candidate);
+  for (const char* other : {"naive", "auto", "npp", "npp-separable"})
+    CHECK_FALSE_MESSAGE(cc::find_variant(other)->auto_candidate, other);
   CHECK(cc::find_variant("npp")->borders == cc::kClampOnly);
 }
 
@@ -111,3 +113,13 @@ TEST_CASE("variants: each kernel CUDA builds offline is in every pixel format's 
         cc::cuda_kernels::find_offline_kernel(CC_PIXEL_U8, "convolve_tiled")->function);
 }
 #endif
+
+TEST_CASE("variants: each has its own plot colour, so plots tell them apart and a new one moves no other's") {
+  std::vector<std::uint32_t> colours;
+  for (const cc::VariantTraits& variant : cc::all_variants()) {
+    CAPTURE(variant.name);
+    CHECK(variant.plot_colour != 0);
+    CHECK(std::ranges::find(colours, variant.plot_colour) == colours.end());
+    colours.push_back(variant.plot_colour);
+  }
+}
