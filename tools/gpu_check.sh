@@ -44,8 +44,8 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # 8-bit pixels through the kernels compiled for them (1 channel, RGBA8 with 3 channels padded) and NPP's;
 # u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
-# channel-by-channel staging), 1 channel and RGBA8.
-cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba)
+# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii.
+cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async)
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -55,11 +55,14 @@ case_arguments() {
     interior) echo "--size 640x360 --variant fast,separable,fft --filter box:r=6 --border mirror" ;;
     stream) echo "--size 67x45 --variant global,texture,fast,fft --stream 3 --border wrap" ;;
     auto) echo "--size 67x45 --variant auto --retune --border zero" ;;
-    u8) echo "--size 67x45 --variant global,constant,tiled,texture --pixel u8 --border wrap" ;;
-    u8-rgba) echo "--size 67x45 --variant global,constant,tiled,texture --pixel u8 --channels 3 --border mirror" ;;
+    u8) echo "--size 67x45 --variant global,constant,tiled,texture,async --pixel u8 --border wrap" ;;
+    u8-rgba) echo "--size 67x45 --variant global,constant,tiled,texture,async --pixel u8 --channels 3 --border mirror" ;;
     u8-npp) echo "--size 67x45 --variant npp,npp-separable --pixel u8 --channels 4 --border clamp" ;;
     u8-fast) echo "--size 640x360 --variant fast,separable,auto --pixel u8 --filter box:r=6 --filter box:r=20 --border wrap" ;;
     u8-fast-rgba) echo "--size 640x360 --variant fast,separable --pixel u8 --channels 3 --filter box:r=1 --filter box:r=6 --filter box:r=20 --border mirror" ;;
+    # async's copies (cp.async, then the wait, then the barrier) at radii whose tiles outgrow the image
+    # and the block, interior tiles and tiles past every edge (640x360); f32 and RGBA8 copy asynchronously.
+    async) echo "--size 640x360 --variant async --filter box:r=6 --filter box:r=20 --filter box:r=32 --border clamp" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }
