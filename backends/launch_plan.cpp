@@ -121,6 +121,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);
   if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
     return fmt::format("filter of {} bytes exceeds {}", plan.filter_bytes, limits.constant_name);
+  if (variant.async_copies && !limits.no_async_copies.empty()) return limits.no_async_copies;
   if (variant.input_as_image) {
     if (!limits.no_images.empty()) return limits.no_images;
     if (static_cast<std::size_t>(problem.width) > limits.image_max_width ||

@@ -65,6 +65,17 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   limits.image_name = "CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT";
   limits.group_name = "CL_KERNEL_WORK_GROUP_SIZE";
   const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
+  // OpenCL C 1.2's wait_group_events takes a pointer to private events; PoCL 5.0's kernel library has
+  // only the generic-address-space one, so a kernel calling it fails to link when first launched and
+  // PoCL aborts the process (seen on the GPU host's PoCL 5.0+debian; Debian 12's 3.1 links it; the
+  // specification's ambiguity: KhronosGroup/OpenCL-Docs#472). Not something a try can find out safely.
+  const std::string platform_version = trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)));
+  char pocl_release[32] = {};  // "5.0+debian"
+  if (std::sscanf(platform_version.c_str(), "OpenCL %*d.%*d PoCL %31s", pocl_release) == 1 && pocl_release[0] == '5' &&
+      pocl_release[1] == '.')
+    limits.no_async_copies = fmt::format("PoCL {}'s kernel library cannot link wait_group_events on a private event "
+                                         "list (OpenCL C 1.2's form): the kernel would abort the process",
+                                         pocl_release);
   if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
   found.c_version = opencl_c_version(c_version);
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.

@@ -52,6 +52,8 @@ struct VariantTraits {
   bool rank_one = false;            // needs a separable filter; computes column x row in two 1D passes
   bool compile_time_radius = false; // built per radius (NVRTC / clBuildProgram -D)
   bool auto_candidate = false;      // measured by --variant auto
+  bool async_copies = false;        // OpenCL: waits on async_work_group_copy's events (wait_group_events),
+                                    // which some drivers cannot link (DeviceLimits::no_async_copies)
   std::uint8_t borders = kAllBorders;
   std::uint8_t pixels = kF32;       // PixelBit
   std::string_view pixels_note = "";  // why the other pixel types are missing, for the skip reason, where needed
@@ -92,8 +94,8 @@ inline constexpr VariantTraits kVariants[] = {
      .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0xe377c2},
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
-     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .pixels = kF32 | kU8,
-     .plot_colour = 0xbcbd22},
+     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .async_copies = true,
+     .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",

@@ -96,7 +96,7 @@ class Diagrams(unittest.TestCase):
         the hosts make zero and replicate samplers only, unnormalized, and texture folds mirror and wrap itself."""
         def code(path):  # the source without its comments
             return re.sub(r"//[^\n]*|/\*.*?\*/", "", (REPO / path).read_text(), flags=re.S)
-        cl_host, cuda_host = code("backends/opencl/opencl_launchers.cpp"), code("backends/cuda/cuda_resources.cpp")
+        cl_host, cuda_host = code("backends/opencl/opencl_variants.cpp"), code("backends/cuda/cuda_resources.cpp")
         for mode in ("CL_ADDRESS_REPEAT", "CL_ADDRESS_MIRRORED_REPEAT"):
             self.assertNotIn(mode, cl_host)
         for mode in ("cudaAddressModeWrap", "cudaAddressModeMirror"):
