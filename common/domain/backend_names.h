@@ -16,7 +16,7 @@ struct BackendName {
   std::string_view id_numbers_placeholder;  // how the help text writes those numbers: "N", "P:D"
   std::string_view build_option;  // how to get it when this binary lacks it
   bool has_device_memory;         // transfers, --stream, measured peaks; the contact sheet shows its results
-  bool ratio_base;                // the console's kernel-time ratios are taken against it (report.cpp)
+  bool ratio_base;                // the console's kernel-time ratios are taken against it (tables.cpp)
   int plot_rank;                  // the plot's legend order: lower first; a name not listed here ranks 2
 };
 inline constexpr BackendName kBackendNames[] = {
