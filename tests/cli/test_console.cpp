@@ -214,9 +214,10 @@ TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomp
   const std::string json_path = dir / "int.json";
   // timeout sends SIGINT to a foreground child (a background job of sh would ignore it);
   // --preserve-status passes on convcompare's own exit status. The 10 runs (naive at 2048x2048 takes
-  // seconds a launch) take far longer than 4 s.
+  // seconds a launch) take far longer than 8 s; 8, not 4, because under ctest -j on a loaded two-core
+  // machine a signal at 4 s once came before the tool had started (exit 130 with no report).
   const CommandResult result = cc::test::run_command(
-      {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "4", CONVCOMPARE_EXE, "--backend", "cpu", "--size", "2048x2048",
+      {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "8", CONVCOMPARE_EXE, "--backend", "cpu", "--size", "2048x2048",
        "--variant", "naive,fast", "--repetitions", "3", "--json", json_path},
       std::chrono::seconds(120));
   REQUIRE_FALSE(result.timed_out);
