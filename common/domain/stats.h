@@ -80,7 +80,8 @@ double smallest_u_test_p(std::size_t n1, std::size_t n2);
 // The samples less those Iglewicz and Hoaglin's modified z-score (0.6745 |x - median| / MAD) puts
 // over 3.5: a slow sample or two from a busy host, which would otherwise hide a real shift from the
 // rank test (issue #28: 36% slower at 10 a side read "unchanged" at p 0.026 because two baseline samples
-// were slow). Unchanged when fewer than 5 or when over half are equal (MAD 0).
+// were slow). At most a quarter of the samples go, the farthest first (more is a second mode, not
+// outliers). Unchanged when fewer than 5 or when over half are equal (MAD 0).
 std::vector<double> without_outliers(const std::vector<double>& samples);
 
 }  // namespace cc

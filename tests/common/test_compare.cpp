@@ -463,6 +463,14 @@ TEST_CASE("compare gate, 10 samples a side: two slow baseline samples no longer 
   CHECK(cc::without_outliers(after).size() == 10);
   CHECK(cc::without_outliers({1.0, 1.01, 1.2}).size() == 3);  // too few to judge
   CHECK(cc::without_outliers({1.0, 1.0, 1.0, 1.0, 1.3}).size() == 5);  // MAD 0: no spread to judge by
+  // Two modes, 8 tight samples and 7 a few percent away: not outliers; at most a quarter (3) go, the farthest.
+  const std::vector<double> two_modes = {1.000, 1.001, 0.999, 1.000, 1.001, 0.999, 1.000, 1.001,
+                                         1.030, 1.031, 1.032, 1.029, 1.030, 1.050, 1.040};
+  const std::vector<double> kept = cc::without_outliers(two_modes);
+  CHECK(kept.size() == 12);
+  CHECK(std::ranges::find(kept, 1.050) == kept.end());
+  CHECK(std::ranges::find(kept, 1.040) == kept.end());
+  CHECK(std::ranges::find(kept, 1.030) != kept.end());
   CHECK(verdict_of(before, after) == cc::Verdict::Slower);
   CHECK(verdict_of(before, {1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.01}) == cc::Verdict::Unchanged);
   CHECK(verdict_of(planted_samples(1.0, 0.01), planted_samples(1.0, 0.01)) == cc::Verdict::Unchanged);
