@@ -8,7 +8,7 @@
 # each cold run's JSON says cold with as many raw samples as it counts. Prints one line per check and
 # exits non-zero when any check fails; every command's output is in OUT_DIR. SIZE and VARIANTS in the
 # environment change the problem (a smoke run off the GPU host: SIZE=128x128 VARIANTS=fast ... cpu), and
-# DEVICES picks devices.
+# DEVICES picks devices, and RERUNS=N adds issue #28's acceptance (below).
 set -uo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
@@ -55,17 +55,23 @@ check unchanged 0 "${run[@]}" --json "$out/unchanged.json" --compare "$out/basel
 
 # The regression, planted: every sample of the baseline 0.7x, so each current run is 1/0.7 = 1.43x
 # slower than it, far beyond --min-change's 5%, and 20 samples a side give p near 1e-7.
-python3 - "$out/baseline.json" "$out/planted.json" <<'PY'
+# plant FACTOR FROM TO: FROM's samples and statistics times FACTOR, into TO (a current run then reads
+# 1 / FACTOR times slower than the baseline).
+plant() {
+  python3 - "$@" <<'PY'
 import json, sys
-report = json.load(open(sys.argv[1]))
+factor, source, target = float(sys.argv[1]), sys.argv[2], sys.argv[3]
+report = json.load(open(source))
 for run in report["runs"]:
     if run.get("kernel_samples_ms"):
-        run["kernel_samples_ms"] = [0.7 * ms for ms in run["kernel_samples_ms"]]
+        run["kernel_samples_ms"] = [factor * ms for ms in run["kernel_samples_ms"]]
         for key in ("median", "min", "max", "mean", "stddev"):
             if run["kernel_ms"].get(key) is not None:
-                run["kernel_ms"][key] *= 0.7
-json.dump(report, open(sys.argv[2], "w"), indent=2)
+                run["kernel_ms"][key] *= factor
+json.dump(report, open(target, "w"), indent=2)
 PY
+}
+plant 0.7 "$out/baseline.json" "$out/planted.json"
 check planted-regression 3 "${run[@]}" --compare "$out/planted.json"
 grep -E "^! " "$out/planted-regression.txt" | head -20
 
@@ -91,6 +97,29 @@ then
 else
   echo "FAIL  cold JSON: a run not marked cold or its samples miscounted"
   failures=$((failures + 1))
+fi
+
+# RERUNS=N (issue #28's acceptance: 20): N more unchanged reruns against the baseline, each to exit 0,
+# and N runs against the baseline planted 10% faster (1/1.1), each to exit 3; at least N - 1 of each
+# must, since a gate at p < 0.01 on real drift may miss one in twenty.
+if [[ -n ${RERUNS:-} ]]; then
+  plant "$(python3 -c 'print(1 / 1.1)')" "$out/baseline.json" "$out/planted10.json"
+  unchanged=0 caught=0
+  for ((i = 1; i <= RERUNS; ++i)); do
+    "${run[@]}" --quiet --json "$out/rerun-$i.json" --compare "$out/baseline.json" >"$out/rerun-$i.txt" 2>&1
+    status=$?
+    ((status == 0)) && unchanged=$((unchanged + 1))
+    echo "  rerun $i: exit $status $(grep -o '"verdict": "[a-z ]*"' "$out/rerun-$i.json" | sort | uniq -c | tr -s ' \n' ' ')"
+    "${run[@]}" --quiet --json "$out/planted10-$i.json" --compare "$out/planted10.json" >"$out/planted10-$i.txt" 2>&1
+    status=$?
+    ((status == 3)) && caught=$((caught + 1))
+    echo "  planted 10% $i: exit $status $(grep -o '"verdict": "[a-z ]*"' "$out/planted10-$i.json" | sort | uniq -c | tr -s ' \n' ' ')"
+  done
+  for result in "unchanged reruns exit 0:$unchanged" "planted 10% regressions exit 3:$caught"; do
+    count=${result##*:}
+    if ((count >= RERUNS - 1)); then echo "ok    ${result%%:*}: $count of $RERUNS"
+    else echo "FAIL  ${result%%:*}: $count of $RERUNS"; failures=$((failures + 1)); fi
+  done
 fi
 
 echo "gpu_regression_check: $failures failed"
