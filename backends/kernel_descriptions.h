@@ -72,6 +72,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      CudaBuild::Nvrtc},
     {"async", "convolve_async", "async",
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
+    {"shuffle", "convolve_shuffle", "shuffle", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+     CudaBuild::Offline},
 };
 
 // The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.

@@ -122,6 +122,10 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
     return fmt::format("filter of {} bytes exceeds {}", plan.filter_bytes, limits.constant_name);
   if (variant.async_copies && !limits.no_async_copies.empty()) return limits.no_async_copies;
+  if (variant.lane_shuffles) {
+    if (!limits.no_lane_shuffles.empty()) return limits.no_lane_shuffles;
+    if (!limits.lane_shuffle_define.empty()) plan.defines.push_back(limits.lane_shuffle_define);
+  }
   if (variant.input_as_image) {
     if (!limits.no_images.empty()) return limits.no_images;
     if (static_cast<std::size_t>(problem.width) > limits.image_max_width ||

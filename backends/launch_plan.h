@@ -30,6 +30,9 @@ struct DeviceLimits {
   std::size_t max_group_x = 0, max_group_y = 0;
   std::string no_images;  // why images cannot be used here (no support, no single-float format), or ""
   std::string no_async_copies;  // why a kernel waiting on async_work_group_copy cannot run here, or ""
+  std::string no_lane_shuffles;    // why a kernel shuffling between sub-group lanes cannot run here, or ""
+  std::string lane_shuffle_define; // the -D that picks the shuffle a kernel calls (OpenCL: the device's
+                                   // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
   std::size_t image_max_width = 0, image_max_height = 0;
 
   std::string memory_name;      // "free" / "CL_DEVICE_GLOBAL_MEM_SIZE"

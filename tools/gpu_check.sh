@@ -23,6 +23,7 @@ if [[ ! -x $sanitizer ]]; then
   exit 2
 fi
 mkdir -p "$log_dir"
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)  # the test data (a non-square filter)
 failures=0
 
 # The tests. A skipped test_cuda means no device was found: on a GPU host that is a failure too.
@@ -44,8 +45,10 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # 8-bit pixels through the kernels compiled for them (1 channel, RGBA8 with 3 channels padded) and NPP's;
 # u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
-# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii.
-cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async)
+# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii; shuffle's
+# warp shuffles, f32 and u8 (1 channel, RGBA8), at radii within a warp, past it and past the image.
+cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
+  shuffle shuffle-u8 shuffle-u8-rgba)
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -63,6 +66,12 @@ case_arguments() {
     # async's copies (cp.async, then the wait, then the barrier) at radii whose tiles outgrow the image
     # and the block, interior tiles and tiles past every edge (640x360); f32 and RGBA8 copy asynchronously.
     async) echo "--size 640x360 --variant async --filter box:r=6 --filter box:r=20 --filter box:r=32 --border clamp" ;;
+    # shuffle's chunks: r=1 and r=6 within one 32-lane chunk, r=20 across two, r=50 past the whole image
+    # (67x45; its rows fold by the border rule); 640x360 for segments wholly inside rows and whole grids
+    # of warps, a non-square and flipped filter (the per-border cases above run it at r=2 for clamp).
+    shuffle) echo "--size 67x45 --variant shuffle --filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=50 --border mirror" ;;
+    shuffle-u8) echo "--size 640x360 --variant shuffle --pixel u8 --filter box:r=2 --filter file:$repo/tests/data/filter_5x3.txt --filter box:r=40 --flip --border zero" ;;
+    shuffle-u8-rgba) echo "--size 67x45 --variant shuffle --pixel u8 --channels 3 --filter box:r=3 --filter box:r=50 --border wrap" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }

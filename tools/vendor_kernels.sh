@@ -37,9 +37,13 @@ done
   for kernel in "$repo"/kernels_cl/*.cl; do
     name=$(basename "$kernel")
     "$configurations" | cut -f1 | grep -qx "$name" && continue
-    printf '%s\t\n' "$name"
+    # A kernel that shuffles between sub-group lanes takes the backend's -D for the extension
+    # (backends/opencl/cl_devices.cpp): the Khronos one, which Intel's runtime offers.
+    shuffle=""
+    grep -q CC_SHUFFLE_KHR "$kernel" && shuffle="-DCC_SHUFFLE_KHR "
+    printf '%s\t%s\n' "$name" "${shuffle% }"
     if grep -q cc_pixel "$kernel"; then
-      printf '%s\t%s\n' "$name" -DCC_PIXEL=CC_PIXEL_U8 "$name" -DCC_PIXEL=CC_PIXEL_U8X4
+      printf '%s\t%s\n' "$name" "${shuffle}-DCC_PIXEL=CC_PIXEL_U8" "$name" "${shuffle}-DCC_PIXEL=CC_PIXEL_U8X4"
     fi
   done
 } | while IFS=$'\t' read -r file options; do
@@ -60,6 +64,10 @@ done
       targets=(gfx1030 tgllp)
     fi
   fi
+  # Sub-group shuffles: Intel's targets only. ROCm's clang declares no sub-group shuffle for amdgcn
+  # (its opencl-c-base.h defines cl_khr_subgroup_shuffle for SPIR alone), and the backend skips the
+  # variant on a device whose CL_DEVICE_EXTENSIONS lacks one.
+  [[ $options == *CC_SHUFFLE_* ]] && targets=(tgllp $([[ ${#targets[@]} -eq 4 ]] && echo acm-g10))
   for target in "${targets[@]}"; do printf '%s\t%s\t%s\n' "$file" "$options" "$target"; done
 done | awk '{ printf "%05d\t%s\n", NR, $0 }' >"$work/jobs"
 

@@ -76,6 +76,16 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
     limits.no_async_copies = fmt::format("PoCL {}'s kernel library cannot link wait_group_events on a private event "
                                          "list (OpenCL C 1.2's form): the kernel would abort the process",
                                          pocl_release);
+  // Sub-group shuffles (the shuffle variant): the Khronos extension, whose functions need
+  // cl_khr_subgroups' sub-groups under -cl-std=CL1.2, or Intel's, which brings both. The kernel reads
+  // the sub-group size at run time, so no size is asked for here (kernels_cl/shuffle.cl).
+  const std::string extensions = " " + CC_CL_OUT(device.getInfo<CL_DEVICE_EXTENSIONS>(err)) + " ";
+  const auto offers = [&](const char* name) { return extensions.find(fmt::format(" {} ", name)) != std::string::npos; };
+  if (offers("cl_khr_subgroup_shuffle") && offers("cl_khr_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";
+  else if (offers("cl_intel_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_INTEL";
+  else
+    limits.no_lane_shuffles = "the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS has neither "
+                              "cl_khr_subgroup_shuffle with cl_khr_subgroups nor cl_intel_subgroups)";
   if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
   found.c_version = opencl_c_version(c_version);
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.
@@ -102,6 +112,9 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
       {"max work-item sizes", fmt::format("{}", fmt::join(item_sizes, "x"))},
       {"image support", image_support ? "yes" : "no"},
       {"largest image2d", fmt::format("{}x{}", limits.image_max_width, limits.image_max_height)},
+      {"sub-group shuffle", limits.lane_shuffle_define == "-DCC_SHUFFLE_KHR"     ? "cl_khr_subgroup_shuffle"
+                            : limits.lane_shuffle_define == "-DCC_SHUFFLE_INTEL" ? "cl_intel_subgroups"
+                                                                                 : "none"},
   };
   info.compute_units = static_cast<int>(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(err)));
   info.global_memory_bytes = static_cast<double>(limits.memory);

@@ -54,6 +54,8 @@ struct VariantTraits {
   bool auto_candidate = false;      // measured by --variant auto
   bool async_copies = false;        // OpenCL: waits on async_work_group_copy's events (wait_group_events),
                                     // which some drivers cannot link (DeviceLimits::no_async_copies)
+  bool lane_shuffles = false;       // exchanges pixels between the lanes of a warp / sub-group: OpenCL
+                                    // needs a sub-group shuffle extension (DeviceLimits::no_lane_shuffles)
   std::uint8_t borders = kAllBorders;
   std::uint8_t pixels = kF32;       // PixelBit
   std::string_view pixels_note = "";  // why the other pixel types are missing, for the skip reason, where needed
@@ -96,6 +98,9 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .async_copies = true,
      .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
+    {.name = "shuffle", .memory_space = "image from global memory into registers, neighbours exchanged by warp / sub-group shuffles (__shfl_sync / sub_group_shuffle)",
+     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .lane_shuffles = true,
+     .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",

@@ -1,4 +1,4 @@
-// test_eight_bit_plan.cpp: 8-bit frames in the planning rule (-D, tile bytes, skips) and npp-separable's 8-bit passes.
+// test_eight_bit_plan.cpp: 8-bit frames in the planning rule (-D, tile bytes, skips), shuffle's extension -D beside them, and npp-separable's 8-bit passes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -61,6 +61,21 @@ TEST_CASE("pixel formats: f32 planes, u8 for one channel, RGBA8 for two to four,
   CHECK(rgba.plan.pixel_bytes == 4);
   CHECK(plan("texture", problem_of(1, cc::PixelType::U8, 1), limits).plan.defines ==
         std::vector<std::string>{"-DCC_PIXEL=CC_PIXEL_U8"});
+}
+
+TEST_CASE("shuffle: the device's shuffle -D beside the format's, nothing on chip, or the device's reason to skip") {
+  cc::DeviceLimits limits = device_with(49152);
+  limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";  // an OpenCL device with cl_khr_subgroup_shuffle
+  const Planned gray = plan("shuffle", problem_of(1, cc::PixelType::U8, 3), limits);
+  REQUIRE(gray.reason.empty());
+  CHECK(gray.plan.defines == std::vector<std::string>{"-DCC_PIXEL=CC_PIXEL_U8", "-DCC_SHUFFLE_KHR"});
+  CHECK(gray.plan.on_chip_bytes == 0);
+  CHECK(plan("global", problem_of(1, cc::PixelType::F32, 3), limits).plan.defines.empty());  // only where it shuffles
+  limits.lane_shuffle_define.clear();  // CUDA: a warp always shuffles, no -D
+  CHECK(plan("shuffle", problem_of(1, cc::PixelType::F32, 3), limits).plan.defines.empty());
+  limits.no_lane_shuffles = "the device offers no sub-group shuffle";
+  CHECK(plan("shuffle", problem_of(4, cc::PixelType::U8, 3), limits).reason == limits.no_lane_shuffles);
+  CHECK(plan("global", problem_of(4, cc::PixelType::U8, 3), limits).reason.empty());
 }
 
 TEST_CASE("tiled: the tile is counted in the frame's bytes per pixel, so an 8-bit tile takes larger groups") {

@@ -120,6 +120,7 @@ bool may_decline_every_case(const std::string& variant) {
   const cc::VariantTraits& traits = *cc::find_variant(variant);
   if (traits.input_as_image && !limits().no_images.empty()) return true;
   if (traits.async_copies && !limits().no_async_copies.empty()) return true;
+  if (traits.lane_shuffles && !limits().no_lane_shuffles.empty()) return true;
 #ifndef CONVCOMPARE_WITH_VKFFT
   if (traits.kind == cc::VariantKind::Fft) return true;
 #endif

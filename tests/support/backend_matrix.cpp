@@ -35,7 +35,8 @@ bool legitimate_skip(const std::string& reason) {
   return reason.find("not separable") != std::string::npos || reason.find("image support") != std::string::npos ||
          reason.find("image2d format") != std::string::npos ||
          reason.find("not found at build time") != std::string::npos ||
-         reason.find("cannot link wait_group_events") != std::string::npos;  // launch_plan.h's no_async_copies
+         reason.find("cannot link wait_group_events") != std::string::npos ||  // launch_plan.h's no_async_copies
+         reason.find("no sub-group shuffle") != std::string::npos;  // launch_plan.h's no_lane_shuffles
 }
 
 struct Case {

@@ -121,7 +121,8 @@ void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& 
       for (const auto& [property, value] : device.properties) out << fmt::format("      {}: {}\n", property, value);
     }
   }
-  // The braces carry the traits scripts select variants by (tests/oclgrind.sh: 8-bit kernels, image input).
+  // The braces carry the traits scripts select variants by (tests/oclgrind.sh: 8-bit kernels, image
+  // input, and sub-group shuffles, which Oclgrind 21.10 does not offer).
   out << "\nVariants (memory space) [backends that implement it] {pixel types; input read as buffer or image}:\n";
   for (const VariantTraits& variant : all_variants()) {
     std::vector<std::string_view> implementers;
@@ -130,8 +131,9 @@ void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& 
     const std::string where = variant.kind == VariantKind::Choice ? "the driver, for every backend"
                               : implementers.empty()              ? "none in this build"
                                                                   : fmt::format("{}", fmt::join(implementers, ", "));
-    out << fmt::format("  {:<14} {} [{}] {{pixels: {}; input: {}}}\n", variant.name, variant.memory_space, where,
-                       pixel_names(variant.pixels), variant.input_as_image ? "image" : "buffer");
+    out << fmt::format("  {:<14} {} [{}] {{pixels: {}; input: {}{}}}\n", variant.name, variant.memory_space, where,
+                       pixel_names(variant.pixels), variant.input_as_image ? "image" : "buffer",
+                       variant.lane_shuffles ? "; needs: sub-group shuffles" : "");
   }
   std::vector<std::string_view> borders;
   for (const Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
