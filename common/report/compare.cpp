@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "common/domain/error.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -249,10 +250,12 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     if (std::find(titles.begin(), titles.end(), problem_title(either(c))) == titles.end())
       titles.push_back(problem_title(either(c)));
 
+  // Within 80 columns, so that a terminal of 80 does not wrap it (it was 96 wide: #28).
   out << fmt::format(
-      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of the two runs' samples\n"
-      "(outliers dropped); slower or faster when p < {} and the medians differ by more than {}% or {} x\n"
-      "the runs' combined noise; inconclusive: moved that much, but too few samples for any p < {}\n",
+      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of\n"
+      "the two runs' samples (outliers dropped); slower or faster when p < {} and\n"
+      "the medians differ by more than {}% or {} x the runs' combined noise;\n"
+      "inconclusive: moved that much, but too few samples for any p < {}\n",
       rule.significance, 100 * rule.min_change, rule.noise_factor, rule.significance);
   for (const std::string& title : titles) {
     std::vector<const Comparison*> group;
@@ -339,6 +342,12 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
     for (std::size_t i = 0; i < reports.size(); ++i)
       for (const RunRecord& run : reports[i].runs)
         if (problem_of(run) == problem) add_once(columns, column_of(i, run)), add_once(variants, run.variant);
+    // In the table's order (common/domain/variants.h), as every report's own tables list them: first
+    // seen put the first report's CPU variants before OpenCL's "global" (#28). Unknown names last.
+    std::ranges::stable_sort(variants, {}, [](const std::string& name) {
+      const VariantTraits* traits = find_variant(name);
+      return traits ? traits - all_variants().data() : std::ssize(all_variants());
+    });
     // The first run of each (column, variant) fills the cell.
     const auto cell_run = [&](const ColumnKey& column, const std::string& variant) -> const RunRecord* {
       for (const RunRecord& run : reports[std::get<0>(column)].runs)
