@@ -261,11 +261,20 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     std::vector<const Comparison*> group;
     for (const Comparison& c : comparisons)
       if (problem_title(either(c)) == title) group.push_back(&c);
-    // The memory column only when it tells rows apart (pinned and pageable runs of one problem).
-    bool mixed_memory = false;
-    for (const Comparison* c : group) mixed_memory |= either(*c).memory != either(*group.front()).memory;
+    // The memory column only when it tells rows apart (pinned and pageable runs of one problem: a CPU
+    // run has none beside an OpenCL one's "pinned", which tells nothing). The backend column only when
+    // a device id does not name its own ("cpu", "opencl:0:0" do). Both within 80 columns (#28: 83).
+    bool pinned = false, pageable = false, backend_in_device = true;
+    for (const Comparison* c : group) {
+      const RunRecord& r = either(*c);
+      pinned |= r.memory == "pinned", pageable |= r.memory == "pageable";
+      backend_in_device &= r.device.substr(r.device.find('/') + 1).starts_with(r.backend);
+    }
+    const bool mixed_memory = pinned && pageable;
 
-    std::vector<std::vector<std::string>> rows = {{"", "backend", "device", "variant"}};
+    std::vector<std::vector<std::string>> rows = {{""}};
+    if (!backend_in_device) rows[0].push_back("backend");
+    rows[0].insert(rows[0].end(), {"device", "variant"});
     if (mixed_memory) rows[0].push_back("memory");
     for (const char* name : {"baseline", "current", "ratio", "p", "verdict"}) rows[0].push_back(name);
     std::vector<bool> numeric(rows[0].size(), false);
@@ -275,8 +284,9 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
       // "!" in front of a regression, "?" of a run too few samples could decide, so the lines to read
       // first stand out (and grep finds them).
       const char* mark = is_regression(c->verdict) ? "!" : c->verdict == Verdict::Inconclusive ? "?" : "";
-      std::vector<std::string> row = {mark, r.backend, shorten(r.device, kDeviceWidth),
-                                      r.variant};
+      std::vector<std::string> row = {mark};
+      if (!backend_in_device) row.push_back(r.backend);
+      row.insert(row.end(), {shorten(r.device, kDeviceWidth), r.variant});
       if (mixed_memory) row.push_back(r.memory);
       row.push_back(time_cell(c->baseline ? &*c->baseline : nullptr));
       row.push_back(time_cell(c->current ? &*c->current : nullptr));
