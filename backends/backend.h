@@ -14,6 +14,37 @@
 
 namespace cc {
 
+// The one time budget of a run (RunOptions::time_budget_s, docs/performance.md): it bounds every timed
+// phase, setup, warm-ups, samples, batch, host to host and reuse, not the samples alone (a 15 s launch
+// under --time-budget 2 took 62 s: #28). A phase after the samples begins only while some budget is
+// left, so a run ends at most one launch per phase past it; the phases it stops are recorded
+// (PhaseTimes::budget_skipped). The kernel's compile, before the run, is not cut: a compiler cannot be
+// stopped half way, and it is cached for the next run (build_ms).
+class RunBudget {
+ public:
+  explicit RunBudget(double budget_s) : budget_s_(budget_s) {}
+  double spent_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  double left_s() const { return budget_s_ - spent_s(); }
+  bool spent() const { return !(left_s() > 0); }
+  // `phase` was not measured because the budget was spent (its JSON name: "host_to_host_ms").
+  void skip(std::string_view phase) {
+    if (!skipped_.empty()) skipped_ += ", ";
+    skipped_ += phase;
+  }
+  const std::string& skipped() const { return skipped_; }
+
+ private:
+  double budget_s_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::string skipped_;
+};
+
+// The samples' part of a run's budget, and their first round cut to fit it.
+struct SamplePlan {
+  SamplingRule rule;
+  int first_round = 1;
+};
+
 struct RunOptions {
   int repetitions = 10;  // most timed launches, one bracket each (GPUs: plus one bracket around that many)
   int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
@@ -32,6 +63,17 @@ struct RunOptions {
   SamplingRule sampling_rule() const {
     return {.min_samples = min_samples, .max_samples = repetitions, .max_noise_percent = max_noise_percent,
             .budget_s = time_budget_s};
+  }
+
+  // What is left of `budget` for the samples once `after_samples_s` is kept for the timed phases after
+  // them; the first round (`first_round`, from warm_up) cut to what fits it at `one_launch_s` a launch.
+  // At least one sample is always taken.
+  SamplePlan plan_samples(const RunBudget& budget, int first_round, double one_launch_s, double after_samples_s) const {
+    SamplePlan plan{.rule = sampling_rule(), .first_round = std::max(first_round, 1)};
+    plan.rule.budget_s = std::max(0.0, budget.left_s() - after_samples_s);
+    const double fit = plan.rule.budget_s / one_launch_s;  // infinite (or NaN) when the clock saw no time pass
+    if (fit < plan.first_round) plan.first_round = std::max(1, static_cast<int>(fit));
+    return plan;
   }
 
   // Launches to time when one takes `one_launch_s`: as many as fit the budget, 1 to repetitions.

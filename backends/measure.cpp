@@ -51,7 +51,7 @@ struct DeviceFigures {
 std::string implausible_figures(const DeviceFigures& figures, int batch_size, std::size_t frame_bytes) {
   std::string reason = implausible_span_reason(figures.h2d_ms, frame_bytes);
   if (reason.empty()) reason = implausible_span_reason(figures.d2h_ms, frame_bytes);
-  if (reason.empty()) reason = implausible_span_reason(figures.batch_ms * batch_size, 0);
+  if (reason.empty() && batch_size > 0) reason = implausible_span_reason(figures.batch_ms * batch_size, 0);
   for (const double ms : figures.launches)
     if (reason.empty()) reason = implausible_span_reason(ms, 0);
   return reason;
@@ -96,6 +96,7 @@ double best_span_ms(DeviceQueue& queue, const std::function<void()>& launch, int
 BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,
                        const Image& input, std::size_t planned_bytes, const RunOptions& options) {
   const FrameLayout layout = FrameLayout::for_problem(problem);
+  RunBudget budget(options.time_budget_s);
   BackendRun run;
   run.memory = options.pinned ? "pinned" : "pageable";
   run.device_bytes = planned_bytes;
@@ -148,17 +149,25 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   figures.h2d_ms = h2d->elapsed_ms();
 
   // --- 3. warm-up, which also says how many launches fit the time budget ---
+  const Clock::time_point warm_up_start = Clock::now();
+  int warm_ups = 0;
   const int first_round = options.warm_up([&] {
     launch();
     queue->finish();
+    ++warm_ups;
   });
+  const double one_launch_s = ms_since(warm_up_start) / 1e3 / warm_ups;
+  // Kept for host to host and reuse: a launch each, and the transfers.
+  const double transfers_s = std::isfinite(figures.h2d_ms) ? 2 * figures.h2d_ms / 1e3 : 0;
+  const double after_samples_s = 2 * one_launch_s + transfers_s;
   // --- 4. poison ---
   variant->poison(*frame, *queue, 0xFF);
   queue->finish();
 
   // --- 5. one span per launch, queued back to back in rounds until the stopping rule says enough;
   // --cold overwrites the scratch before each launch, outside its span ---
-  Sampling sampling = sample_until_stopped(options.sampling_rule(), first_round, [&](int count) {
+  const SamplePlan plan = options.plan_samples(budget, first_round, one_launch_s, after_samples_s);
+  Sampling sampling = sample_until_stopped(plan.rule, plan.first_round, [&](int count) {
     std::vector<std::unique_ptr<Span>> launch_spans;
     for (int i = 0; i < count; ++i) launch_spans.push_back(queue->make_span());
     for (const std::unique_ptr<Span>& span : launch_spans) {
@@ -175,12 +184,19 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   figures.launches = sampling.samples_ms;
   const int timed = static_cast<int>(sampling.samples_ms.size());
 
-  // --- 6. the batch ---
-  const std::unique_ptr<Span> batch = bracket(*queue, [&] {
-    for (int i = 0; i < timed; ++i) launch();
-  });
-  queue->finish();
-  figures.batch_ms = batch->elapsed_ms() / timed;
+  // --- 6. the batch: as many of the samples' launches as fit what the budget has left ---
+  const double launch_s = summarize(figures.launches).median / 1e3;
+  const double batch_fit = (budget.left_s() - after_samples_s) / launch_s;  // NaN / infinite: no time seen
+  const int batch_size = batch_fit >= timed || !(launch_s > 0) ? timed : static_cast<int>(std::max(batch_fit, 0.0));
+  if (batch_size >= 1) {
+    const std::unique_ptr<Span> batch = bracket(*queue, [&] {
+      for (int i = 0; i < batch_size; ++i) launch();
+    });
+    queue->finish();
+    figures.batch_ms = batch->elapsed_ms() / batch_size;
+  } else {
+    budget.skip("kernel_batch_ms");
+  }
 
   // --- 7. download: the run's output ---
   const std::unique_ptr<Span> d2h = bracket(*queue, download);
@@ -189,18 +205,26 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   run.output = Image(input.width, input.height, input.channels, input.eight_bit);
   layout.unpack(host_output->const_units(), run.output);
 
-  // --- 8. host to host, then the reuse case, on the host clock ---
-  const Clock::time_point round_trip_start = Clock::now();
-  upload();
-  launch();
-  download();
-  queue->finish();
-  run.times.host_to_host_ms = ms_since(round_trip_start);
-  const Clock::time_point reuse_start = Clock::now();
-  launch();
-  download();
-  queue->finish();
-  run.times.reuse_ms = ms_since(reuse_start);
+  // --- 8. host to host, then the reuse case, on the host clock, each while the budget lasts ---
+  if (budget.spent()) {
+    budget.skip("host_to_host_ms");
+  } else {
+    const Clock::time_point round_trip_start = Clock::now();
+    upload();
+    launch();
+    download();
+    queue->finish();
+    run.times.host_to_host_ms = ms_since(round_trip_start);
+  }
+  if (budget.spent()) {
+    budget.skip("reuse_ms");
+  } else {
+    const Clock::time_point reuse_start = Clock::now();
+    launch();
+    download();
+    queue->finish();
+    run.times.reuse_ms = ms_since(reuse_start);
+  }
 
   if (layout.pixel == PixelType::U8) {  // every 8-bit value is a result: a pixel left as poisoned could pass
     variant->poison(*frame, *queue, 0x00);
@@ -213,7 +237,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
       if (again.data[i] != run.output.data[i]) run.output.data[i] = kNotMeasured;  // NaN: never written
   }
 
-  run.times.untimed = implausible_figures(figures, timed, layout.bytes());
+  run.times.untimed = implausible_figures(figures, batch_size, layout.bytes());
   if (run.times.untimed.empty()) {
     run.times.h2d_ms = figures.h2d_ms;
     run.times.d2h_ms = figures.d2h_ms;
@@ -222,6 +246,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
     run.times.kernel_samples_ms = std::move(figures.launches);
   }
   run.times.stopped_by = to_string(sampling.stopped_by);
+  run.times.budget_skipped = budget.skipped();
   run.times.cold = options.cold;
   run.status = Status::Ok;
   return run;

@@ -26,10 +26,14 @@ using PrepareVariant = std::function<std::unique_ptr<PreparedVariant>(DeviceQueu
 //     kept raw, and the rule that stopped them. With RunOptions::cold a scratch buffer of
 //     cold_scratch_bytes() is overwritten before each launch, outside its span (queued, not waited
 //     for): the launch finds none of its data in the device's cache;
-//  6. one span around that many launches back to back: the batch figure;
+//  6. one span around that many launches back to back (fewer when the budget has no room left): the
+//     batch figure;
 //  7. the download in one span; the result is the run's output;
 //  8. upload, launch and download on the host clock (host to host), then launch and download again
 //     (seed 000's reuse of an image already on the device).
+// One time budget bounds steps 1 to 8 (RunBudget, backends/backend.h): the samples get what the setup
+// and warm-ups left of it, less two launches and the transfers kept for step 8; the batch and step 8
+// run only while some is left, and those it stops are listed in PhaseTimes::budget_skipped.
 // A span the device reports as zero or implausibly short marks the run untimed (PhaseTimes::untimed)
 // instead of giving figures. 8-bit pixels have no NaN: the output is poisoned again with zeros and
 // launched once more after step 8, and a pixel that differs between the two was never written (NaN

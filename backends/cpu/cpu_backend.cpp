@@ -168,8 +168,15 @@ class CpuBackend final : public Backend {
       if (problem.pixel == PixelType::U8)
         for (float& value : result.output.data) value = to_8bit(value);
     };
-    const int first_round = options.warm_up(launch);
-    Sampling sampling = sample_until_stopped(options.sampling_rule(), first_round, [&](int count) {
+    // One budget for warm-ups and samples (RunBudget, backends/backend.h).
+    const RunBudget budget(options.time_budget_s);
+    int warm_ups = 0;
+    const int first_round = options.warm_up([&] {
+      launch();
+      ++warm_ups;
+    });
+    const SamplePlan plan = options.plan_samples(budget, first_round, budget.spent_s() / warm_ups, 0);
+    Sampling sampling = sample_until_stopped(plan.rule, plan.first_round, [&](int count) {
       std::vector<double> samples_ms;
       for (int i = 0; i < count; ++i) {
         poison();

@@ -27,6 +27,9 @@ struct PhaseTimes {
   Stats kernel_ms;                 // per-launch, one event bracket per launch, after warm-up
   std::vector<double> kernel_samples_ms;  // the launches kernel_ms summarizes, in the order taken
   std::string stopped_by;  // the rule that stopped the samples (to_string(StopRule)); empty: none taken
+  // The phases not measured because the run's time budget was spent (RunBudget, backends/backend.h),
+  // by their JSON names ("kernel_batch_ms, reuse_ms"); empty: none.
+  std::string budget_skipped;
   bool cold = false;       // L2 flushed before every sample (--cold); false: cache-warm samples
   double kernel_batch_ms = kNotMeasured;  // one bracket around N back-to-back launches, divided by N
   double d2h_ms = kNotMeasured;    // result download (device events)

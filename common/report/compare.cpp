@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "common/domain/error.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -249,20 +250,31 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     if (std::find(titles.begin(), titles.end(), problem_title(either(c))) == titles.end())
       titles.push_back(problem_title(either(c)));
 
+  // Within 80 columns, so that a terminal of 80 does not wrap it (it was 96 wide: #28).
   out << fmt::format(
-      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of the two runs' samples\n"
-      "(outliers dropped); slower or faster when p < {} and the medians differ by more than {}% or {} x\n"
-      "the runs' combined noise; inconclusive: moved that much, but too few samples for any p < {}\n",
+      "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of\n"
+      "the two runs' samples (outliers dropped); slower or faster when p < {} and\n"
+      "the medians differ by more than {}% or {} x the runs' combined noise;\n"
+      "inconclusive: moved that much, but too few samples for any p < {}\n",
       rule.significance, 100 * rule.min_change, rule.noise_factor, rule.significance);
   for (const std::string& title : titles) {
     std::vector<const Comparison*> group;
     for (const Comparison& c : comparisons)
       if (problem_title(either(c)) == title) group.push_back(&c);
-    // The memory column only when it tells rows apart (pinned and pageable runs of one problem).
-    bool mixed_memory = false;
-    for (const Comparison* c : group) mixed_memory |= either(*c).memory != either(*group.front()).memory;
+    // The memory column only when it tells rows apart (pinned and pageable runs of one problem: a CPU
+    // run has none beside an OpenCL one's "pinned", which tells nothing). The backend column only when
+    // a device id does not name its own ("cpu", "opencl:0:0" do). Both within 80 columns (#28: 83).
+    bool pinned = false, pageable = false, backend_in_device = true;
+    for (const Comparison* c : group) {
+      const RunRecord& r = either(*c);
+      pinned |= r.memory == "pinned", pageable |= r.memory == "pageable";
+      backend_in_device &= r.device.substr(r.device.find('/') + 1).starts_with(r.backend);
+    }
+    const bool mixed_memory = pinned && pageable;
 
-    std::vector<std::vector<std::string>> rows = {{"", "backend", "device", "variant"}};
+    std::vector<std::vector<std::string>> rows = {{""}};
+    if (!backend_in_device) rows[0].push_back("backend");
+    rows[0].insert(rows[0].end(), {"device", "variant"});
     if (mixed_memory) rows[0].push_back("memory");
     for (const char* name : {"baseline", "current", "ratio", "p", "verdict"}) rows[0].push_back(name);
     std::vector<bool> numeric(rows[0].size(), false);
@@ -272,8 +284,9 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
       // "!" in front of a regression, "?" of a run too few samples could decide, so the lines to read
       // first stand out (and grep finds them).
       const char* mark = is_regression(c->verdict) ? "!" : c->verdict == Verdict::Inconclusive ? "?" : "";
-      std::vector<std::string> row = {mark, r.backend, shorten(r.device, kDeviceWidth),
-                                      r.variant};
+      std::vector<std::string> row = {mark};
+      if (!backend_in_device) row.push_back(r.backend);
+      row.insert(row.end(), {shorten(r.device, kDeviceWidth), r.variant});
       if (mixed_memory) row.push_back(r.memory);
       row.push_back(time_cell(c->baseline ? &*c->baseline : nullptr));
       row.push_back(time_cell(c->current ? &*c->current : nullptr));
@@ -339,6 +352,12 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
     for (std::size_t i = 0; i < reports.size(); ++i)
       for (const RunRecord& run : reports[i].runs)
         if (problem_of(run) == problem) add_once(columns, column_of(i, run)), add_once(variants, run.variant);
+    // In the table's order (common/domain/variants.h), as every report's own tables list them: first
+    // seen put the first report's CPU variants before OpenCL's "global" (#28). Unknown names last.
+    std::ranges::stable_sort(variants, {}, [](const std::string& name) {
+      const VariantTraits* traits = find_variant(name);
+      return traits ? traits - all_variants().data() : std::ssize(all_variants());
+    });
     // The first run of each (column, variant) fills the cell.
     const auto cell_run = [&](const ColumnKey& column, const std::string& variant) -> const RunRecord* {
       for (const RunRecord& run : reports[std::get<0>(column)].runs)

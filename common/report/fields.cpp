@@ -50,6 +50,7 @@ const std::vector<Field<RunRecord>>& run_fields() {
       // Schema 2: the raw samples kernel_ms summarizes, the rule that stopped them, warm or cold L2.
       field<&RunRecord::times, &PhaseTimes::kernel_samples_ms>("kernel_samples_ms"),
       field<&RunRecord::times, &PhaseTimes::stopped_by>("stopped_by", kNullWhenDefault),
+      field<&RunRecord::times, &PhaseTimes::budget_skipped>("budget_skipped", kNullWhenDefault),
       field<&RunRecord::times, &PhaseTimes::cold>("cold"),
       field<&RunRecord::times, &PhaseTimes::kernel_batch_ms>("kernel_batch_ms"),
       field<&RunRecord::times, &PhaseTimes::h2d_ms>("h2d_ms"),

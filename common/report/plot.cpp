@@ -241,14 +241,24 @@ void draw_phase_legend(Canvas& canvas, double right, double y) {
 
 // ---- the picture -----------------------------------------------------------------------------------------
 
-constexpr double kPhaseTop = 612, kBottomMargin = 75;
+constexpr double kRateBottom = 500, kBottomMargin = 75;
+constexpr double kRateBarPitch = 44;
+
+// Where the rate panel ends: a line chart's 500, or under a single point's bars, one per series (#28:
+// the 440-pixel panel held two bars in its top third and was two-thirds empty).
+double rate_bottom(const Selection& selection, const std::vector<Series>& series) {
+  if (selection.x != XAxis::None || series.empty()) return kRateBottom;
+  return std::min(kRateBottom, 60 + kRateBarPitch * static_cast<double>(series.size()));
+}
+// The phase panel's bars start this far under the rate panel (its axis labels, a rule, the title).
+constexpr double kPhaseBelowRates = 112;
 
 // Bars spread over the room a 900-pixel picture leaves, between 24 and 40 px apart; more bars than fit
 // make the picture taller.
 double phase_pitch(const std::vector<Bar>& bars) {
   double units = 0;
   for (const Bar& bar : bars) units += bar.new_group ? 1.3 : 1;
-  return std::clamp((kMinHeight - kBottomMargin - kPhaseTop) / std::max(units, 1.0), 24.0, 40.0);
+  return std::clamp((kMinHeight - kBottomMargin - kRateBottom - kPhaseBelowRates) / std::max(units, 1.0), 24.0, 40.0);
 }
 
 double bars_height(const std::vector<Bar>& bars) {
@@ -270,7 +280,7 @@ void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Ser
   if (series.empty()) {
     canvas.text({kWidth / 2.0, 280}, "no MPix/s measured", 24, kMuted, Align::Centre);
   } else if (selection.x == XAxis::None) {
-    draw_rate_bars(canvas, {24, 60, kWidth - 24.0, 500}, series);
+    draw_rate_bars(canvas, {24, 60, kWidth - 24.0, rate_bottom(selection, series)}, series);
   } else {
     canvas.text({24, 46}, "colour: variant; line style and marker: API; median kernel time only", kTickSize,
                 kMuted);
@@ -279,11 +289,12 @@ void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Ser
     draw_legend(canvas, series, kWidth - legend - 10, 66, 500);
   }
 
-  canvas.line({24, 565}, {kWidth - 24.0, 565}, kGrid, 1);
-  canvas.text({24, 590}, selection.phase_title, kTitleSize - 2, kInk);
-  draw_phase_legend(canvas, kWidth - 24.0, 590);
+  const double rates_end = rate_bottom(selection, series), phase_top = rates_end + kPhaseBelowRates;
+  canvas.line({24, rates_end + 65}, {kWidth - 24.0, rates_end + 65}, kGrid, 1);
+  canvas.text({24, rates_end + 90}, selection.phase_title, kTitleSize - 2, kInk);
+  draw_phase_legend(canvas, kWidth - 24.0, rates_end + 90);
   if (!bars.empty())
-    draw_phase_bars(canvas, {24, kPhaseTop, kWidth - 24.0, kPhaseTop + bars_height(bars) + 6}, bars,
+    draw_phase_bars(canvas, {24, phase_top, kWidth - 24.0, phase_top + bars_height(bars) + 6}, bars,
                     phase_pitch(bars));
 }
 
@@ -310,7 +321,11 @@ void write_plot(const Report& report, const std::string& path, std::vector<std::
   for (const Selection& selection : selections) {
     series.push_back(build_series(selection, apis));
     bars.push_back(build_bars(selection, apis));
-    heights.push_back(std::max(kMinHeight, static_cast<int>(kPhaseTop + bars_height(bars.back()) + kBottomMargin)));
+    // A page as tall as it needs: at least kMinHeight for a line chart, a single point's as its bars.
+    const double rates_end = rate_bottom(selection, series.back());
+    const int least = rates_end < kRateBottom ? 0 : kMinHeight;
+    heights.push_back(
+        std::max(least, static_cast<int>(rates_end + kPhaseBelowRates + bars_height(bars.back()) + kBottomMargin)));
   }
   // Every group: a page each in a PDF, one below the other in a PNG or SVG.
   Canvas canvas(canvas_format(path), kWidth, heights);

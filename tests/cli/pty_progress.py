@@ -31,6 +31,32 @@ def run_under_pty(command):
     return child.wait(), b"".join(chunks).decode("utf-8", "replace")
 
 
+def wider_than_terminal(text):
+    """Lines of the report over COLUMNS: the terminal would wrap them."""
+    text = text.replace("\r\n", "\n")
+    return [line for line in text.split("\n") if len(line.split("\r\x1b[K")[-1]) > COLUMNS]
+
+
+def check_fits(exe):
+    """Issue #28: at 80 columns the device block (81), the transfers heading (94) and the --compare legend
+    (96) wrapped. A CPU and an OpenCL run (PoCL in CI; without OpenCL the CPU's alone), then --compare."""
+    import tempfile
+    failures = []
+    with tempfile.TemporaryDirectory() as directory:
+        baseline = os.path.join(directory, "base.json")
+        common = ["--backend", "cpu,opencl", "--variant", "fast", "--size", "48x32", "--filter", "box:r=1",
+                  "--repetitions", "5", "--warmup", "1"]
+        for command in ([exe] + common + ["--json", baseline], [exe] + common + ["--compare", baseline]):
+            status, text = run_under_pty(command)
+            if status not in (0, 3, 4):  # --compare's verdicts on a noisy machine are not the point here
+                failures.append(f"{' '.join(command[1:])}: exit status {status}: {text[-300:]!r}")
+            for line in wider_than_terminal(text):
+                failures.append(f"{len(line)} columns on an {COLUMNS}-column terminal: {line!r}")
+            if "--compare" in command and "Mann-Whitney" not in text:
+                failures.append(f"no --compare legend on the terminal: {text[-300:]!r}")
+    return failures
+
+
 def main():
     exe = sys.argv[1]
     # Long enough (several seconds of CPU convolution) for the progress line to appear after its quiet
@@ -59,6 +85,7 @@ def main():
     for line in text[report:].split("\n") if report >= 0 else []:
         if len(line) > 100:
             failures.append(f"a report line of {len(line)} columns: {line!r}")
+    failures += check_fits(exe)
     for failure in failures:
         print("FAIL:", failure)
     print(f"{len(shown)} progress updates, exit status {status}")

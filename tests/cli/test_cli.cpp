@@ -282,6 +282,39 @@ TEST_CASE("--time-budget decides how many of the --repetitions launches are time
   CHECK(samples("1000") == std::pair{5, std::string("max")});
 }
 
+#ifdef CONVCOMPARE_WITH_OPENCL
+TEST_CASE("--time-budget bounds every timed phase of a device run, and the JSON names the phases it cut (#28)") {
+  if (convcompare({"--list", "--backend", "opencl"}).out.find("opencl: no device") != std::string::npos) {
+    MESSAGE("no OpenCL device here: the device phases' budget was not checked");
+    return;
+  }
+  TempDir dir("cli");
+  const auto run = [&](const std::string& budget) {
+    const json report = run_to_json(dir, {"--backend", "opencl", "--variant", "global", "--size", "40x24", "--filter",
+                                          "box:r=1", "--repetitions", "4", "--no-peaks", "--time-budget", budget});
+    REQUIRE(report["runs"].size() == 1);
+    CHECK(report["runs"][0]["status"] == "ok");  // cut, and still validated
+    return report["runs"][0];
+  };
+  const json cut = run("1e-9");
+  if (!cut["untimed"].is_null()) {  // fake profiling timestamps (Rusticl): no device figures to cut
+    MESSAGE("untimed device: " << cut["untimed"]);
+    return;
+  }
+  CHECK(cut["kernel_ms"]["samples"] == 1);
+  CHECK(cut["stopped_by"] == "budget");
+  CHECK(cut["budget_skipped"] == "kernel_batch_ms, host_to_host_ms, reuse_ms");
+  CHECK(cut["kernel_batch_ms"].is_null());
+  CHECK(cut["host_to_host_ms"].is_null());
+  CHECK(cut["reuse_ms"].is_null());
+  const json whole = run("1000");
+  CHECK(whole["budget_skipped"].is_null());
+  CHECK(whole["kernel_batch_ms"].is_number());
+  CHECK(whole["host_to_host_ms"].is_number());
+  CHECK(whole["reuse_ms"].is_number());
+}
+#endif
+
 TEST_CASE("--max-noise stops a run after --min-samples once the noise is under it, and the run says so") {
   TempDir dir("cli");
   // 1.4826 x MAD / median of positive samples is at most 148.26% (half the samples lie below the
@@ -479,6 +512,7 @@ TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JS
     INFO(path);
     CHECK(path.starts_with(out_dir));
     CHECK(path.ends_with(".png"));
+    CHECK(path.find("_cpu_cpu_") == std::string::npos);  // the device id names its backend: once (#28)
     const cc::Image image = cc::load_image(path);
     CHECK(image.width == 64);
     CHECK(image.height == 48);
@@ -486,7 +520,7 @@ TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JS
   }
   CHECK(fs::exists(fs::path(out_dir) / "emboss_zero_reference.png"));
   CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_reference.png"));
-  CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_cpu_cpu_fast.png"));
+  CHECK(fs::exists(fs::path(out_dir) / "emboss_wrap_cpu_fast.png"));
   CHECK(fs::exists(fs::path(out_dir) / "contact_sheet.png"));
   // The probe file that proved the directory writable is gone again.
   CHECK(std::distance(fs::directory_iterator(out_dir), fs::directory_iterator{}) == 7);
@@ -514,7 +548,7 @@ TEST_CASE("float input gives PFM results; --output-format pfm does too for 8-bit
   const CommandResult pfm =
       convcompare(small_cpu_run({"--filter", "box:r=1", "--output-dir", dir / "pfm", "--output-format", "pfm"}));
   CHECK(pfm.status == 0);
-  CHECK(fs::exists(fs::path(dir / "pfm") / "box-r-1_zero_cpu_cpu_naive.pfm"));
+  CHECK(fs::exists(fs::path(dir / "pfm") / "box-r-1_zero_cpu_naive.pfm"));
   CHECK(fs::exists(fs::path(dir / "pfm") / "box-r-1_zero_reference.pfm"));
 }
 

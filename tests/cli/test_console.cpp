@@ -242,3 +242,22 @@ TEST_CASE("console: a backend that is not there is said once, in the report, not
   }
   CHECK(count_of(result.out, "cuda: not run") == 1);
 }
+
+TEST_CASE("merge: variants in the table's order, as each report's own tables; no sweep summary for two plain runs (#28)") {
+  TempDir dir("console");
+  REQUIRE(convcompare(quick({"--backend", "cpu", "--filter", "box:r=1", "--quiet", "--json", dir / "a.json"})).status == 0);
+  // b lists fast before naive, as a report whose first backend has only "fast" would (CPU then OpenCL
+  // gave naive, fast, global: the merged table took the order in which it first met each name).
+  json b = json::parse(read_file(dir / "a.json"));
+  REQUIRE(b["runs"].size() == 2);
+  REQUIRE(b["runs"][0]["variant"] == "naive");
+  std::swap(b["runs"][0], b["runs"][1]);
+  std::ofstream(dir / "b.json") << b.dump();
+  const CommandResult result = convcompare({"merge", dir / "b.json", dir / "a.json"});
+  REQUIRE(result.status == 0);
+  const std::size_t naive = result.out.find("\nnaive "), fast = result.out.find("\nfast ");
+  REQUIRE(naive != std::string::npos);
+  REQUIRE(fast != std::string::npos);
+  CHECK(naive < fast);
+  CHECK(result.out.find("weep summary") == std::string::npos);
+}

@@ -393,6 +393,14 @@ TEST_CASE("compare: pairs the runs one identity has twice in order, and says whe
   REQUIRE(comparisons.size() == 2);
   CHECK(comparisons[0].verdict == cc::Verdict::Unchanged);
   CHECK(comparisons[1].verdict == cc::Verdict::Faster);
+  // The device id "cpu" names its backend, one memory tells no rows apart: neither column (issue #28:
+  // the table was 83 columns on an 80-column terminal).
+  std::ostringstream table;
+  cc::print_comparison(comparisons, {}, table);
+  CAPTURE(table.str());
+  CHECK(table.str().find("\n  device  variant  baseline  current") != std::string::npos);
+  CHECK(table.str().find("backend") == std::string::npos);
+  CHECK(table.str().find("memory") == std::string::npos);
 
   std::ostringstream out;
   cc::print_comparison({}, {}, out);

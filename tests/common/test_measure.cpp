@@ -1,8 +1,10 @@
 // test_measure.cpp: the one measurement protocol (backends/measure.h) over a host-memory fake of the device shim.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "backends/measure.h"
@@ -55,6 +57,7 @@ class FakeVariant final : public cc::PreparedVariant {
   }
   void launch(cc::DeviceFrame& frame, cc::DeviceQueue&) const override {
     ++*launches_;
+    std::this_thread::sleep_for(launch_time);
     auto& fake = static_cast<FakeFrame&>(frame);
     if (writes_)
       for (std::size_t i = 0; i < size_; ++i) fake.output[i] = fake.input[i] * scale_;
@@ -69,6 +72,7 @@ class FakeVariant final : public cc::PreparedVariant {
     std::fill(fake.output.begin(), fake.output.end(), std::nanf(""));
   }
   std::size_t device_bytes(const cc::DeviceFrame&) const override { return 2 * size_ * sizeof(float) + 36; }
+  std::chrono::milliseconds launch_time{0};  // host time each launch takes: a planted slow kernel
 
  private:
   std::size_t size_, plane_;
@@ -171,6 +175,47 @@ TEST_CASE("measure_run: the raw samples, the rule that stopped them, and --cold'
   CHECK(cold_session.scratch_bytes == cc::kLeastColdScratchBytes);  // the fake reports no cache size
   CHECK(cc::cold_scratch_bytes(std::size_t{50} << 20) == std::size_t{100} << 20);  // an H100's 50 MB L2
 
+}
+
+TEST_CASE("measure_run: the time budget bounds every timed phase, and names those it stopped (#28)") {
+  // A launch of 30 ms under a 5 ms budget, as a 15 s texture launch under --time-budget 2 on PoCL: that
+  // took 62 s (warm-ups, batch, host to host and reuse each a launch or more past the budget).
+  const cc::Image input = ramp(6, 4, 1);
+  FakeSession session(30.0);
+  int launches = 0;
+  const auto prepare = [&](cc::DeviceQueue&) {
+    auto variant = std::make_unique<FakeVariant>(input, 2.0f, true, &launches);
+    variant->launch_time = std::chrono::milliseconds(30);
+    return variant;
+  };
+  cc::RunOptions slow = options(10, 2);
+  slow.time_budget_s = 0.005;
+  const auto start = std::chrono::steady_clock::now();
+  const cc::BackendRun cut = cc::measure_run(session, prepare, problem_of(input), input, 0, slow);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(cut.status == cc::Status::Ok);
+  CHECK(launches == 2);  // the warm-up that estimates a launch, and the one sample every run takes
+  CHECK(took_s < 0.06 + 0.5);  // those two, and room for a loaded machine's scheduler
+  CHECK(cut.times.kernel_samples_ms == std::vector<double>{30.0});
+  CHECK(cut.times.stopped_by == "budget");
+  CHECK(cut.times.budget_skipped == "kernel_batch_ms, host_to_host_ms, reuse_ms");
+  CHECK(std::isnan(cut.times.kernel_batch_ms));
+  CHECK(std::isnan(cut.times.host_to_host_ms));
+  CHECK(std::isnan(cut.times.reuse_ms));
+  CHECK(cut.times.untimed.empty());  // a batch not taken is no implausible span
+  CHECK(cut.times.d2h_ms == 30.0);   // the download that gives the output always happens
+  for (std::size_t i = 0; i < input.data.size(); ++i) CHECK(cut.output.data[i] == input.data[i] * 2.0f);
+
+  // With room for everything, nothing is stopped: 2 warm-ups, 3 samples, 3 in the batch, host to host, reuse.
+  launches = 0;
+  slow.repetitions = 3;
+  slow.time_budget_s = 100;
+  const cc::BackendRun whole = cc::measure_run(session, prepare, problem_of(input), input, 0, slow);
+  CHECK(launches == 2 + 3 + 3 + 1 + 1);
+  CHECK(whole.times.budget_skipped.empty());
+  CHECK(whole.times.stopped_by == "max");
+  CHECK(whole.times.host_to_host_ms >= 30.0);
+  CHECK(whole.times.reuse_ms >= 30.0);
 }
 
 TEST_CASE("measure_run: a pixel no launch writes stays NaN, so validation sees it") {

@@ -225,6 +225,26 @@ TEST_CASE("plot: the PNG loads back at its size with the series drawn in their c
   CHECK(count_colour(empty, 255, 255, 255) < empty.width * empty.height);  // the message is drawn
 }
 
+TEST_CASE("plot: a single point's page is as tall as its bars, and the phase panel has a bar per variant (#28)") {
+  if (!cc::canvas_available()) return;  // refused before any work: the case above
+  TempDir dir("plot");
+  cc::Report report;  // one size, one radius: a bar per series, no line chart
+  for (const char* variant : {"global", "tiled"}) {
+    report.runs.push_back(run("cuda", "cuda:0", variant, 1, 0.1));
+    report.runs.push_back(run("opencl", "opencl:0:0", variant, 1, 0.2));
+  }
+  const std::string texts = drawn(report, dir.file("point.png"));
+  const cc::Image png = cc::load_image(dir.file("point.png"));
+  // 4 rate bars of 44 under the title (60 + 176), 112 to the phase bars, 4 phase bars of 40 (the second
+  // API's first 1.3 x), 75 below: it was 900 high, the rate panel 440 of it, two-thirds empty.
+  CHECK(png.width == 1200);
+  CHECK(png.height == 60 + 176 + 112 + 172 + 75);
+  CHECK(count_colour(png, 0x1f, 0x77, 0xb4) > 4000);  // global's two rate bars
+  CHECK(count_colour(png, 213, 94, 0) > 100);          // the phase bars' kernel segments
+  for (const char* bar : {">cuda global pinned<", ">cuda tiled pinned<", ">opencl global pinned<", ">opencl tiled pinned<"})
+    CHECK_MESSAGE(texts.find(bar) != std::string::npos, bar);
+}
+
 TEST_CASE("plot: every filter and border group, a page each: PDF pages, PNG and SVG one below the other") {
   if (!cc::canvas_available()) {  // a build without cairo: --plot is refused, clearly, before any work
     CHECK_THROWS_WITH_AS(cc::check_plot_path("plot.png"), doctest::Contains("built without cairo"), cc::InputError);

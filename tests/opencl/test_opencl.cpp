@@ -578,12 +578,17 @@ TEST_CASE("the time budget sets how many launches are timed, and a single one st
     return;
   }
   CHECK(hurried.times.kernel_ms.samples == 1);
-  CHECK(std::isfinite(hurried.times.kernel_batch_ms));
+  // The budget bounds the whole run (RunBudget): the batch, host to host and reuse are not started.
+  CHECK(std::isnan(hurried.times.kernel_batch_ms));
+  CHECK(std::isnan(hurried.times.host_to_host_ms));
+  CHECK(hurried.times.budget_skipped == "kernel_batch_ms, host_to_host_ms, reuse_ms");
 
   options.time_budget_s = 1e6;
   const cc::BackendRun patient = run_variant("global", input, filter, options);
   REQUIRE(patient.status == cc::Status::Ok);
   CHECK(patient.times.kernel_ms.samples == 10);
+  CHECK(std::isfinite(patient.times.kernel_batch_ms));
+  CHECK(patient.times.budget_skipped.empty());
   CHECK(check_against_reference(patient, input, filter).passed);
 }
 

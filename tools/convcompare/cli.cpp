@@ -336,7 +336,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(CLI::Range(0, 1000000))
       ->default_str("2");
   app.add_option("--time-budget", config.time_budget_s,
-                 "Stop repeating a run once its timed launches have spent about this long (at least one is timed)")
+                 "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
       ->type_name("SECONDS")
       ->default_str("2");
   app.add_option("--min-samples", config.min_samples,

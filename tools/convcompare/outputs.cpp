@@ -306,8 +306,12 @@ std::string OutputPlan::stem(const Problem& problem) const {
 fs::path OutputPlan::reference_path(const std::string& stem) const { return dir_ / (stem + "_reference." + format_); }
 
 fs::path OutputPlan::result_path(const std::string& stem, const Target& target, bool pinned) const {
-  return dir_ / fmt::format("{}_{}_{}_{}{}.{}", stem, target.backend_name, slug(target.device_id),
-                            target.variant->name, several_memories_ && !pinned ? "_pageable" : "", format_);
+  // The device id names its backend ("cpu", "cuda-0", "opencl-1-0"): the backend once, not again in
+  // front of it ("_opencl_opencl-0-0_global": #28).
+  std::string device = slug(target.device_id);
+  if (!device.starts_with(target.backend_name)) device = fmt::format("{}_{}", target.backend_name, device);
+  return dir_ / fmt::format("{}_{}_{}{}.{}", stem, device, target.variant->name,
+                            several_memories_ && !pinned ? "_pageable" : "", format_);
 }
 
 void OutputWriter::save(const Image& image, const fs::path& path) const {
