@@ -54,7 +54,8 @@ struct KernelDescription {
   CudaBuild cuda_build;
 };
 
-// Every variant whose kernels are our own twins, in the variant table's order. fft and the NPP
+// Every variant whose kernels are our own twins, in the variant table's order, each built by the APIs
+// the table's `apis` names (cluster: CUDA only, kernels_cuda/cluster.cu, no .cl). fft and the NPP
 // baselines are not here: a library does their work, so each API launches them its own way
 // (cuda_variants.cpp, opencl_variants.cpp).
 inline constexpr KernelDescription kKernelDescriptions[] = {
@@ -71,6 +72,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
     {"fast", "convolve_fast", "fast", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Nvrtc},
     {"async", "convolve_async", "async",
+     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
+    {"cluster", "convolve_cluster", "cluster",
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
 };
 

@@ -30,6 +30,7 @@ struct DeviceLimits {
   std::size_t max_group_x = 0, max_group_y = 0;
   std::string no_images;  // why images cannot be used here (no support, no single-float format), or ""
   std::string no_async_copies;  // why a kernel waiting on async_work_group_copy cannot run here, or ""
+  std::string no_clusters;  // why thread-block clusters cannot be launched here (CUDA before sm_90), or ""
   std::size_t image_max_width = 0, image_max_height = 0;
 
   std::string memory_name;      // "free" / "CL_DEVICE_GLOBAL_MEM_SIZE"
@@ -57,6 +58,9 @@ struct LaunchPlan {
   ConvArgs args{};
   GroupShape group;   // work-items per group
   GroupShape groups;  // groups per axis (CUDA's grid; OpenCL's global range is groups x group)
+  // groups per thread-block cluster where the variant launches in clusters (CUDA: the launch's
+  // cudaLaunchAttributeClusterDimension); `groups` is then a whole number of clusters on each axis
+  std::optional<GroupShape> cluster;
   std::size_t on_chip_bytes = 0;             // tiled, fast, separable: the tile per group
   std::size_t pixel_bytes = sizeof(float);   // one pixel of a frame unit, as a tile stages it (u8: 1 or 4)
   std::optional<SeparableFactors> factors;   // rank-1 variants

@@ -44,8 +44,11 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # 8-bit pixels through the kernels compiled for them (1 channel, RGBA8 with 3 channels padded) and NPP's;
 # u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
-# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii.
-cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async)
+# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii; cluster's
+# distributed shared memory, f32 and RGBA8, at radii within a block and wider than one.
+cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
+       cluster cluster-u8 cluster-interior cluster-u8-interior)
+cluster_radii="--filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=32"
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -63,6 +66,14 @@ case_arguments() {
     # async's copies (cp.async, then the wait, then the barrier) at radii whose tiles outgrow the image
     # and the block, interior tiles and tiles past every edge (640x360); f32 and RGBA8 copy asynchronously.
     async) echo "--size 640x360 --variant async --filter box:r=6 --filter box:r=20 --filter box:r=32 --border clamp" ;;
+    # cluster's two cluster.sync()s and its reads of the neighbours' shared memory (map_shared_rank): at
+    # r = 1 and 6 the apron lies in the next block, at 20 and 32 (wider than a 16x16 block) beyond it and
+    # past the cluster's edge; 67x45 launches blocks wholly past the image (whole 4x2 clusters), 640x360 has
+    # interior clusters. Every border at 67x45, one each at 640x360; f32 and RGBA8 (uchar4 loads).
+    cluster) echo "--size 67x45 --variant cluster $cluster_radii --border zero,clamp,mirror,wrap" ;;
+    cluster-u8) echo "--size 67x45 --variant cluster --pixel u8 --channels 4 $cluster_radii --border zero,clamp,mirror,wrap" ;;
+    cluster-interior) echo "--size 640x360 --variant cluster $cluster_radii --border wrap" ;;
+    cluster-u8-interior) echo "--size 640x360 --variant cluster --pixel u8 --channels 4 $cluster_radii --border mirror" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }

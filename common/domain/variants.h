@@ -54,6 +54,8 @@ struct VariantTraits {
   bool auto_candidate = false;      // measured by --variant auto
   bool async_copies = false;        // OpenCL: waits on async_work_group_copy's events (wait_group_events),
                                     // which some drivers cannot link (DeviceLimits::no_async_copies)
+  bool clusters = false;            // CUDA: launched in thread-block clusters (LaunchPlan::cluster) whose blocks
+                                    // read each other's shared memory: sm_90 and later (DeviceLimits::no_clusters)
   std::uint8_t borders = kAllBorders;
   std::uint8_t pixels = kF32;       // PixelBit
   std::string_view pixels_note = "";  // why the other pixel types are missing, for the skip reason, where needed
@@ -96,6 +98,10 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .async_copies = true,
      .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
+    {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
+                                        "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
+     .geometry = Geometry::Tile, .apis = kCuda, .filter_in_constant = true, .clusters = true, .pixels = kF32 | kU8,
+     .plot_colour = 0x7b4173},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
