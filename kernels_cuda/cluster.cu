@@ -21,6 +21,16 @@ namespace {
 
 namespace cg = cooperative_groups;
 
+// Clusters exist from sm_90. CMAKE_CUDA_ARCHITECTURES may name older targets too: their copy of this
+// kernel is empty and never launched, since the backend declines a kernel built below compute_90
+// (backends/cuda/cuda_variants.cpp) and a device below 9.0 (DeviceLimits::no_clusters).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CC_CLUSTERS 1
+#else
+#define CC_CLUSTERS 0
+#endif
+
+#if CC_CLUSTERS
 // The pixel at image position (x, y) of the extended image: the border rule's fold, or zero.
 __device__ __forceinline__ cc_pixel extended_pixel(const cc_pixel* __restrict__ input, int x, int y,
                                                    const ConvArgs& args)
@@ -29,15 +39,13 @@ __device__ __forceinline__ cc_pixel extended_pixel(const cc_pixel* __restrict__ 
     const int sy = cc_border_index(y, args.height, args.border);
     return (sx < 0 || sy < 0) ? cc_pixel_zero : input[sy * args.pitch + sx];
 }
+#endif
 
 __global__ void convolve_cluster(const cc_pixel* __restrict__ input,
                                  cc_pixel* __restrict__ output,
                                  const ConvArgs args)
 {
-// Clusters exist from sm_90. CMAKE_CUDA_ARCHITECTURES may name older targets too: their copy of this
-// kernel is empty and never launched, since the backend declines a kernel built below compute_90
-// (backends/cuda/cuda_variants.cpp) and a device below 9.0 (DeviceLimits::no_clusters).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if CC_CLUSTERS
     extern __shared__ cc_pixel tile[];  // (blockDim + 2 * radius) pixels per side, as stored; sized at launch
     const cg::cluster_group cluster = cg::this_cluster();
 
