@@ -54,7 +54,8 @@ struct KernelDescription {
   CudaBuild cuda_build;
 };
 
-// Every variant whose kernels are our own twins, in the variant table's order. fft and the NPP
+// Every variant whose kernels are our own twins, in the variant table's order, each built by the APIs
+// the table's `apis` names (cluster: CUDA only, kernels_cuda/cluster.cu, no .cl). fft and the NPP
 // baselines are not here: a library does their work, so each API launches them its own way
 // (cuda_variants.cpp, opencl_variants.cpp).
 inline constexpr KernelDescription kKernelDescriptions[] = {
@@ -74,6 +75,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
     {"shuffle", "convolve_shuffle", "shuffle", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
      CudaBuild::Offline},
+    {"cluster", "convolve_cluster", "cluster",
+     {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
 };
 
 // The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.

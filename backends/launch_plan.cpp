@@ -126,6 +126,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     if (!limits.no_lane_shuffles.empty()) return limits.no_lane_shuffles;
     if (!limits.lane_shuffle_define.empty()) plan.defines.push_back(limits.lane_shuffle_define);
   }
+  if (variant.clusters && !limits.no_clusters.empty()) return limits.no_clusters;
   if (variant.input_as_image) {
     if (!limits.no_images.empty()) return limits.no_images;
     if (static_cast<std::size_t>(problem.width) > limits.image_max_width ||
@@ -149,6 +150,17 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   return "";
 }
 
+// A cluster launch takes whole clusters only: kClusterGroups, less where the grid has fewer groups on an
+// axis, and the grid rounded up to a whole number of them. The groups added lie past the image's right
+// and bottom edges: they stage the border's pixels there, which their neighbours' aprons read, and store
+// nothing (kernels_cuda/cluster.cu).
+void fit_clusters(LaunchPlan& plan) {
+  const GroupShape cluster{std::min<std::size_t>(kClusterGroups.x, plan.groups.x),
+                           std::min<std::size_t>(kClusterGroups.y, plan.groups.y)};
+  plan.cluster = cluster;
+  plan.groups = {divide_up(plan.groups.x, cluster.x) * cluster.x, divide_up(plan.groups.y, cluster.y) * cluster.y};
+}
+
 // Once built: the group shape against what the kernel takes.
 std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const KernelLimits& kernel) {
   const std::size_t max_items = std::min(limits.max_group, kernel.max_group);
@@ -165,6 +177,7 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
           plan.group = shape;
           plan.on_chip_bytes = tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes);
           plan.groups = {divide_up(args.width, shape.x), divide_up(args.height, shape.y)};
+          if (plan.variant->clusters) fit_clusters(plan);
           return "";
         }
       }

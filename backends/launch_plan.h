@@ -33,6 +33,7 @@ struct DeviceLimits {
   std::string no_lane_shuffles;    // why a kernel shuffling between sub-group lanes cannot run here, or ""
   std::string lane_shuffle_define; // the -D that picks the shuffle a kernel calls (OpenCL: the device's
                                    // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
+  std::string no_clusters;  // why thread-block clusters cannot be launched here (CUDA before sm_90), or ""
   std::size_t image_max_width = 0, image_max_height = 0;
 
   std::string memory_name;      // "free" / "CL_DEVICE_GLOBAL_MEM_SIZE"
@@ -60,6 +61,9 @@ struct LaunchPlan {
   ConvArgs args{};
   GroupShape group;   // work-items per group
   GroupShape groups;  // groups per axis (CUDA's grid; OpenCL's global range is groups x group)
+  // groups per thread-block cluster where the variant launches in clusters (CUDA: the launch's
+  // cudaLaunchAttributeClusterDimension); `groups` is then a whole number of clusters on each axis
+  std::optional<GroupShape> cluster;
   std::size_t on_chip_bytes = 0;             // tiled, fast, separable: the tile per group
   std::size_t pixel_bytes = sizeof(float);   // one pixel of a frame unit, as a tile stages it (u8: 1 or 4)
   std::optional<SeparableFactors> factors;   // rank-1 variants

@@ -46,9 +46,11 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
 # channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii; shuffle's
-# warp shuffles, f32 and u8 (1 channel, RGBA8), at radii within a warp, past it and past the image.
+# warp shuffles, f32 and u8 (1 channel, RGBA8), at radii within a warp, past it and past the image;
+# cluster's distributed shared memory, f32 and RGBA8, at radii within a block and wider than one.
 cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
-  shuffle shuffle-u8 shuffle-u8-rgba)
+       shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior)
+cluster_radii="--filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=32"
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -72,6 +74,14 @@ case_arguments() {
     shuffle) echo "--size 67x45 --variant shuffle --filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=50 --border mirror" ;;
     shuffle-u8) echo "--size 640x360 --variant shuffle --pixel u8 --filter box:r=2 --filter file:$repo/tests/data/filter_5x3.txt --filter box:r=40 --flip --border zero" ;;
     shuffle-u8-rgba) echo "--size 67x45 --variant shuffle --pixel u8 --channels 3 --filter box:r=3 --filter box:r=50 --border wrap" ;;
+    # cluster's two cluster.sync()s and its reads of the neighbours' shared memory (map_shared_rank): at
+    # r = 1 and 6 the apron lies in the next block, at 20 and 32 (wider than a 16x16 block) beyond it and
+    # past the cluster's edge; 67x45 launches blocks wholly past the image (whole 4x2 clusters), 640x360 has
+    # interior clusters. Every border at 67x45, one each at 640x360; f32 and RGBA8 (uchar4 loads).
+    cluster) echo "--size 67x45 --variant cluster $cluster_radii --border zero,clamp,mirror,wrap" ;;
+    cluster-u8) echo "--size 67x45 --variant cluster --pixel u8 --channels 4 $cluster_radii --border zero,clamp,mirror,wrap" ;;
+    cluster-interior) echo "--size 640x360 --variant cluster $cluster_radii --border wrap" ;;
+    cluster-u8-interior) echo "--size 640x360 --variant cluster --pixel u8 --channels 4 $cluster_radii --border mirror" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }

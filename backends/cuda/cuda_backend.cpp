@@ -91,6 +91,10 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   limits.max_group_y = properties.maxThreadsDim[1];
   limits.image_max_width = properties.maxTexture2D[0];
   limits.image_max_height = properties.maxTexture2D[1];
+  // cudaDeviceProp::clusterLaunch is cudaDevAttrClusterLaunch: set from compute capability 9.0.
+  if (!properties.clusterLaunch)
+    limits.no_clusters = fmt::format("thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); "
+                                     "this device is {}.{}", properties.major, properties.minor);
   limits.memory_name = "free";
   limits.allocation_name = "global memory";
   limits.on_chip_name = "shared memory";
@@ -112,6 +116,7 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
                                  one_number ? "-arch=sm_" + architectures : "for CUDA architectures " + architectures);
   if (plan.variant->kind == VariantKind::Fft)
     text += fmt::format("; cuFFT real-to-complex and back at {}", fft_shape_text(plan.fft));
+  if (plan.cluster) text += fmt::format("; thread-block clusters of {}x{} blocks", plan.cluster->x, plan.cluster->y);
   return text;
 }
 

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_fft.h"
@@ -114,13 +116,59 @@ std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, cudaStrea
   return std::make_unique<Variant>(setup, stream);
 }
 
+// A launch in thread-block clusters (LaunchPlan::cluster): cudaLaunchKernel's grid, block and dynamic
+// shared memory, and the cluster's shape as a launch attribute, which `attribute` holds for the config.
+cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t stream, cudaLaunchAttribute& attribute) {
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(plan.cluster->x);
+  attribute.val.clusterDim.y = static_cast<unsigned>(plan.cluster->y);
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(plan.groups.x, plan.groups.y);
+  config.blockDim = dim3(plan.group.x, plan.group.y);
+  config.dynamicSmemBytes = plan.on_chip_bytes;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// What a cluster variant's plan still needs of this build and device (the plan checked compute
+// capability: DeviceLimits::no_clusters): its kernel compiled for compute_90 or later, since
+// CMAKE_CUDA_ARCHITECTURES may name only older targets, whose copy is empty (kernels_cuda/cluster.cu);
+// and one cluster of the plan's shape, blocks and shared memory placed on the device at once, without
+// which the launch fails (cudaOccupancyMaxActiveClusters).
+std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
+  const std::string entry(find_kernel_description(plan.variant->name)->entry);
+  const kernels::OfflineKernel* kernel = kernels::find_offline_kernel(pixel_format(problem), entry);
+  if (!kernel) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
+  cudaFuncAttributes attributes{};
+  CC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel->function));
+  if (attributes.ptxVersion < 90)
+    return fmt::format("thread-block clusters need code for compute_90 or later; this build's {} is compute_{} "
+                       "(CMAKE_CUDA_ARCHITECTURES)", entry, attributes.ptxVersion);
+  // The occupancy counts the dynamic shared memory only up to what the kernel is allowed (DescribedVariant
+  // sets the same before it launches).
+  CC_CUDA_CHECK(cudaFuncSetAttribute(kernel->function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(plan.on_chip_bytes)));
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config = cluster_launch_config(plan, nullptr, attribute);
+  int clusters = 0;
+  CC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel->function, &config));
+  if (clusters > 0) return "";
+  return fmt::format("no cluster of {}x{} blocks of {}x{} threads and {} bytes of shared memory each fits on the "
+                     "device at once (cudaOccupancyMaxActiveClusters is 0)", plan.cluster->x, plan.cluster->y,
+                     plan.group.x, plan.group.y, plan.on_chip_bytes);
+}
+
 // --- every variant but fft and npp: our kernels, as backends/kernel_descriptions.h
 // describes them -------------------------------------------------------------------------------------
 // One path whichever way the kernel was built: nvcc's offline table for the frame's pixel format or the
 // plan's NVRTC module gives a function and its __constant__ symbols; the filter goes to those symbols
 // where the variant table says filter_in_constant, else to buffer arguments; the launch is
 // cudaLaunchKernel over the plan's grid and block with the plan's on-chip bytes as dynamic shared memory
-// (0 where the kernel has no tile), opted in above the device's default.
+// (0 where the kernel has no tile), opted in above the device's default; cudaLaunchKernelExC with the
+// cluster's shape where the plan has one (LaunchPlan::cluster).
 class DescribedVariant final : public CudaVariant {
  public:
   DescribedVariant(const ApiVariantSetup& setup, cudaStream_t stream)
@@ -176,8 +224,14 @@ class DescribedVariant final : public CudaVariant {
         case ArgRole::LocalTile: break;
       }
     }
-    CC_CUDA_CHECK(cudaLaunchKernel(function_, dim3(plan_.groups.x, plan_.groups.y), dim3(plan_.group.x, plan_.group.y),
-                                   parameters.data(), plan_.on_chip_bytes, stream));
+    if (plan_.cluster) {
+      cudaLaunchAttribute attribute{};
+      const cudaLaunchConfig_t config = cluster_launch_config(plan_, stream, attribute);
+      CC_CUDA_CHECK(cudaLaunchKernelExC(&config, function_, parameters.data()));
+    } else {
+      CC_CUDA_CHECK(cudaLaunchKernel(function_, dim3(plan_.groups.x, plan_.groups.y), dim3(plan_.group.x, plan_.group.y),
+                                     parameters.data(), plan_.on_chip_bytes, stream));
+    }
   }
 
   // A __constant__ array of the kernel's module or offline file, filled on the setup stream.
@@ -340,8 +394,10 @@ constexpr ApiVariant kLibraryVariants[] = {
 std::vector<ApiVariant> make_api_variants() {
   std::vector<ApiVariant> made;
   for (const VariantTraits& variant : all_variants()) {
+    if (!variant.implemented_by(kCuda)) continue;
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
-      made.push_back({variant.name, &prepare<DescribedVariant>, "", nullptr, description});
+      made.push_back({variant.name, &prepare<DescribedVariant>, "", variant.clusters ? &cluster_declines : nullptr,
+                      description});
     } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
                found != std::end(kLibraryVariants)) {
       made.push_back(*found);

@@ -56,6 +56,8 @@ struct VariantTraits {
                                     // which some drivers cannot link (DeviceLimits::no_async_copies)
   bool lane_shuffles = false;       // exchanges pixels between the lanes of a warp / sub-group: OpenCL
                                     // needs a sub-group shuffle extension (DeviceLimits::no_lane_shuffles)
+  bool clusters = false;            // CUDA: launched in thread-block clusters (LaunchPlan::cluster) whose blocks
+                                    // read each other's shared memory: sm_90 and later (DeviceLimits::no_clusters)
   std::uint8_t borders = kAllBorders;
   std::uint8_t pixels = kF32;       // PixelBit
   std::string_view pixels_note = "";  // why the other pixel types are missing, for the skip reason, where needed
@@ -101,6 +103,10 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "shuffle", .memory_space = "image from global memory into registers, neighbours exchanged by warp / sub-group shuffles (__shfl_sync / sub_group_shuffle)",
      .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .lane_shuffles = true,
      .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
+    {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
+                                        "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
+     .geometry = Geometry::Tile, .apis = kCuda, .filter_in_constant = true, .clusters = true, .pixels = kF32 | kU8,
+     .plot_colour = 0x7b4173},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",

@@ -12,6 +12,11 @@ struct TileGroup {
 };
 inline constexpr TileGroup kTileGroups[] = {{16, 16}, {16, 8}, {8, 8}, {4, 4}};
 
+// The groups of one thread-block cluster (the cluster variant, CUDA): 4 across by 2 down, 8 blocks, the
+// most a cluster may hold on every device that has them (CUDA's "portable" cluster size). A first
+// choice, not yet measured against 2x2 or 2x4; fewer where the grid has fewer (backends/launch_plan.cpp).
+inline constexpr TileGroup kClusterGroups = {4, 2};
+
 // A group's tile: its outputs plus the apron on every side, in bytes: the tile holds the frame's pixels
 // as stored (common/geometry/pixel.h's cc_pixel: a float, or an 8-bit tile of 1 or 4 bytes per pixel).
 inline std::size_t tile_bytes(int radius_x, int radius_y, std::size_t group_x, std::size_t group_y,

@@ -29,14 +29,15 @@ bool needs_rank_one(std::string_view variant) {
 }
 
 // What a variant may decline in this matrix without failing: a device without images or without the
-// image format a pixel type needs, a filter the variant cannot take, or a library missing at build
-// time. Every other skip (a limit the matrix never approaches) is a failure.
+// image format a pixel type needs, a CUDA device without thread-block clusters, a filter the variant
+// cannot take, or a library missing at build time. Every other skip (a limit the matrix never approaches) is a failure.
 bool legitimate_skip(const std::string& reason) {
   return reason.find("not separable") != std::string::npos || reason.find("image support") != std::string::npos ||
          reason.find("image2d format") != std::string::npos ||
          reason.find("not found at build time") != std::string::npos ||
          reason.find("cannot link wait_group_events") != std::string::npos ||  // launch_plan.h's no_async_copies
-         reason.find("no sub-group shuffle") != std::string::npos;  // launch_plan.h's no_lane_shuffles
+         reason.find("no sub-group shuffle") != std::string::npos ||  // launch_plan.h's no_lane_shuffles
+         reason.find("thread-block clusters need") != std::string::npos;  // no_clusters: a CUDA device before 9.0
 }
 
 struct Case {
