@@ -14,25 +14,11 @@
 
 namespace cc {
 
-struct RunOptions {
-  int repetitions = 10;  // most timed launches, one bracket each (GPUs: plus one bracket around that many)
-  int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
+// How to run: the measurement settings (common/domain/stats.h: the stopping rule, warm-up, --cold),
+// and how the frames cross and where the kernels come from.
+struct RunOptions : MeasurementSettings {
   bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
   std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
-  // Each run stops repeating once its timed launches have spent about this long; at least one
-  // timed launch always happens.
-  double time_budget_s = 2.0;
-  // The stopping rule (docs/performance.md, common/domain/stats.h): with max_noise_percent > 0 a run
-  // stops once min_samples or more have a robust noise at or under it; the budget caps every run.
-  int min_samples = 5;
-  double max_noise_percent = 0;
-  // Flush the device's L2 before every sample, outside the timed bracket (--cold).
-  bool cold = false;
-
-  SamplingRule sampling_rule() const {
-    return {.min_samples = min_samples, .max_samples = repetitions, .max_noise_percent = max_noise_percent,
-            .budget_s = time_budget_s};
-  }
 
   // Launches to time when one takes `one_launch_s`: as many as fit the budget, 1 to repetitions.
   int timed_launches(double one_launch_s) const {

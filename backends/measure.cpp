@@ -158,7 +158,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
 
   // --- 5. one span per launch, queued back to back in rounds until the stopping rule says enough;
   // --cold overwrites the scratch before each launch, outside its span ---
-  Sampling sampling = sample_until_stopped(options.sampling_rule(), first_round, [&](int count) {
+  Sampling sampling = sample_until_stopped(options, first_round, [&](int count) {
     std::vector<std::unique_ptr<Span>> launch_spans;
     for (int i = 0; i < count; ++i) launch_spans.push_back(queue->make_span());
     for (const std::unique_ptr<Span>& span : launch_spans) {

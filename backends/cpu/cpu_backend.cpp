@@ -169,7 +169,7 @@ class CpuBackend final : public Backend {
         for (float& value : result.output.data) value = to_8bit(value);
     };
     const int first_round = options.warm_up(launch);
-    Sampling sampling = sample_until_stopped(options.sampling_rule(), first_round, [&](int count) {
+    Sampling sampling = sample_until_stopped(options, first_round, [&](int count) {
       std::vector<double> samples_ms;
       for (int i = 0; i < count; ++i) {
         poison();
