@@ -11,6 +11,7 @@
 #include "common/domain/image.h"
 #include "common/domain/measurement.h"
 #include "common/domain/problem.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -87,21 +88,35 @@ class Backend {
   // Runs one variant on one device (index into devices()) through the measurement protocol
   // (backends/measure.h). A variant that cannot run here (filter over constant memory, not separable,
   // image over the largest image2d...) returns Skipped with the reason; API failures throw ApiError;
-  // an unknown variant or device is an InputError.
-  virtual BackendRun run(const Problem& problem, const Image& input, std::string_view variant,
+  // a variant this backend does not implement, or an unknown device, is an InputError. The variant is
+  // its table line (common/domain/variants.h), resolved once by the caller and carried (issue #24).
+  virtual BackendRun run(const Problem& problem, const Image& input, const VariantTraits& variant,
                          int device, const RunOptions& options) = 0;
+  // The same for a caller that holds a name (the tests): the table's line of that name, or InputError.
+  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
+                 const RunOptions& options) {
+    return run(problem, input, table_line(variant), device, options);
+  }
 
   // Measures the device's copy bandwidth and FP32 FMA rate once (cached); CPU: nothing measured.
   virtual DevicePeaks measure_peaks(int /*device*/) { return {}; }
 
   // Pushes `frames` copies of `input` through upload, `variant` and download with the three
   // overlapped (several streams / queues, frames split in chunks). Backends without transfers skip.
-  virtual StreamRun stream(const Problem& /*problem*/, const Image& /*input*/, std::string_view /*variant*/,
+  virtual StreamRun stream(const Problem& /*problem*/, const Image& /*input*/, const VariantTraits& /*variant*/,
                            int /*device*/, int /*frames*/, const RunOptions& /*options*/) {
     StreamRun run;
     run.reason = "no transfers to overlap on this backend";
     return run;
   }
+  StreamRun stream(const Problem& problem, const Image& input, std::string_view variant, int device, int frames,
+                   const RunOptions& options) {
+    return stream(problem, input, table_line(variant), device, frames, options);
+  }
+
+ private:
+  // The table's line of `variant`; InputError, naming this backend's variants, when there is none.
+  const VariantTraits& table_line(std::string_view variant);
 };
 
 // Every backend compiled into this binary, in report order: cpu, cuda, opencl, each named in
