@@ -162,9 +162,10 @@ class CpuBackend final : public Backend {
     auto poison = [&] { std::fill(result.output.data.begin(), result.output.data.end(), std::numeric_limits<float>::quiet_NaN()); };
 
     // 8-bit storage: the float sums rounded to nearest and saturated, as a device kernel stores them.
+    const bool eight_bit = problem.device_format().eight_bit();
     const auto launch = [&] {
       convolve(input, problem.correlation_filter, args, result.output);
-      if (problem.pixel == PixelType::U8)
+      if (eight_bit)
         for (float& value : result.output.data) value = to_8bit(value);
     };
     const int first_round = options.warm_up(launch);
