@@ -3,8 +3,12 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "backends/cpu/cpu_backend.h"
 #include "backends/embedded_sources.h"
+#include "common/domain/error.h"
 #include "common/domain/backend_names.h"
 #ifdef CONVCOMPARE_WITH_CUDA
 #include "backends/cuda/cuda_backend.h"
@@ -50,6 +54,11 @@ std::vector<std::string> compiled_backends() {
   names.push_back("opencl");
 #endif
   return names;
+}
+
+const VariantTraits& Backend::table_line(std::string_view variant) {
+  if (const VariantTraits* traits = find_variant(variant)) return *traits;
+  throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), variant, fmt::join(variants(), ", ")));
 }
 
 BackendRun skipped(std::string reason) {

@@ -11,6 +11,7 @@
 #include "common/domain/image.h"
 #include "common/domain/measurement.h"
 #include "common/domain/problem.h"
+#include "common/domain/variants.h"
 
 namespace cc {
 
@@ -41,37 +42,23 @@ class RunBudget {
 
 // The samples' part of a run's budget, and their first round cut to fit it.
 struct SamplePlan {
-  SamplingRule rule;
+  MeasurementSettings rule;  // the run's settings, time_budget_s what is left for the samples
   int first_round = 1;
 };
 
-struct RunOptions {
-  int repetitions = 10;  // most timed launches, one bracket each (GPUs: plus one bracket around that many)
-  int warmup = 2;        // untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
+// How to run: the measurement settings (common/domain/stats.h: the stopping rule, warm-up, --cold),
+// and how the frames cross and where the kernels come from.
+struct RunOptions : MeasurementSettings {
   bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
   std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
-  // Each run stops repeating once its timed launches have spent about this long; at least one
-  // timed launch always happens.
-  double time_budget_s = 2.0;
-  // The stopping rule (docs/performance.md, common/domain/stats.h): with max_noise_percent > 0 a run
-  // stops once min_samples or more have a robust noise at or under it; the budget caps every run.
-  int min_samples = 5;
-  double max_noise_percent = 0;
-  // Flush the device's L2 before every sample, outside the timed bracket (--cold).
-  bool cold = false;
-
-  SamplingRule sampling_rule() const {
-    return {.min_samples = min_samples, .max_samples = repetitions, .max_noise_percent = max_noise_percent,
-            .budget_s = time_budget_s};
-  }
 
   // What is left of `budget` for the samples once `after_samples_s` is kept for the timed phases after
   // them; the first round (`first_round`, from warm_up) cut to what fits it at `one_launch_s` a launch.
   // At least one sample is always taken.
   SamplePlan plan_samples(const RunBudget& budget, int first_round, double one_launch_s, double after_samples_s) const {
-    SamplePlan plan{.rule = sampling_rule(), .first_round = std::max(first_round, 1)};
-    plan.rule.budget_s = std::max(0.0, budget.left_s() - after_samples_s);
-    const double fit = plan.rule.budget_s / one_launch_s;  // infinite (or NaN) when the clock saw no time pass
+    SamplePlan plan{.rule = *this, .first_round = std::max(first_round, 1)};
+    plan.rule.time_budget_s = std::max(0.0, budget.left_s() - after_samples_s);
+    const double fit = plan.rule.time_budget_s / one_launch_s;  // infinite (or NaN) when the clock saw no time pass
     if (fit < plan.first_round) plan.first_round = std::max(1, static_cast<int>(fit));
     return plan;
   }
@@ -143,21 +130,35 @@ class Backend {
   // Runs one variant on one device (index into devices()) through the measurement protocol
   // (backends/measure.h). A variant that cannot run here (filter over constant memory, not separable,
   // image over the largest image2d...) returns Skipped with the reason; API failures throw ApiError;
-  // an unknown variant or device is an InputError.
-  virtual BackendRun run(const Problem& problem, const Image& input, std::string_view variant,
+  // a variant this backend does not implement, or an unknown device, is an InputError. The variant is
+  // its table line (common/domain/variants.h), resolved once by the caller and carried (issue #24).
+  virtual BackendRun run(const Problem& problem, const Image& input, const VariantTraits& variant,
                          int device, const RunOptions& options) = 0;
+  // The same for a caller that holds a name (the tests): the table's line of that name, or InputError.
+  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
+                 const RunOptions& options) {
+    return run(problem, input, table_line(variant), device, options);
+  }
 
   // Measures the device's copy bandwidth and FP32 FMA rate once (cached); CPU: nothing measured.
   virtual DevicePeaks measure_peaks(int /*device*/) { return {}; }
 
   // Pushes `frames` copies of `input` through upload, `variant` and download with the three
   // overlapped (several streams / queues, frames split in chunks). Backends without transfers skip.
-  virtual StreamRun stream(const Problem& /*problem*/, const Image& /*input*/, std::string_view /*variant*/,
+  virtual StreamRun stream(const Problem& /*problem*/, const Image& /*input*/, const VariantTraits& /*variant*/,
                            int /*device*/, int /*frames*/, const RunOptions& /*options*/) {
     StreamRun run;
     run.reason = "no transfers to overlap on this backend";
     return run;
   }
+  StreamRun stream(const Problem& problem, const Image& input, std::string_view variant, int device, int frames,
+                   const RunOptions& options) {
+    return stream(problem, input, table_line(variant), device, frames, options);
+  }
+
+ private:
+  // The table's line of `variant`; InputError, naming this backend's variants, when there is none.
+  const VariantTraits& table_line(std::string_view variant);
 };
 
 // Every backend compiled into this binary, in report order: cpu, cuda, opencl, each named in

@@ -8,9 +8,9 @@ namespace cc {
 
 FrameLayout FrameLayout::for_problem(const Problem& problem) {
   FrameLayout layout;
-  layout.pixel = problem.pixel;
-  layout.channels = problem.channels;
   const DeviceFormat format = problem.device_format();
+  layout.eight_bit = format.eight_bit();
+  layout.channels = problem.channels;
   layout.device_channels = format.device_channels;
   layout.units = format.units;
   layout.unit_bytes = static_cast<std::size_t>(problem.width) * problem.height * format.unit_pixel_bytes;
@@ -18,7 +18,7 @@ FrameLayout FrameLayout::for_problem(const Problem& problem) {
 }
 
 void FrameLayout::pack(const Image& image, std::span<std::byte* const> targets) const {
-  if (pixel == PixelType::F32) {
+  if (!eight_bit) {
     for (int c = 0; c < units; ++c)
       copy_rows(image.plane(c), reinterpret_cast<float*>(targets[c]), image.height, image.width);
     return;
@@ -34,7 +34,7 @@ void FrameLayout::pack(const Image& image, std::span<std::byte* const> targets) 
 }
 
 void FrameLayout::unpack(std::span<const std::byte* const> sources, Image& image) const {
-  if (pixel == PixelType::F32) {
+  if (!eight_bit) {
     for (int c = 0; c < units; ++c)
       copy_rows(reinterpret_cast<const float*>(sources[c]), image.plane(c), image.height, image.width);
     return;

@@ -20,7 +20,7 @@ class ApiError;
 struct FrameLayout {
   int units = 0;
   std::size_t unit_bytes = 0;
-  PixelType pixel = PixelType::F32;
+  bool eight_bit = false;   // DeviceFormat::eight_bit(): one interleaved unit of bytes, else float planes
   int channels = 0;         // the image's
   int device_channels = 0;  // interleaved per pixel on the device (u8: 1 or 4)
 

@@ -33,7 +33,7 @@ class GpuBackend final : public Backend {
 
   std::vector<std::string> variants() const override { return api_->variants(); }
 
-  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
+  BackendRun run(const Problem& problem, const Image& input, const VariantTraits& variant, int device,
                  const RunOptions& options) override {
     Planned planned;
     if (std::string reason = plan(planned, problem, variant, device, options, 1); !reason.empty())
@@ -46,7 +46,7 @@ class GpuBackend final : public Backend {
     return run;
   }
 
-  StreamRun stream(const Problem& problem, const Image& input, std::string_view variant, int device, int frames,
+  StreamRun stream(const Problem& problem, const Image& input, const VariantTraits& variant, int device, int frames,
                    const RunOptions& options) override {
     if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
     Planned planned;
@@ -86,16 +86,15 @@ class GpuBackend final : public Backend {
 
   // The shared planning rule (backends/launch_plan.h) with the API's build step; returns why the
   // variant cannot run here, or "". Bad requests (an unknown variant or device) throw InputError.
-  std::string plan(Planned& planned, const Problem& problem, std::string_view variant, int device,
+  std::string plan(Planned& planned, const Problem& problem, const VariantTraits& traits, int device,
                    const RunOptions& options, int frames_in_flight) {
     discover();
     const std::vector<std::string> names = variants();
-    if (std::ranges::find(names, variant) == names.end())
-      throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), variant, fmt::join(names, ", ")));
+    if (std::ranges::find(names, traits.name) == names.end())
+      throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), traits.name, fmt::join(names, ", ")));
     if (discovery_.devices.empty()) return discovery_.unavailable_reason;
     check_device(device);
-    if (std::string reason = api_->refuses(variant, device); !reason.empty()) return reason;
-    const VariantTraits& traits = *find_variant(variant);
+    if (std::string reason = api_->refuses(traits.name, device); !reason.empty()) return reason;
     const DeviceLimits limits = api_->limits(device, problem);
     planned.build = api_->make_build(traits, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,

@@ -226,7 +226,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
     run.times.reuse_ms = ms_since(reuse_start);
   }
 
-  if (layout.pixel == PixelType::U8) {  // every 8-bit value is a result: a pixel left as poisoned could pass
+  if (layout.eight_bit) {  // every 8-bit value is a result: a pixel left as poisoned could pass
     variant->poison(*frame, *queue, 0x00);
     launch();
     download();

@@ -145,14 +145,13 @@ class CpuBackend final : public Backend {
     return names;
   }
 
-  BackendRun run(const Problem& problem, const Image& input, std::string_view variant, int device,
+  BackendRun run(const Problem& problem, const Image& input, const VariantTraits& traits, int device,
                  const RunOptions& options) override {
-    const auto found = std::ranges::find(kCpuVariants, variant, &CpuVariant::name);
-    if (found == std::end(kCpuVariants)) return skipped(fmt::format("cpu backend has no variant '{}'", variant));
+    const auto found = std::ranges::find(kCpuVariants, traits.name, &CpuVariant::name);
+    if (found == std::end(kCpuVariants)) return skipped(fmt::format("cpu backend has no variant '{}'", traits.name));
     if (device != 0) return skipped(fmt::format("cpu backend has no device {}", device));
-    const VariantTraits& traits = *find_variant(variant);
     if (!(traits.pixels & pixel_bit(problem.pixel)))
-      return skipped(fmt::format("{} has no {} kernels (pixel types: {})", variant, to_string(problem.pixel),
+      return skipped(fmt::format("{} has no {} kernels (pixel types: {})", traits.name, to_string(problem.pixel),
                                  pixel_names(traits.pixels)));
     const ConvArgs args = problem.conv_args();
     const auto convolve = found->convolve;
@@ -163,9 +162,10 @@ class CpuBackend final : public Backend {
     auto poison = [&] { std::fill(result.output.data.begin(), result.output.data.end(), std::numeric_limits<float>::quiet_NaN()); };
 
     // 8-bit storage: the float sums rounded to nearest and saturated, as a device kernel stores them.
+    const bool eight_bit = problem.device_format().eight_bit();
     const auto launch = [&] {
       convolve(input, problem.correlation_filter, args, result.output);
-      if (problem.pixel == PixelType::U8)
+      if (eight_bit)
         for (float& value : result.output.data) value = to_8bit(value);
     };
     // One budget for warm-ups and samples (RunBudget, backends/backend.h).

@@ -142,10 +142,10 @@ class OpenClApi;
 // fft's VkFFT plan, and its API variant.
 class ClBuild final : public VariantBuild {
  public:
-  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string source,
-          bool from_kernel_dir)
-      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), source_(std::move(source)),
-        from_kernel_dir_(from_kernel_dir) {}
+  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string file,
+          std::string source, bool from_kernel_dir)
+      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), file_(std::move(file)),
+        source_(std::move(source)), from_kernel_dir_(from_kernel_dir) {}
 
   KernelLimits build(const LaunchPlan& plan) override;
 
@@ -166,6 +166,7 @@ class ClBuild final : public VariantBuild {
   const VariantTraits& traits_;
   const ApiVariant& api_variant_;
   int device_;
+  std::string file_;    // the variant's .cl, named once by make_build
   std::string source_;  // conv_args.h, pixel.h and the variant's .cl
   bool from_kernel_dir_;  // a compiler error in source_ is the user's (--kernel-dir), not ours
   cl::Program program_;
@@ -226,8 +227,9 @@ class OpenClApi final : public GpuApi {
 
   std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
     const ApiVariant& found = api_variant(traits.name);
-    return std::make_unique<ClBuild>(*this, traits, found, device,
-                                     program_source(std::string(found.file) + ".cl", options.kernel_dir),
+    std::string file = std::string(found.file) + ".cl";
+    std::string source = program_source(file, options.kernel_dir);
+    return std::make_unique<ClBuild>(*this, traits, found, device, std::move(file), std::move(source),
                                      !options.kernel_dir.empty());
   }
 
@@ -301,7 +303,7 @@ class OpenClApi final : public GpuApi {
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
   build_options_ = kBuildOptions;
   for (const std::string& define : plan.defines) build_options_ += " " + define;
-  const BuiltProgram& built = api_.program_for(device_, std::string(api_variant_.file) + ".cl", source_, build_options_,
+  const BuiltProgram& built = api_.program_for(device_, file_, source_, build_options_,
                                                    from_kernel_dir_);
   program_ = built.program;
   build_ms_ = built.build_ms;

@@ -44,10 +44,6 @@ DeviceFormat device_format(PixelType pixel, int channels) {
   return {.kernel = KernelFormat::U8x4, .units = 1, .device_channels = 4, .unit_pixel_bytes = 4, .values = 4};
 }
 
-int device_channels(PixelType pixel, int channels) { return device_format(pixel, channels).device_channels; }
-
-int device_bytes_per_pixel(PixelType pixel, int channels) { return device_format(pixel, channels).bytes_per_pixel(); }
-
 ConvArgs Problem::conv_args() const {
   ConvArgs args{};
   args.width = width;

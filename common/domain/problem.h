@@ -39,13 +39,11 @@ struct DeviceFormat {
   int values = 1;            // floats in a kernel's cc_value: 4 for RGBA8, else 1
 
   int bytes_per_pixel() const { return units * unit_pixel_bytes; }  // all channels: what the floors count
+  // Stored as bytes: every sum rounded to nearest and saturated to 0..255 as it is stored, and no NaN
+  // to poison a frame with (f32 stores floats as computed).
+  bool eight_bit() const { return kernel != KernelFormat::F32; }
 };
 DeviceFormat device_format(PixelType pixel, int channels);
-
-// Channels a device kernel computes per pixel, and the bytes one pixel takes on the device, all
-// channels: device_format()'s, for the callers that need only one of them.
-int device_channels(PixelType pixel, int channels);
-int device_bytes_per_pixel(PixelType pixel, int channels);
 
 struct Problem {
   int width = 0;

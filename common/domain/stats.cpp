@@ -183,10 +183,10 @@ std::string_view to_string(StopRule rule) {
   return "unknown";
 }
 
-Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
+Sampling sample_until_stopped(const MeasurementSettings& rule, int first_round_limit,
                               const std::function<std::vector<double>(int)>& take) {
   const auto start = std::chrono::steady_clock::now();
-  const int most = std::max(rule.max_samples, 1);
+  const int most = std::max(rule.repetitions, 1);
   const bool judge_noise = rule.max_noise_percent > 0;
   const std::size_t least_for_noise = static_cast<std::size_t>(std::max(rule.min_samples, 2));
   Sampling result;
@@ -203,7 +203,7 @@ Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
       result.stopped_by = StopRule::Noise;
       break;
     }
-    if (!taken.empty() && spent_s >= rule.budget_s) {
+    if (!taken.empty() && spent_s >= rule.time_budget_s) {
       result.stopped_by = StopRule::Budget;
       break;
     }
@@ -215,7 +215,7 @@ Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
       round = std::min(round, std::max(first_round_limit, 1));
     } else {
       // What fits the rest of the budget at the pace so far (infinite when the clock saw no time pass).
-      const double fit = (rule.budget_s - spent_s) / (spent_s / static_cast<double>(taken.size()));
+      const double fit = (rule.time_budget_s - spent_s) / (spent_s / static_cast<double>(taken.size()));
       if (fit < round) round = std::max(1, static_cast<int>(fit));
     }
     round = std::clamp(round, 1, left);

@@ -33,11 +33,17 @@ enum class StopRule {
 };
 std::string_view to_string(StopRule rule);  // "max", "noise", "budget"
 
-struct SamplingRule {
-  int min_samples = 5;             // the noise is not judged before this many samples
-  int max_samples = 10;            // --repetitions
-  double max_noise_percent = 0;    // stop once the noise is at or under this; 0: never (take max_samples)
-  double budget_s = 2.0;           // stop once the samples have spent about this long; at least one is taken
+// How every run is measured, the stopping rule and what surrounds it: the one settings type, from the
+// command line (tools/convcompare/cli.cpp binds its fields and shows these defaults in --help) through
+// the job and the measurement loop (backends/backend.h's RunOptions is one) to the report's
+// "measurement" object (docs/json-schema.md). The defaults are written here only (issue #24).
+struct MeasurementSettings {
+  int repetitions = 10;           // --repetitions: the most samples a run takes (GPUs: plus one bracket around that many)
+  int warmup = 2;                 // --warmup: untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
+  int min_samples = 5;            // --min-samples: the noise is not judged before this many samples
+  double max_noise_percent = 0;   // --max-noise: stop once the noise is at or under this; 0: never (take repetitions)
+  double time_budget_s = 2.0;     // --time-budget: stop once the samples have spent about this long; at least one is taken
+  bool cold = false;              // --cold: the device's L2 (the CPU's caches) flushed before every sample, outside the timing
 };
 
 struct Sampling {
@@ -45,14 +51,15 @@ struct Sampling {
   StopRule stopped_by = StopRule::Max;
 };
 
-// Takes samples in rounds until a rule stops it. `take(n)` makes n timed launches (queued back to
+// Takes samples in rounds until a rule stops it: `rule`'s repetitions, min_samples, max_noise_percent and
+// time_budget_s (warmup and cold are the caller's, around each launch). `take(n)` makes n timed launches (queued back to
 // back on a device) and returns their n times in ms; `first_round_limit` caps the first round (the
 // launches the warm-up's estimate fits in the budget, RunOptions::warm_up). Time spent is the larger
 // of the host clock since the start and the samples' sum, so that a fake or coarse device clock
 // cannot stretch the budget, and the rule can be tested with planted samples. Rounds: with no noise
 // rule, as many as fit the rest of the budget; with one, the minimum first and then half as many
 // again as taken so far, so that the noise is judged about log(n) times.
-Sampling sample_until_stopped(const SamplingRule& rule, int first_round_limit,
+Sampling sample_until_stopped(const MeasurementSettings& rule, int first_round_limit,
                               const std::function<std::vector<double>(int)>& take);
 
 // The Mann-Whitney U test of two sets of samples, two-sided. Up to kExactUTestLimit samples in the

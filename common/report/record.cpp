@@ -18,10 +18,11 @@ struct Footprint {
 };
 
 Footprint footprint_of(const RunRecord& record) {
-  const PixelType pixel = record.pixel == "u8" ? PixelType::U8 : PixelType::F32;
+  // The record's pixel type as the report writes it (to_string(PixelType)); anything else reads as f32.
+  const DeviceFormat format =
+      device_format(record.pixel == to_string(PixelType::U8) ? PixelType::U8 : PixelType::F32, record.channels);
   const double pixels = static_cast<double>(record.width) * record.height;
-  return {pixels, 2 * pixels * device_bytes_per_pixel(pixel, record.channels),
-          pixels * device_channels(pixel, record.channels)};
+  return {pixels, 2 * pixels * format.bytes_per_pixel(), pixels * format.device_channels};
 }
 
 }  // namespace

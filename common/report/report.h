@@ -14,16 +14,6 @@ namespace cc {
 // which the reader still takes. A reader refuses a version above its own.
 inline constexpr int kSchemaVersion = 2;
 
-// How the runs were measured (backends/backend.h RunOptions), for the report's "measurement" object.
-struct MeasurementSettings {
-  int repetitions = 0;   // the most samples a run takes
-  int warmup = 0;
-  int min_samples = 0;
-  double max_noise_percent = 0;  // 0: no noise rule
-  double time_budget_s = 0;      // the cap on each run's sampling
-  bool cold = false;             // L2 flushed before every sample
-};
-
 struct Report {
   int schema_version = kSchemaVersion;  // of the file read back (1: none given); written: always kSchemaVersion
   std::string created;               // UTC, ISO 8601: 2026-11-24T05:41:30Z
@@ -31,7 +21,9 @@ struct Report {
   std::string tool_name = "convcompare";
   std::string tool_version;
   std::string tool_git;  // the git revision built (CMake, at configure time), "unknown" outside git
-  MeasurementSettings measurement;
+  // How the runs were measured (common/domain/stats.h); all zero where not known: a merged report, or
+  // one of schema 1, which had no "measurement".
+  MeasurementSettings measurement{.repetitions = 0, .warmup = 0, .min_samples = 0, .time_budget_s = 0};
   // environment: host, compiler, CUDA runtime/driver, OpenCL platforms, math flags...
   std::vector<std::pair<std::string, std::string>> environment;
   std::vector<DeviceInfo> devices;

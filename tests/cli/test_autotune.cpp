@@ -61,7 +61,7 @@ class CountingBackend final : public cc::Backend {
   const std::vector<cc::DeviceInfo>& devices() override { return inner_.devices(); }
   std::string unavailable_reason() override { return inner_.unavailable_reason(); }
   std::vector<std::string> variants() const override { return inner_.variants(); }
-  cc::BackendRun run(const cc::Problem& problem, const cc::Image& input, std::string_view variant, int device,
+  cc::BackendRun run(const cc::Problem& problem, const cc::Image& input, const cc::VariantTraits& variant, int device,
                      const cc::RunOptions& options) override {
     ++runs;
     last_options = options;

@@ -78,7 +78,7 @@ struct Planted {
   }
 };
 
-cc::Sampling sample(const cc::SamplingRule& rule, int first_round_limit, Planted& planted) {
+cc::Sampling sample(const cc::MeasurementSettings& rule, int first_round_limit, Planted& planted) {
   return cc::sample_until_stopped(rule, first_round_limit, std::ref(planted));
 }
 
@@ -88,7 +88,7 @@ cc::Sampling sample(const cc::SamplingRule& rule, int first_round_limit, Planted
 // clock and the samples' sum), so the budget cases do not depend on how fast this machine is.
 TEST_CASE("stopping rule: --repetitions is the most, in one round when no noise rule is asked for") {
   Planted planted{{1.0}};
-  const cc::Sampling s = sample({.min_samples = 5, .max_samples = 10, .max_noise_percent = 0, .budget_s = 1e6}, 10, planted);
+  const cc::Sampling s = sample({.repetitions = 10, .min_samples = 5, .max_noise_percent = 0, .time_budget_s = 1e6}, 10, planted);
   CHECK(s.samples_ms.size() == 10);
   CHECK(s.stopped_by == cc::StopRule::Max);
   CHECK(planted.rounds == std::vector<int>{10});
@@ -97,33 +97,33 @@ TEST_CASE("stopping rule: --repetitions is the most, in one round when no noise 
 
 TEST_CASE("stopping rule: the budget caps a run, before --min-samples too, and says so") {
   Planted slow{{1000.0}};  // 1 s a launch against a 2.5 s budget
-  const cc::Sampling s = sample({.min_samples = 5, .max_samples = 50, .max_noise_percent = 0, .budget_s = 2.5}, 2, slow);
+  const cc::Sampling s = sample({.repetitions = 50, .min_samples = 5, .max_noise_percent = 0, .time_budget_s = 2.5}, 2, slow);
   CHECK(s.samples_ms.size() == 3);  // 2 (the warm-up's estimate), then 1 more fits, then the cap
   CHECK(s.stopped_by == cc::StopRule::Budget);
   CHECK(cc::to_string(s.stopped_by) == "budget");
   Planted slower{{1000.0}};
-  const cc::Sampling capped = sample({.min_samples = 5, .max_samples = 50, .max_noise_percent = 1, .budget_s = 1.5}, 1, slower);
+  const cc::Sampling capped = sample({.repetitions = 50, .min_samples = 5, .max_noise_percent = 1, .time_budget_s = 1.5}, 1, slower);
   CHECK(capped.samples_ms.size() == 2);  // under --min-samples: the budget is a cap
   CHECK(capped.stopped_by == cc::StopRule::Budget);
   Planted once{{1000.0}};  // a budget shorter than one launch still times one
-  CHECK(sample({.min_samples = 1, .max_samples = 50, .max_noise_percent = 0, .budget_s = 1e-9}, 0, once).samples_ms.size() == 1);
+  CHECK(sample({.repetitions = 50, .min_samples = 1, .max_noise_percent = 0, .time_budget_s = 1e-9}, 0, once).samples_ms.size() == 1);
 }
 
 TEST_CASE("stopping rule: --max-noise stops once --min-samples or more are quiet enough") {
   Planted quiet{{1.0}};
-  const cc::Sampling s = sample({.min_samples = 5, .max_samples = 100, .max_noise_percent = 1, .budget_s = 1e6}, 100, quiet);
+  const cc::Sampling s = sample({.repetitions = 100, .min_samples = 5, .max_noise_percent = 1, .time_budget_s = 1e6}, 100, quiet);
   CHECK(s.samples_ms.size() == 5);  // quiet from the start: the minimum
   CHECK(s.stopped_by == cc::StopRule::Noise);
   CHECK(cc::to_string(s.stopped_by) == "noise");
   // Noisy at first (MAD 1 of median 3: 49%), quiet later: rounds of half as many again as taken.
   Planted settling{{1, 2, 3, 4, 5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}};
-  const cc::Sampling settled = sample({.min_samples = 5, .max_samples = 100, .max_noise_percent = 1, .budget_s = 1e6}, 100, settling);
+  const cc::Sampling settled = sample({.repetitions = 100, .min_samples = 5, .max_noise_percent = 1, .time_budget_s = 1e6}, 100, settling);
   CHECK(settling.rounds == std::vector<int>{5, 2, 3});
   CHECK(settled.samples_ms.size() == 10);  // 6 of 10 equal the median: MAD 0
   CHECK(settled.stopped_by == cc::StopRule::Noise);
   // Never quiet: --repetitions stops it.
   Planted noisy{{1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5}};
-  const cc::Sampling unsettled = sample({.min_samples = 5, .max_samples = 20, .max_noise_percent = 1, .budget_s = 1e6}, 100, noisy);
+  const cc::Sampling unsettled = sample({.repetitions = 20, .min_samples = 5, .max_noise_percent = 1, .time_budget_s = 1e6}, 100, noisy);
   CHECK(unsettled.samples_ms.size() == 20);
   CHECK(unsettled.stopped_by == cc::StopRule::Max);
 }

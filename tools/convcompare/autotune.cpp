@@ -391,12 +391,13 @@ void TuningCache::write(int directory, const std::vector<std::pair<TuningKey, Au
 
 AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,
                           const RunOptions& options, TuningCache& cache, bool retune) {
-  std::vector<std::string> candidates = backend.variants();
-  // Only the candidates with kernels for the problem's pixel type (the table's `pixels`).
-  std::erase_if(candidates, [&](const std::string& variant) {
-    const VariantTraits* traits = find_variant(variant);
-    return !traits || !traits->auto_candidate || !(traits->pixels & pixel_bit(problem.pixel));
-  });
+  // The backend's variants as table lines, resolved once and carried to its runs (issue #24); only the
+  // candidates with kernels for the problem's pixel type (the table's `pixels`).
+  std::vector<const VariantTraits*> candidates;
+  for (const std::string& variant : backend.variants())
+    if (const VariantTraits* traits = find_variant(variant);
+        traits && traits->auto_candidate && (traits->pixels & pixel_bit(problem.pixel)))
+      candidates.push_back(traits);
   AutoChoice choice;
   if (candidates.empty()) {
     choice.reason = fmt::format("the {} backend has none of the variants auto chooses from for {} pixels",
@@ -407,7 +408,7 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
   const TuningKey key = make_tuning_key(backend.name(), backend.devices().at(device), problem);
   if (!retune)
     if (std::optional<AutoChoice> cached = cache.find(key);
-        cached && std::ranges::find(candidates, cached->variant) != candidates.end())
+        cached && std::ranges::find(candidates, cached->variant, &VariantTraits::name) != candidates.end())
       return *cached;
 
   RunOptions tuning = options;
@@ -415,11 +416,12 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
   tuning.warmup = kTuningWarmup;
   tuning.time_budget_s = kTuningTimeBudgetS;
   std::vector<std::string> skip_reasons;
-  for (const std::string& variant : candidates) {
+  for (const VariantTraits* candidate : candidates) {
+    const std::string_view variant = candidate->name;
     try {
-      const BackendRun run = backend.run(problem, input, variant, device, tuning);
+      const BackendRun run = backend.run(problem, input, *candidate, device, tuning);
       if (run.status == Status::Ok && run.times.kernel_ms.samples > 0)
-        choice.measured.emplace_back(variant, run.times.kernel_ms.median);
+        choice.measured.emplace_back(std::string(variant), run.times.kernel_ms.median);
       else
         skip_reasons.push_back(fmt::format("{}: {}", variant, run.reason.empty() ? "no kernel time measured" : run.reason));
     } catch (const ApiError& error) {

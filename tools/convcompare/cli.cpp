@@ -327,29 +327,29 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_option("--output-format", config.output_format, "png or pfm (default: png for 8-bit input, pfm for float)")
       ->type_name("FORMAT")
       ->check(CLI::IsMember(kOutputFormats));
-  app.add_option("--repetitions", config.repetitions, "Timed launches per run")
+  app.add_option("--repetitions", config.measurement.repetitions, "Timed launches per run")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
-      ->default_str("10");
-  app.add_option("--warmup", config.warmup, "Untimed launches before timing (0 acts as 1: one launch sizes the time budget)")
+      ->capture_default_str();
+  app.add_option("--warmup", config.measurement.warmup, "Untimed launches before timing (0 acts as 1: one launch sizes the time budget)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000000))
-      ->default_str("2");
-  app.add_option("--time-budget", config.time_budget_s,
+      ->capture_default_str();
+  app.add_option("--time-budget", config.measurement.time_budget_s,
                  "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
       ->type_name("SECONDS")
-      ->default_str("2");
-  app.add_option("--min-samples", config.min_samples,
+      ->capture_default_str();
+  app.add_option("--min-samples", config.measurement.min_samples,
                  "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
-      ->default_str("5");
-  app.add_option("--max-noise", config.max_noise_percent,
+      ->capture_default_str();
+  app.add_option("--max-noise", config.measurement.max_noise_percent,
                  "Stop a run once its noise (1.4826 x MAD / median) is at or under PCT percent; 0: take --repetitions")
       ->type_name("PCT")
       ->check(CLI::Range(0.0, 1000.0))
-      ->default_str("0");
-  app.add_flag("--cold", config.cold, "Flush the device's L2 (and the CPU's caches) before every sample, outside the timing");
+      ->capture_default_str();
+  app.add_flag("--cold", config.measurement.cold, "Flush the device's L2 (and the CPU's caches) before every sample, outside the timing");
   bool pinned = false, pageable = false;
   CLI::Option* memory =
       app.add_option("--memory", config.memories, "Host memory for transfers: pinned, pageable or both (comma list)")
@@ -458,9 +458,9 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   if (merge->parsed() && config.merge_reports.empty())
     throw InputError("merge needs the JSON reports to merge: convcompare merge a.json b.json ...");
   config.command.assign(argv, argv + argc);
-  if (config.min_samples > config.repetitions && app.get_option("--min-samples")->count() > 0)
+  if (config.measurement.min_samples > config.measurement.repetitions && app.get_option("--min-samples")->count() > 0)
     throw InputError(fmt::format("--min-samples {} is more than --repetitions {}, the most samples a run takes",
-                                 config.min_samples, config.repetitions));
+                                 config.measurement.min_samples, config.measurement.repetitions));
   if (pinned) config.memories = {"pinned"};
   if (pageable) config.memories = {"pageable"};
   if (pinned && pageable) config.memories = {"pinned", "pageable"};
@@ -473,18 +473,18 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError("--image -: reading the image from standard input is not supported; give a file name");
   if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
     throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
-  if (!(config.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
+  if (!(config.measurement.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
     // As typed: 1e-400 reads as 0, and "bad --time-budget 0" would not be what the user wrote.
     const std::vector<std::string>& typed = app.get_option("--time-budget")->results();
     throw InputError(fmt::format("bad --time-budget '{}': expected seconds greater than 0 (it reads as {})",
-                                 typed.empty() ? fmt::format("{}", config.time_budget_s) : typed.back(),
-                                 config.time_budget_s));
+                                 typed.empty() ? fmt::format("{}", config.measurement.time_budget_s) : typed.back(),
+                                 config.measurement.time_budget_s));
   }
   // CLI::Range lets NaN through (every comparison with it is false), and a NaN threshold switches the
   // gate off: a 100x slowdown read "unchanged" (issue #30).
   for (const auto& [name, value] : {std::pair{"--significance", config.significance},
                                     std::pair{"--min-change", config.min_change_percent},
-                                    std::pair{"--max-noise", config.max_noise_percent}})
+                                    std::pair{"--max-noise", config.measurement.max_noise_percent}})
     if (!std::isfinite(value)) throw InputError(fmt::format("bad {} {}: expected a finite number", name, value));
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/domain/stats.h"
+
 namespace cc {
 
 // What the user asked for, as typed (names are checked by the driver, which knows the backends).
@@ -23,12 +25,7 @@ struct Config {
   bool flip = false;
   std::string output_dir;
   std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
-  int repetitions = 10;
-  int warmup = 2;
-  double time_budget_s = 2.0;
-  int min_samples = 5;             // --min-samples: the noise is not judged before this many
-  double max_noise_percent = 0;    // --max-noise: stop a run once its noise is at or under this; 0: off
-  bool cold = false;               // --cold: L2 flushed before every sample
+  MeasurementSettings measurement;  // --repetitions, --warmup, --time-budget, --min-samples, --max-noise, --cold
   double min_change_percent = 5;   // --compare: a slower median by less than this is not a regression
   double significance = 0.01;      // --compare: the Mann-Whitney U test's p-value must be under this
   std::vector<std::string> command;  // argv as typed, for the report

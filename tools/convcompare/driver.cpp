@@ -301,7 +301,7 @@ int convcompare_main(int argc, const char* const* argv) {
     // a request too large for this machine, said in one line. The images are checked before any run
     // (check_run_memory); --cold's scratch (backends/measure.h: twice the device's cache, 64 MB at least,
     // 512 MB on some CPUs' OpenCL) is not, so with --cold it is the likelier cause.
-    print_error(config && config->cold
+    print_error(config && config->measurement.cold
                     ? "out of host memory: this run needs more memory than is free (--cold's cache-flush scratch, "
                       "twice the device's cache, may be what did not fit: try without --cold, or a smaller --size or image)"
                     : "out of host memory: this run needs more memory than is free (try a smaller --size or image)");

@@ -66,12 +66,7 @@ Report report_header(const Job& job, const Image& image, const std::vector<std::
   report.tool_git = CONVCOMPARE_GIT_REVISION;
   report.created = utc_now_iso8601();
   report.command = job.command;
-  report.measurement = {.repetitions = job.options.repetitions,
-                        .warmup = job.options.warmup,
-                        .min_samples = job.options.min_samples,
-                        .max_noise_percent = job.options.max_noise_percent,
-                        .time_budget_s = job.options.time_budget_s,
-                        .cold = job.options.cold};
+  report.measurement = job.options;  // its MeasurementSettings
   const std::string source = job.image_path.empty() ? "generated default image" : job.image_path;
   report.environment = {
       {"host", host_name()},

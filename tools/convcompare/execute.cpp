@@ -65,10 +65,10 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
       const AutoChoice chosen = tuner.choose(target, problem, input, options);
       ran = chosen.variant.empty() ? nullptr : find_variant(chosen.variant);
       choice = "auto: " + chosen.summary() + "; ";
-      run = ran ? target.backend->run(problem, input, ran->name, target.device, options)
+      run = ran ? target.backend->run(problem, input, *ran, target.device, options)
                 : skipped("no candidate variant can run this problem here: " + chosen.reason);
     } else {
-      run = target.backend->run(problem, input, ran->name, target.device, options);
+      run = target.backend->run(problem, input, *ran, target.device, options);
     }
   } catch (const ApiError& error) {
     record.status = Status::Failed;
@@ -117,7 +117,7 @@ StreamRecord stream_target(const Target& target, const Outcome& single, const Pr
   }
   StreamRun stream;
   try {
-    stream = target.backend->stream(problem, input, target.variant->name, target.device, frames, options);
+    stream = target.backend->stream(problem, input, *target.variant, target.device, frames, options);
   } catch (const ApiError& error) {
     record.status = Status::Failed;
     record.reason = error.what();

@@ -163,12 +163,7 @@ Job make_job(const Config& config) {
   for (const auto& [width, height] : job.sizes)
     if (config.image_path.empty()) check_image_size(width, height, config.channels, job.size_sweep ? "--sweep size" : "--size");
 
-  job.options.repetitions = config.repetitions;
-  job.options.warmup = config.warmup;
-  job.options.time_budget_s = config.time_budget_s;
-  job.options.min_samples = config.min_samples;
-  job.options.max_noise_percent = config.max_noise_percent;
-  job.options.cold = config.cold;
+  static_cast<MeasurementSettings&>(job.options) = config.measurement;
   job.compare_rule = {.min_change = config.min_change_percent / 100, .significance = config.significance};
   job.command = config.command;
   job.options.kernel_dir = config.kernel_dir;
