@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/device_watchdog.h"
 #include "common/domain/image.h"
 #include "common/domain/measurement.h"
 #include "common/domain/problem.h"
@@ -28,6 +29,8 @@ struct RunOptions {
   double max_noise_percent = 0;
   // Flush the device's L2 before every sample, outside the timed bracket (--cold).
   bool cold = false;
+  // The longest one wait for the device may take (--kernel-timeout, backends/device_watchdog.h).
+  double kernel_timeout_s = kDefaultKernelTimeoutS;
 
   SamplingRule sampling_rule() const {
     return {.min_samples = min_samples, .max_samples = repetitions, .max_noise_percent = max_noise_percent,

@@ -1,6 +1,7 @@
 // cl_api.cpp: the OpenCL side of the device shim: spans from the commands' profiling events, pinned frames mapped.
 #include "backends/opencl/cl_api.h"
 
+#include "backends/device_watchdog.h"
 #include "common/domain/error.h"
 
 namespace cc::opencl {
@@ -31,8 +32,12 @@ class MappedBuffer {
         queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, err)));
   }
   ~MappedBuffer() {  // statuses ignored: a destructor must not throw, and the run is over
+    if (device_stuck()) return;  // the queue would never reach the unmap
     queue_.enqueueUnmapMemObject(buffer_, data_);
-    queue_.finish();
+    try {
+      finish_queue(queue_);
+    } catch (...) {
+    }
   }
   MappedBuffer(const MappedBuffer&) = delete;
   MappedBuffer& operator=(const MappedBuffer&) = delete;
@@ -97,13 +102,26 @@ void ClQueue::end(Span&) { recording_ = nullptr; }
 
 void ClQueue::flush() { CC_CL(queue_.flush()); }
 
-void ClQueue::finish() {
-  CC_CL(queue_.finish());
-  wait_for_last();
-}
+void ClQueue::finish() { finish_queue(queue_); }
 
 void ClQueue::wait_for_last() {
-  if (last_()) CC_CL(last_.wait());
+  if (last_()) wait_for_event(last_, "waiting for the frame before");
+}
+
+void wait_for_event(const cl::Event& event, std::string_view what) {
+  wait_for_device([&] {
+    const cl_int status = CC_CL_OUT(event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(err));
+    if (status < 0) check(status, "a queued command (its event's CL_EVENT_COMMAND_EXECUTION_STATUS)", __FILE__, __LINE__);
+    return status == CL_COMPLETE;
+  }, what);
+}
+
+void finish_queue(const cl::CommandQueue& queue) {
+  if (device_stuck()) wait_for_device([] { return false; }, "waiting for the queue to finish");  // throws at once
+  cl::Event marker;  // an in-order queue's marker without a wait list completes after every command before it
+  CC_CL(queue.enqueueMarkerWithWaitList(nullptr, &marker));
+  CC_CL(queue.flush());
+  wait_for_event(marker, "waiting for the queue to finish");
 }
 
 namespace {

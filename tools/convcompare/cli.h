@@ -26,6 +26,7 @@ struct Config {
   int repetitions = 10;
   int warmup = 2;
   double time_budget_s = 2.0;
+  double kernel_timeout_s = 300;  // --kernel-timeout: the longest one wait for the device (backends/device_watchdog.h)
   int min_samples = 5;             // --min-samples: the noise is not judged before this many
   double max_noise_percent = 0;    // --max-noise: stop a run once its noise is at or under this; 0: off
   bool cold = false;               // --cold: L2 flushed before every sample

@@ -166,6 +166,7 @@ Job make_job(const Config& config) {
   job.options.repetitions = config.repetitions;
   job.options.warmup = config.warmup;
   job.options.time_budget_s = config.time_budget_s;
+  job.options.kernel_timeout_s = config.kernel_timeout_s;
   job.options.min_samples = config.min_samples;
   job.options.max_noise_percent = config.max_noise_percent;
   job.options.cold = config.cold;
