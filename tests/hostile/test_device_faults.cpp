@@ -46,6 +46,15 @@ TEST_CASE("device faults: a kernel that never returns ends at --kernel-timeout, 
   check_refused(result, {"the kernel 'global' did not finish within 1 s", "--kernel-timeout"}, 10);
 }
 
+TEST_CASE("device faults: a kernel that writes far past its buffer crashes the process: one line naming it, exit 2") {
+  if (skipped_here()) return;
+  TempDir dir("hostile");
+  // 1<<30 pixels past the start: gigabytes beyond a 32x16 frame, on memory PoCL never mapped.
+  write_global_kernel(dir / "kernels", "  output[1 << 30] = input[0];");
+  const CommandResult result = convcompare(run_args({"--size", "32x16", "--variant", "global", "--kernel-dir", dir / "kernels"}));
+  check_refused(result, {"crashed the process (SIGSEGV) while running 'global'", "outside its buffers"});
+}
+
 TEST_CASE("device faults: --kernel-timeout must be a number of seconds greater than 0") {
   for (const char* value : {"0", "-1", "nan", "inf", "soon"}) {
     CAPTURE(value);
