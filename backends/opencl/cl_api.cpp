@@ -1,6 +1,9 @@
 // cl_api.cpp: the OpenCL side of the device shim: spans from the commands' profiling events, pinned frames mapped.
 #include "backends/opencl/cl_api.h"
 
+#include <memory>
+
+#include "backends/device_completion.h"
 #include "backends/device_watchdog.h"
 #include "common/domain/error.h"
 
@@ -109,11 +112,22 @@ void ClQueue::wait_for_last() {
 }
 
 void wait_for_event(const cl::Event& event, std::string_view what) {
-  wait_for_device([&] {
-    const cl_int status = CC_CL_OUT(event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(err));
-    if (status < 0) check(status, "a queued command (its event's CL_EVENT_COMMAND_EXECUTION_STATUS)", __FILE__, __LINE__);
-    return status == CL_COMPLETE;
-  }, what);
+  // Signalled by the driver's callback rather than polled: the wait ends as clWaitForEvents's would,
+  // so the host-clock figures that end at it gain nothing. The callback owns a share of the completion:
+  // after a timed-out wait it may still come.
+  auto completion = std::make_shared<DeviceCompletion>();
+  auto* callback_share = new std::shared_ptr<DeviceCompletion>(completion);
+  const auto on_complete = [](cl_event, cl_int status, void* data) {
+    const std::unique_ptr<std::shared_ptr<DeviceCompletion>> share(static_cast<std::shared_ptr<DeviceCompletion>*>(data));
+    (*share)->signal(status);
+  };
+  if (const cl_int status = ::clSetEventCallback(event(), CL_COMPLETE, on_complete, callback_share); status != CL_SUCCESS) {
+    delete callback_share;
+    check(status, "clSetEventCallback(event, CL_COMPLETE, ...)", __FILE__, __LINE__);
+  }
+  wait_for_device(*completion, what);
+  if (const long status = completion->status(); status < 0)
+    check(static_cast<cl_int>(status), "a queued command (its event's final status)", __FILE__, __LINE__);
 }
 
 void finish_queue(const cl::CommandQueue& queue) {

@@ -36,8 +36,8 @@ class ClQueue final : public DeviceQueue {
   cl::Event last_;
 };
 
-// Waits, within --kernel-timeout (backends/device_watchdog.h), until `event` completes: its status polled,
-// never clWaitForEvents, which would block for good on a kernel that never returns.
+// Waits, within --kernel-timeout (backends/device_completion.h), until `event` completes: signalled by
+// its CL_COMPLETE callback, never clWaitForEvents, which would block for good on a kernel that never returns.
 void wait_for_event(const cl::Event& event, std::string_view what);
 
 // Waits until everything queued on `queue` so far has completed: a marker after it, flushed and waited on.
