@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/device_watchdog.h"
 #include "common/domain/image.h"
 #include "common/domain/measurement.h"
 #include "common/domain/problem.h"
@@ -51,6 +52,8 @@ struct SamplePlan {
 struct RunOptions : MeasurementSettings {
   bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
   std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
+  // The longest one wait for the device may take (--kernel-timeout, backends/device_watchdog.h).
+  double kernel_timeout_s = kDefaultKernelTimeoutS;
 
   // What is left of `budget` for the samples once `after_samples_s` is kept for the timed phases after
   // them; the first round (`first_round`, from warm_up) cut to what fits it at `one_launch_s` a launch.

@@ -2,6 +2,7 @@
 #include "backends/cuda/cuda_api.h"
 
 #include "backends/cuda/cuda_check.h"
+#include "backends/device_watchdog.h"
 #include "common/domain/error.h"
 
 namespace cc::cuda {
@@ -55,11 +56,28 @@ CudaQueue::CudaQueue() : stream_(make_stream()) {
 std::unique_ptr<Span> CudaQueue::make_span() { return std::make_unique<EventSpan>(); }
 void CudaQueue::begin(Span& span) { static_cast<EventSpan&>(span).events.record_start(stream()); }
 void CudaQueue::end(Span& span) { static_cast<EventSpan&>(span).events.record_stop(stream()); }
-void CudaQueue::finish() { CC_CUDA_CHECK(cudaStreamSynchronize(stream())); }
+void CudaQueue::finish() { finish_stream(stream(), last_.get()); }
 
-void CudaQueue::wait_for_last() {
-  CC_CUDA_CHECK(cudaEventRecord(last_.get(), stream()));
-  CC_CUDA_CHECK(cudaEventSynchronize(last_.get()));
+void CudaQueue::wait_for_last() { finish_stream(stream(), last_.get()); }
+
+void wait_for_event(cudaEvent_t event, std::string_view what) {
+  wait_for_device([&] {
+    const cudaError_t status = cudaEventQuery(event);
+    if (status == cudaErrorNotReady) return false;
+    CC_CUDA_CHECK(status);
+    return true;
+  }, what);
+}
+
+void finish_stream(cudaStream_t stream, cudaEvent_t marker) {
+  if (device_stuck()) wait_for_device([] { return false; }, "waiting for the stream to finish");  // throws at once
+  Event fresh;
+  if (!marker) {
+    CC_CUDA_CHECK(cudaEventCreateWithFlags(&marker, cudaEventDisableTiming));
+    fresh.reset(marker);
+  }
+  CC_CUDA_CHECK(cudaEventRecord(marker, stream));
+  wait_for_event(marker, "waiting for the stream to finish");
 }
 
 namespace {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -27,6 +28,14 @@ class CudaQueue final : public DeviceQueue {
   Stream stream_;
   Event last_;  // recorded by wait_for_last(): a marker without timestamps, cheaper to wait on
 };
+
+// Waits, within --kernel-timeout (backends/device_watchdog.h), until `event` has completed: polled with
+// cudaEventQuery, never cudaEventSynchronize, which would block for good on a kernel that never returns.
+void wait_for_event(cudaEvent_t event, std::string_view what);
+
+// Waits until everything queued on `stream` so far has completed (`marker` recorded after it; a fresh
+// one when none is given).
+void finish_stream(cudaStream_t stream, cudaEvent_t marker = nullptr);
 
 // Device `ordinal` as the protocol sees it (a CudaQueue per stream, cudaMallocHost frames).
 std::unique_ptr<DeviceSession> make_session(int ordinal);

@@ -10,6 +10,7 @@
 
 #include <cufft.h>
 
+#include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
 #include "common/domain/error.h"
 #include "kernels_cuda/launchers.h"
@@ -113,7 +114,7 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
     band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
     band_blocks_ = fft_band_blocks(args_, cuda_kernels::kFftBandBlockX, cuda_kernels::kFftBandBlockY);
   }
-  CC_CUDA_CHECK(cudaStreamSynchronize(stream));  // `filter` and `coefficients` are freed on return
+  finish_stream(stream);  // `filter` and `coefficients` are freed on return
 }
 
 void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stream) {

@@ -1,6 +1,10 @@
 // cl_api.cpp: the OpenCL side of the device shim: spans from the commands' profiling events, pinned frames mapped.
 #include "backends/opencl/cl_api.h"
 
+#include <memory>
+
+#include "backends/device_completion.h"
+#include "backends/device_watchdog.h"
 #include "common/domain/error.h"
 
 namespace cc::opencl {
@@ -31,8 +35,12 @@ class MappedBuffer {
         queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, err)));
   }
   ~MappedBuffer() {  // statuses ignored: a destructor must not throw, and the run is over
+    if (device_stuck()) return;  // the queue would never reach the unmap
     queue_.enqueueUnmapMemObject(buffer_, data_);
-    queue_.finish();
+    try {
+      finish_queue(queue_);
+    } catch (...) {
+    }
   }
   MappedBuffer(const MappedBuffer&) = delete;
   MappedBuffer& operator=(const MappedBuffer&) = delete;
@@ -97,13 +105,37 @@ void ClQueue::end(Span&) { recording_ = nullptr; }
 
 void ClQueue::flush() { CC_CL(queue_.flush()); }
 
-void ClQueue::finish() {
-  CC_CL(queue_.finish());
-  wait_for_last();
-}
+void ClQueue::finish() { finish_queue(queue_); }
 
 void ClQueue::wait_for_last() {
-  if (last_()) CC_CL(last_.wait());
+  if (last_()) wait_for_event(last_, "waiting for the frame before");
+}
+
+void wait_for_event(const cl::Event& event, std::string_view what) {
+  // Signalled by the driver's callback rather than polled: the wait ends as clWaitForEvents's would,
+  // so the host-clock figures that end at it gain nothing. The callback owns a share of the completion:
+  // after a timed-out wait it may still come.
+  auto completion = std::make_shared<DeviceCompletion>();
+  auto* callback_share = new std::shared_ptr<DeviceCompletion>(completion);
+  const auto on_complete = [](cl_event, cl_int status, void* data) {
+    const std::unique_ptr<std::shared_ptr<DeviceCompletion>> share(static_cast<std::shared_ptr<DeviceCompletion>*>(data));
+    (*share)->signal(status);
+  };
+  if (const cl_int status = ::clSetEventCallback(event(), CL_COMPLETE, on_complete, callback_share); status != CL_SUCCESS) {
+    delete callback_share;
+    check(status, "clSetEventCallback(event, CL_COMPLETE, ...)", __FILE__, __LINE__);
+  }
+  wait_for_device(*completion, what);
+  if (const long status = completion->status(); status < 0)
+    check(static_cast<cl_int>(status), "a queued command (its event's final status)", __FILE__, __LINE__);
+}
+
+void finish_queue(const cl::CommandQueue& queue) {
+  if (device_stuck()) wait_for_device([] { return false; }, "waiting for the queue to finish");  // throws at once
+  cl::Event marker;  // an in-order queue's marker without a wait list completes after every command before it
+  CC_CL(queue.enqueueMarkerWithWaitList(nullptr, &marker));
+  CC_CL(queue.flush());
+  wait_for_event(marker, "waiting for the queue to finish");
 }
 
 namespace {

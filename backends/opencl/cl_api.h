@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include <CL/opencl.hpp>
@@ -24,8 +25,8 @@ class ClQueue final : public DeviceQueue {
   void begin(Span& span) override;
   void end(Span& span) override;
   void flush() override;
-  // clFinish, then a wait on the last command's event: some runtimes' clFinish returns before the
-  // queued commands complete (Rusticl 22.3: a stream's last frame came back NaN), their events do not.
+  // A marker after everything queued, waited on (finish_queue): some runtimes' clFinish returns before
+  // the queued commands complete (Rusticl 22.3: a stream's last frame came back NaN), their events do not.
   void finish() override;
   void wait_for_last() override;
 
@@ -34,6 +35,13 @@ class ClQueue final : public DeviceQueue {
   std::vector<cl::Event>* recording_ = nullptr;
   cl::Event last_;
 };
+
+// Waits, within --kernel-timeout (backends/device_completion.h), until `event` completes: signalled by
+// its CL_COMPLETE callback, never clWaitForEvents, which would block for good on a kernel that never returns.
+void wait_for_event(const cl::Event& event, std::string_view what);
+
+// Waits until everything queued on `queue` so far has completed: a marker after it, flushed and waited on.
+void finish_queue(const cl::CommandQueue& queue);
 
 // One device of a context as the protocol sees it (a ClQueue per queue, mapped pinned frames).
 std::unique_ptr<DeviceSession> make_session(cl::Context context, cl::Device device);

@@ -1,8 +1,14 @@
 // cl_devices.cpp: walks every platform and device once, reading the names, versions and limits.
 #include "backends/opencl/cl_devices.h"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,6 +23,34 @@ namespace {
 constexpr const char* kNoPlatform =
     "no OpenCL platform found: install an OpenCL driver (e.g. apt-get install pocl-opencl-icd) and check "
     "/etc/OpenCL/vendors";
+
+// Why clGetPlatformIDs found nothing. With no .icd file there is no driver; with some, the loader could
+// not load any of them, and a low open-file or address-space limit is the usual cause (issue #30: under
+// ulimit -v 500000 PoCL's LLVM does not fit, and "install a driver" sent the user the wrong way).
+std::string no_platform_reason() {
+  const char* vendors_override = std::getenv("OCL_ICD_VENDORS");  // ocl-icd reads its directory from here
+  const std::filesystem::path vendors =
+      vendors_override && *vendors_override ? vendors_override : "/etc/OpenCL/vendors";
+  int icd_files = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(vendors, error))
+    icd_files += entry.path().extension() == ".icd";
+  if (icd_files == 0) return kNoPlatform;
+  std::vector<std::string> limits;
+  constexpr rlim_t kLowOpenFiles = 64;                   // the loader, its drivers and their libraries
+  constexpr rlim_t kLowAddressSpace = rlim_t{4} << 30;  // a driver's compiler (PoCL's LLVM) maps hundreds of MB
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kLowOpenFiles)
+    limits.push_back(fmt::format("the open-file limit (ulimit -n) is {}", limit.rlim_cur));
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kLowAddressSpace)
+    limits.push_back(fmt::format("the address-space limit (ulimit -v) is {} MB", limit.rlim_cur >> 20));
+  return fmt::format("no OpenCL platform could be loaded (the ICD loader found {} .icd file{} in {} but none "
+                     "loaded){}",
+                     icd_files, icd_files == 1 ? "" : "s", printable(vendors.string()),
+                     limits.empty() ? ": check that the libraries they name are installed"
+                                    : fmt::format("; {}: raise {}", fmt::join(limits, ", "),
+                                                  limits.size() == 1 ? "it" : "them"));
+}
 
 // Drivers pad names with spaces (and some with a NUL the C++ wrapper keeps).
 std::string trimmed(std::string text) {
@@ -143,7 +177,7 @@ Discovery discover_devices() {
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when /etc/OpenCL/vendors names no driver.
   const cl_int status = cl::Platform::get(&platforms);
   if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platforms.empty())) {
-    discovery.unavailable_reason = kNoPlatform;
+    discovery.unavailable_reason = no_platform_reason();
     return discovery;
   }
   if (status != CL_SUCCESS) {

@@ -152,7 +152,7 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
     band_group_y_ = fits ? 4 : group_y_;
     band_blocks_ = fft_band_blocks(args_, static_cast<int>(band_group_x_), static_cast<int>(band_group_y_));
   }
-  CC_CL(queue.finish());  // `filter` and `coefficients` are freed on return
+  finish_queue(queue);  // `filter` and `coefficients` are freed on return
 }
 
 void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue) {

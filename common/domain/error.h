@@ -1,4 +1,4 @@
-// error.h: the project's two exception types: bad user input (exit 2) and a failed API call (CUDA or OpenCL).
+// error.h: the project's exception types: bad user input (exit 2; a stuck device is one) and a failed API call (CUDA or OpenCL).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,13 @@ namespace cc {
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A wait for the device passed --kernel-timeout (backends/device_watchdog.h): a kernel that never
+// returns (a --kernel-dir source's endless loop) or a stuck driver. Exit status 2, as for bad input.
+class DeviceStuckError : public InputError {
+ public:
+  using InputError::InputError;
 };
 
 // `text` made safe to print on a terminal as part of one line: control characters (an escape sequence

@@ -339,6 +339,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
                  "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
       ->type_name("SECONDS")
       ->capture_default_str();
+  app.add_option("--kernel-timeout", config.kernel_timeout_s, "Give up (exit 2) on a device wait (a launch, a batch, a copy) that takes longer")
+      ->type_name("SECONDS")->check(CLI::Range(0.001, 1e6))->capture_default_str();
   app.add_option("--min-samples", config.measurement.min_samples,
                  "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
       ->type_name("N")
@@ -484,7 +486,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   // gate off: a 100x slowdown read "unchanged" (issue #30).
   for (const auto& [name, value] : {std::pair{"--significance", config.significance},
                                     std::pair{"--min-change", config.min_change_percent},
-                                    std::pair{"--max-noise", config.measurement.max_noise_percent}})
+                                    std::pair{"--max-noise", config.measurement.max_noise_percent},
+                                    std::pair{"--kernel-timeout", config.kernel_timeout_s}})
     if (!std::isfinite(value)) throw InputError(fmt::format("bad {} {}: expected a finite number", name, value));
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/device_watchdog.h"
 #include "common/domain/stats.h"
 
 namespace cc {
@@ -26,6 +27,7 @@ struct Config {
   std::string output_dir;
   std::string output_format;  // png, pfm, or empty: by the input (png for 8-bit, pfm for float)
   MeasurementSettings measurement;  // --repetitions, --warmup, --time-budget, --min-samples, --max-noise, --cold
+  double kernel_timeout_s = kDefaultKernelTimeoutS;  // --kernel-timeout: the longest one wait for the device
   double min_change_percent = 5;   // --compare: a slower median by less than this is not a regression
   double significance = 0.01;      // --compare: the Mann-Whitney U test's p-value must be under this
   std::vector<std::string> command;  // argv as typed, for the report

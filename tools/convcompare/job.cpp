@@ -164,6 +164,7 @@ Job make_job(const Config& config) {
     if (config.image_path.empty()) check_image_size(width, height, config.channels, job.size_sweep ? "--sweep size" : "--size");
 
   static_cast<MeasurementSettings&>(job.options) = config.measurement;
+  job.options.kernel_timeout_s = config.kernel_timeout_s;
   job.compare_rule = {.min_change = config.min_change_percent / 100, .significance = config.significance};
   job.command = config.command;
   job.options.kernel_dir = config.kernel_dir;

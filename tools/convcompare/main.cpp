@@ -1,4 +1,65 @@
-// main.cpp: the convcompare command; everything lives in the driver so tests can link it.
+// main.cpp: the convcompare command; everything lives in the driver so tests can link it. Only here, at the top: the crash line and the exit past a stuck device.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "backends/device_watchdog.h"
 #include "tools/convcompare/driver.h"
 
-int main(int argc, char** argv) { return cc::convcompare_main(argc, argv); }
+namespace {
+
+struct sigaction previous_segv {}, previous_bus {};
+
+void write_text(const char* text) {
+  const ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;  // nothing better to do in a crashing process
+}
+
+// A device fault inside a run: PoCL runs kernels on the host's threads and memory, so a --kernel-dir
+// kernel that writes past its buffer crashes this process (issue #30). One line naming the variant
+// (running_variant_name() is a static buffer, set before each run's launches), then exit 2. Only
+// async-signal-safe calls. Outside a run the crash is ours: the handler before this one (the default's
+// core dump, a sanitizer's report) gets it, as the faulting instruction runs again.
+extern "C" void on_device_crash(int signal) {
+  const char* variant = cc::running_variant_name();
+  if (*variant == '\0') {
+    ::sigaction(signal, signal == SIGSEGV ? &previous_segv : &previous_bus, nullptr);
+    return;
+  }
+  write_text("convcompare: error: the device code crashed the process (");
+  write_text(signal == SIGSEGV ? "SIGSEGV" : "SIGBUS");
+  write_text(") while running '");
+  write_text(variant);
+  write_text("': a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed\n");
+  ::_exit(2);
+}
+
+void report_device_crashes() {
+  struct sigaction action {};
+  action.sa_handler = on_device_crash;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGSEGV, &action, &previous_segv);
+  ::sigaction(SIGBUS, &action, &previous_bus);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  report_device_crashes();
+  const int status = cc::convcompare_main(argc, argv);
+  if (cc::device_stuck()) {
+    // A wait passed --kernel-timeout and the driver already said so (exit 2). The stuck command still
+    // runs on the driver's threads and cannot be cancelled; a normal exit runs the drivers' atexit and
+    // static destructors, which wait for their queues (PoCL joins its worker threads) and would hang.
+    // So: flush what was written, and end without them.
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  return status;
+}

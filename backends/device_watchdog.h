@@ -1,0 +1,40 @@
+// device_watchdog.h: every wait for the device bounded by a deadline, and the variant a stuck or crashed device is blamed on.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+namespace cc {
+
+// The longest one wait for the device may take when no run set a limit (--kernel-timeout's default).
+inline constexpr double kDefaultKernelTimeoutS = 300;
+
+// While alive: the variant whose device work runs now (named by a wait that times out, and by
+// tools/convcompare's crash line) and the longest any one wait for the device may take. Nests: the
+// previous name and limit come back on destruction.
+class RunningVariant {
+ public:
+  RunningVariant(std::string_view variant, double wait_limit_s);
+  ~RunningVariant();
+  RunningVariant(const RunningVariant&) = delete;
+  RunningVariant& operator=(const RunningVariant&) = delete;
+
+ private:
+  char previous_name_[64];
+  double previous_limit_s_;
+};
+
+// The running variant's name, NUL-terminated in a static buffer ("" between runs): safe to read from a
+// signal handler.
+const char* running_variant_name() noexcept;
+
+// True once a wait has timed out. The stuck command cannot be cancelled (no API takes back a running
+// kernel), and any call that waits on its queue would block for good: from then on every wait throws at
+// once, and the process must end without waiting on the device (tools/convcompare/main.cpp).
+bool device_stuck() noexcept;
+
+// Waits until `complete()` says the device is done (it throws on an API error), polling it; past the
+// limit, throws DeviceStuckError naming the variant and `what` (the wait: "the queue to finish").
+void wait_for_device(const std::function<bool()>& complete, std::string_view what);
+
+}  // namespace cc

@@ -1,0 +1,64 @@
+// test_device_faults.cpp: a --kernel-dir kernel that never returns or that faults: one line and exit 2, never a hang or a bare crash (issue #30).
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/hostile/hostile_support.h"
+#include "tests/support/temp_dir.h"
+
+namespace fs = std::filesystem;
+using namespace cc::hostile;
+using cc::test::TempDir;
+
+namespace {
+
+// A user's kernel runs only on OpenCL (--kernel-dir); PoCL runs it on the host's own threads and memory.
+bool skipped_here() {
+  if (backend() != "opencl") {
+    MESSAGE("skipped: --kernel-dir kernels run on OpenCL only (CONVCOMPARE_HOSTILE_BACKEND=opencl)");
+    return true;
+  }
+  if (const std::string reason = backend_unavailable(); !reason.empty()) {
+    MESSAGE("skipped: " << reason);
+    return true;
+  }
+  return false;
+}
+
+// A --kernel-dir holding global.cl with `body` as convolve_global's body.
+void write_global_kernel(const fs::path& dir, const std::string& body) {
+  fs::create_directory(dir);
+  std::ofstream(dir / "global.cl") << "__kernel void convolve_global(__global const cc_pixel* restrict input,\n"
+                                      "    __global cc_pixel* restrict output, __global const float* restrict filter,\n"
+                                      "    const ConvArgs args) {\n"
+                                   << body << "\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("device faults: a kernel that never returns ends at --kernel-timeout, naming the variant, exit 2") {
+  if (skipped_here()) return;
+  TempDir dir("hostile");
+  // volatile: the compiler may not drop the loop, which has no other effect.
+  write_global_kernel(dir / "kernels", "  volatile int spin = 1;\n  while (spin) {}");
+  const CommandResult result = convcompare(run_args(
+      {"--size", "32x16", "--variant", "global", "--kernel-dir", dir / "kernels", "--kernel-timeout", "1"}));
+  check_refused(result, {"the kernel 'global' did not finish within 1 s", "--kernel-timeout"}, 10);
+}
+
+TEST_CASE("device faults: a kernel that writes far past its buffer crashes the process: one line naming it, exit 2") {
+  if (skipped_here()) return;
+  TempDir dir("hostile");
+  // 1<<30 pixels past the start: gigabytes beyond a 32x16 frame, on memory PoCL never mapped.
+  write_global_kernel(dir / "kernels", "  output[1 << 30] = input[0];");
+  const CommandResult result = convcompare(run_args({"--size", "32x16", "--variant", "global", "--kernel-dir", dir / "kernels"}));
+  check_refused(result, {"crashed the process (SIGSEGV) while running 'global'", "outside its buffers"});
+}
+
+TEST_CASE("device faults: --kernel-timeout must be a number of seconds greater than 0") {
+  for (const char* value : {"0", "-1", "nan", "inf", "soon"}) {
+    CAPTURE(value);
+    const CommandResult result = convcompare(run_args({"--size", "32x16", "--kernel-timeout", value}));
+    check_refused(result, {"--kernel-timeout"});
+  }
+}
