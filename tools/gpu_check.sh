@@ -45,7 +45,12 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
 # channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii.
-cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async)
+# lowrank (issue #29): LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
+# channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border.
+cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
+       lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba)
+lowrank_filters="--filter log:sigma=1,r=3 --filter dog:sigma1=1,sigma2=1.6,r=3 --filter log:sigma=2,r=7 \
+--filter dog:sigma1=2,sigma2=3.2,r=7 --filter log:sigma=4,r=16 --filter dog:sigma1=4,sigma2=6.4,r=16"
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -63,6 +68,11 @@ case_arguments() {
     # async's copies (cp.async, then the wait, then the barrier) at radii whose tiles outgrow the image
     # and the block, interior tiles and tiles past every edge (640x360); f32 and RGBA8 copy asynchronously.
     async) echo "--size 640x360 --variant async --filter box:r=6 --filter box:r=20 --filter box:r=32 --border clamp" ;;
+    lowrank-zero) echo "--size 67x45 --variant lowrank,separable $lowrank_filters --border zero" ;;
+    lowrank-wrap) echo "--size 67x45 --variant lowrank $lowrank_filters --border wrap" ;;
+    lowrank-interior) echo "--size 640x360 --variant lowrank $lowrank_filters --border mirror" ;;
+    lowrank-u8) echo "--size 640x360 --variant lowrank --pixel u8 $lowrank_filters --border clamp" ;;
+    lowrank-u8-rgba) echo "--size 67x45 --variant lowrank --pixel u8 --channels 3 $lowrank_filters --border mirror" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }

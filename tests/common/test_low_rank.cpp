@@ -6,8 +6,13 @@
 #include <string>
 #include <vector>
 
+#include <cfloat>
+
 #include <doctest/doctest.h>
 
+#include "common/domain/problem.h"
+#include "common/domain/validate.h"
+#include "common/domain/variants.h"
 
 #include "common/domain/filter.h"
 #include "common/domain/low_rank.h"
@@ -176,3 +181,33 @@ TEST_CASE("decompose refuses zeros, non-finite weights and filters over its side
   CHECK(line->singular_values[0] == doctest::Approx(std::sqrt(double(cc::kMaxDecomposedSide))).epsilon(1e-12));
 }
 
+TEST_CASE("the lowrank variant's tolerance: the terms' residual and rounding, never exact") {
+  const cc::VariantTraits* lowrank = cc::find_variant("lowrank");
+  REQUIRE(lowrank);
+  CHECK(lowrank->low_rank);
+  cc::Image image(16, 12, 1);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = float(i % 7) - 3.0f;  // max|x| = 3
+
+  const cc::Problem log = cc::make_problem(image, cc::parse_filter_spec("log:sigma=1,r=3"), cc::Border::Clamp, false);
+  REQUIRE(log.correlation_low_rank.has_value());
+  REQUIRE(log.correlation_low_rank->rank == 2);
+  const std::vector<cc::SeparableFactors>& terms = log.correlation_low_rank->terms;
+  const double direct = std::max(8.0, 49 / 2.0 + 1.0) * FLT_EPSILON * log.filter.abs_sum() * 3 + 50 * FLT_TRUE_MIN;
+  const double passes = std::max(8.0, (7 + 2 * 7) / 2.0 + 1.0) * FLT_EPSILON * cc::low_rank_magnitude(terms) * 3 +
+                        50 * FLT_TRUE_MIN;
+  const double residual = cc::low_rank_residual(log.filter, terms) * 3;
+  const cc::Tolerance tolerance = cc::tolerance_for_variant(*lowrank, log, image);
+  CHECK(tolerance.value == doctest::Approx(std::max(direct, passes) + residual).epsilon(1e-12));
+  CHECK_FALSE(tolerance.exact);
+  // The terms cancel to a zero-sum filter: their magnitudes exceed the filter's.
+  CHECK(cc::low_rank_magnitude(terms) > log.filter.abs_sum());
+
+  // sobel-x on integers is bit-exact for a direct variant, but not for the terms' float factors.
+  for (float& x : image.data) x = std::round(x);
+  const cc::Problem sobel = cc::make_problem(image, cc::parse_filter_spec("sobel-x"), cc::Border::Zero, false);
+  CHECK(cc::tolerance_for_variant(*cc::find_variant("global"), sobel, image).exact);
+  const cc::Tolerance factored = cc::tolerance_for_variant(*lowrank, sobel, image);
+  CHECK_FALSE(factored.exact);
+  CHECK(factored.value > 0);
+  CHECK(factored.value < 1e-4);
+}
