@@ -77,6 +77,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      CudaBuild::Offline},
     {"cluster", "convolve_cluster", "cluster",
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
+    {"lowrank", "convolve_lowrank", "lowrank",
+     {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
 };
 
 // The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.

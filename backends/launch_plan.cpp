@@ -37,6 +37,38 @@ std::size_t compile_time_group_limit(const DeviceLimits& limits) {
   return std::min({limits.max_group, limits.max_group_x, limits.max_group_y});
 }
 
+// Why the lowrank variant cannot run this filter, or "" (issue #29): its terms are those of
+// Problem::correlation_low_rank, each within the tolerance docs/correctness.md gives it.
+std::string low_rank_reason(const Problem& problem) {
+  const std::optional<LowRank>& low_rank = problem.correlation_low_rank;
+  const Filter& filter = problem.correlation_filter;
+  if (!low_rank)
+    return filter.width > kMaxDecomposedSide || filter.height > kMaxDecomposedSide
+               ? fmt::format("the filter is {}x{}, over the {}-wide side the lowrank variant decomposes", filter.width,
+                             filter.height, kMaxDecomposedSide)
+               : std::string("the filter has no singular value decomposition (all zero or not finite)");
+  if (low_rank->terms.empty()) {
+    const std::size_t shown = std::min<std::size_t>(low_rank->singular_values.size(), kMaxLowRank + 1);
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < shown; ++i) values.push_back(fmt::format("{:.3g}", low_rank->singular_values[i]));
+    return fmt::format("the filter's numerical rank is {} (singular values {}{}), over the lowrank variant's {} terms: "
+                       "a truncation to {} would exceed the tolerance (1e-6 of the largest weight per tap)",
+                       low_rank->rank, fmt::join(values, ", "), shown < low_rank->singular_values.size() ? ", ..." : "",
+                       kMaxLowRank, kMaxLowRank);
+  }
+  return "";
+}
+
+// The terms as the kernels take them: every row factor, then every column factor, term by term.
+SeparableFactors packed_terms(const std::vector<SeparableFactors>& terms) {
+  SeparableFactors packed;
+  for (const SeparableFactors& term : terms) {
+    packed.row.insert(packed.row.end(), term.row.begin(), term.row.end());
+    packed.column.insert(packed.column.end(), term.column.begin(), term.column.end());
+  }
+  return packed;
+}
+
 std::string border_reason(const VariantTraits& variant, Border border) {
   if (variant.borders & (1u << static_cast<unsigned>(border))) return "";
   std::vector<std::string_view> accepted;
@@ -68,6 +100,12 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     plan.factors = problem.correlation_factors;
     if (!plan.factors) return "filter is not separable";
   }
+  int terms = 1;
+  if (variant.low_rank) {
+    if (std::string reason = low_rank_reason(problem); !reason.empty()) return reason;
+    terms = problem.correlation_low_rank->rank;
+    plan.factors = packed_terms(problem.correlation_low_rank->terms);
+  }
 
   switch (variant.geometry) {
     case Geometry::Fast: {
@@ -93,14 +131,15 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     }
     case Geometry::SeparableTile: {
       const std::optional<SeparableShape> shape =
-          separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits));
+          separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits), terms);
       if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
       plan.separable = *shape;
-      plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x);
+      plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x, terms);
       plan.group = {static_cast<std::size_t>(shape->threads), 1};
       const auto [columns, rows] = separable_groups(*shape, args.width, args.height);
       plan.groups = {columns, rows};
       plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
+      if (variant.low_rank) plan.defines.push_back(fmt::format("-DTERMS={}", terms));
       break;
     }
     case Geometry::Fft:

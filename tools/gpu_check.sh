@@ -47,10 +47,17 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
 # channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii; shuffle's
 # warp shuffles, f32 and u8 (1 channel, RGBA8), at radii within a warp, past it and past the image;
-# cluster's distributed shared memory, f32 and RGBA8, at radii within a block and wider than one.
-cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
-       shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior)
+# cluster's distributed shared memory, f32 and RGBA8, at radii within a block and wider than one;
+# lowrank (issue #29): LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
+# channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border.
+# CASES and TOOLS in the environment (space-separated) run a subset: a call's time limit on the GPU host.
+all_cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
+       shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior
+       lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba)
+read -r -a cases <<<"${CASES:-${all_cases[*]}}"
 cluster_radii="--filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=32"
+lowrank_filters="--filter log:sigma=1,r=3 --filter dog:sigma1=1,sigma2=1.6,r=3 --filter log:sigma=2,r=7 \
+--filter dog:sigma1=2,sigma2=3.2,r=7 --filter log:sigma=4,r=16 --filter dog:sigma1=4,sigma2=6.4,r=16"
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -82,11 +89,16 @@ case_arguments() {
     cluster-u8) echo "--size 67x45 --variant cluster --pixel u8 --channels 4 $cluster_radii --border zero,clamp,mirror,wrap" ;;
     cluster-interior) echo "--size 640x360 --variant cluster $cluster_radii --border wrap" ;;
     cluster-u8-interior) echo "--size 640x360 --variant cluster --pixel u8 --channels 4 $cluster_radii --border mirror" ;;
+    lowrank-zero) echo "--size 67x45 --variant lowrank,separable $lowrank_filters --border zero" ;;
+    lowrank-wrap) echo "--size 67x45 --variant lowrank $lowrank_filters --border wrap" ;;
+    lowrank-interior) echo "--size 640x360 --variant lowrank $lowrank_filters --border mirror" ;;
+    lowrank-u8) echo "--size 640x360 --variant lowrank --pixel u8 $lowrank_filters --border clamp" ;;
+    lowrank-u8-rgba) echo "--size 67x45 --variant lowrank --pixel u8 --channels 3 $lowrank_filters --border mirror" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }
 
-for tool in memcheck racecheck initcheck synccheck; do
+for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   for name in "${cases[@]}"; do
     log="$log_dir/$tool-$name.log"
     # shellcheck disable=SC2046  # the case's arguments are meant to split into words

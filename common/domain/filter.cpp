@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -58,15 +59,65 @@ Filter delta(int radius) {
 
 // Normalized in double, and each 2D weight is the float of a double product, so the 2D filter is
 // separable to float rounding and its weights sum to 1 within a few float epsilons.
+std::vector<double> gaussian_1d(double sigma, int radius);
+
 Filter gaussian(double sigma, int radius) {
-  std::vector<double> g(2 * radius + 1);
-  double sum = 0;
-  for (int i = -radius; i <= radius; ++i) sum += g[i + radius] = std::exp(-0.5 * (i / sigma) * (i / sigma));
-  for (double& v : g) v /= sum;
+  const std::vector<double> g = gaussian_1d(sigma, radius);
   Filter filter = square(2 * radius + 1, 0.0f);
   for (std::size_t i = 0; i < g.size(); ++i)
     for (std::size_t j = 0; j < g.size(); ++j) filter.weights[i * g.size() + j] = static_cast<float>(g[i] * g[j]);
   return filter;
+}
+
+// The grid Gaussian of one axis, normalized to sum 1 in double.
+std::vector<double> gaussian_1d(double sigma, int radius) {
+  std::vector<double> g(2 * radius + 1);
+  double sum = 0;
+  for (int i = -radius; i <= radius; ++i) sum += g[i + radius] = std::exp(-0.5 * (i / sigma) * (i / sigma));
+  for (double& v : g) v /= sum;
+  return g;
+}
+
+// The filter sum_k column_k[r] * row_k[c] with each weight the float of a double sum: the rank-2
+// built-ins below are built this way so that their rank is 2 to float rounding (issue #29).
+Filter outer_sum(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& terms) {
+  const std::size_t side = terms.front().first.size();
+  Filter filter = square(static_cast<int>(side), 0.0f);
+  for (std::size_t i = 0; i < side; ++i)
+    for (std::size_t j = 0; j < side; ++j) {
+      double w = 0;
+      for (const auto& [column, row] : terms) w += column[i] * row[j];
+      filter.weights[i * side + j] = static_cast<float>(w);
+    }
+  return filter;
+}
+
+// Laplacian of Gaussian, scale-normalized (sigma^2 times the Laplacian, so its size does not fall
+// as 1/sigma^2): the sampled sigma^2 (d2/dx2 + d2/dy2) G is a(x) g(y) + g(x) a(y) with g the grid
+// Gaussian (sum 1) and a(x) = ((x/sigma)^2 - 1) g(x). The multiple of g that makes a sum to exactly 0
+// is taken out of a, so the filter sums to 0 (flat regions go to 0) and stays rank 2; subtracting a
+// constant from every tap instead would make it rank 3. The centre is negative (-1/(pi sigma^2) for
+// a wide enough grid).
+Filter laplacian_of_gaussian(double sigma, int radius) {
+  const std::vector<double> g = gaussian_1d(sigma, radius);
+  std::vector<double> a(g.size());
+  double a_sum = 0;
+  for (int i = -radius; i <= radius; ++i) {
+    const double x = i / sigma;
+    // A tap where g underflowed to 0 (tiny sigma) is 0, not inf * 0.
+    a_sum += a[i + radius] = g[i + radius] > 0 ? (x * x - 1) * g[i + radius] : 0.0;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] -= a_sum * g[i];  // sum g = 1
+  return outer_sum({{a, g}, {g, a}});
+}
+
+// Difference of Gaussians G(sigma1) - G(sigma2), each normalized to sum 1 on the same grid: it sums
+// to 0 and is rank 2.
+Filter difference_of_gaussians(double sigma1, double sigma2, int radius) {
+  const std::vector<double> g1 = gaussian_1d(sigma1, radius), g2 = gaussian_1d(sigma2, radius);
+  std::vector<double> minus_g2(g2.size());
+  for (std::size_t i = 0; i < g2.size(); ++i) minus_g2[i] = -g2[i];
+  return outer_sum({{g1, g1}, {g2, minus_g2}});
 }
 
 // Unsharp masking with a 3x3 box blur: out = in + A * (in - box3(in)), i.e. centre 1 + 8A/9 and the
@@ -98,6 +149,24 @@ struct FilterParameters {
     return static_cast<int>(r);
   }
 
+  // A required positive finite parameter (sigma and the like).
+  double positive(std::string_view name, std::string_view usage) const {
+    if (!has(name)) fail(fmt::format("{} is required ({})", name, usage));
+    const double value = real(name, 0);
+    if (value <= 0) fail(fmt::format("{} must be > 0", name));
+    return value;
+  }
+
+  // r= when given, else ceil(4 sigma) (where a Gaussian has fallen to 3.4e-4 of its peak), refused
+  // when that side is over kMaxFilterSide.
+  int radius_for_sigma(double sigma) const {
+    if (has("r")) return radius(0);
+    const double natural = std::ceil(4 * sigma);
+    if (2 * natural + 1 > kMaxFilterSide)
+      fail(fmt::format("sigma={} gives radius {}, a side over {}; give r=N", sigma, natural, kMaxFilterSide));
+    return static_cast<int>(natural);
+  }
+
   double real(std::string_view name, double fallback) const {
     auto it = values.find(name);
     if (it == values.end()) return fallback;
@@ -116,6 +185,8 @@ struct Builtin {
 const std::vector<Builtin> kBuiltins = {
     {"box", {"r"}},
     {"gaussian", {"sigma", "r"}},
+    {"log", {"sigma", "r"}},
+    {"dog", {"sigma1", "sigma2", "r"}},
     {"sharpen", {"strength"}},
     {"sobel-x", {}},
     {"sobel-y", {}},
@@ -132,14 +203,34 @@ Filter build(const std::string& name, const FilterParameters& p) {
     return square(side, static_cast<float>(1.0 / (static_cast<double>(side) * side)));
   }
   if (name == "gaussian") {
-    if (!p.has("sigma")) p.fail("sigma is required (gaussian:sigma=S[,r=N])");
-    const double sigma = p.real("sigma", 0);
-    if (sigma <= 0) p.fail("sigma must be > 0");
-    if (p.has("r")) return gaussian(sigma, p.radius(0));
-    const double natural = std::ceil(4 * sigma);
-    if (2 * natural + 1 > kMaxFilterSide)
-      p.fail(fmt::format("sigma={} gives radius {}, a side over {}; give r=N", sigma, natural, kMaxFilterSide));
-    return gaussian(sigma, static_cast<int>(natural));
+    const double sigma = p.positive("sigma", "gaussian:sigma=S[,r=N]");
+    return gaussian(sigma, p.radius_for_sigma(sigma));
+  }
+  if (name == "log" || name == "dog") {
+    Filter filter;
+    double smallest_sigma = 0;
+    if (name == "log") {
+      const double sigma = p.positive("sigma", "log:sigma=S[,r=N]");
+      filter = laplacian_of_gaussian(sigma, p.radius_for_sigma(sigma));
+      smallest_sigma = sigma;
+    } else {
+      const double sigma1 = p.positive("sigma1", "dog:sigma1=A,sigma2=B[,r=N]");
+      const double sigma2 = p.positive("sigma2", "dog:sigma1=A,sigma2=B[,r=N]");
+      if (sigma1 == sigma2) p.fail("sigma1 and sigma2 must differ (equal ones cancel to an all-zero filter)");
+      filter = difference_of_gaussians(sigma1, sigma2, p.radius_for_sigma(std::max(sigma1, sigma2)));
+      smallest_sigma = std::min(sigma1, sigma2);
+    }
+    // A sigma far from the grid's scale (tiny beside one tap, or huge beside r) leaves nothing after
+    // the zero-sum but rounding: weights under 1e-6 of the narrower Gaussian's own peak (the 2D peak
+    // of its grid form) are noise, not a filter.
+    const double gaussian_peak = std::pow(gaussian_1d(smallest_sigma, filter.radius_x())[filter.radius_x()], 2);
+    const double peak = std::fabs(*std::max_element(filter.weights.begin(), filter.weights.end(),
+                                                    [](float a, float b) { return std::fabs(a) < std::fabs(b); }));
+    if (!(peak > 1e-6 * gaussian_peak))
+      p.fail(fmt::format("its weights cancel to {:.3g}, under 1e-6 of the Gaussian's {:.3g}, at radius {} (sigma too "
+                         "small or too large for that grid): all zero but rounding",
+                         peak, gaussian_peak, filter.radius_x()));
+    return filter;
   }
   if (name == "sharpen") {
     // Past float's range the weights would be infinite, which a filter file may not hold either.

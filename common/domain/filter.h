@@ -29,7 +29,9 @@ struct Filter {
 // enough that a typo cannot ask for gigabytes.
 inline constexpr int kMaxFilterSide = 1025;
 
-// Parses one --filter spec: box:r=3, gaussian:sigma=3.2[,r=N], sharpen:strength=0.8, sobel-x, sobel-y,
+// Parses one --filter spec: box:r=3, gaussian:sigma=3.2[,r=N], log:sigma=2[,r=N] (Laplacian of Gaussian,
+// sigma^2-scaled, zero-sum), dog:sigma1=1,sigma2=2[,r=N] (G(sigma1) - G(sigma2), each of sum 1; radius
+// ceil(4 max(sigma1, sigma2))), sharpen:strength=0.8, sobel-x, sobel-y,
 // laplacian, emboss, highpass, lowpass, identity, file:PATH. Parameters are name=value, comma
 // separated. Throws InputError naming the spec and what is wrong.
 Filter parse_filter_spec(const std::string& spec);

@@ -84,6 +84,7 @@ Problem make_problem(const Image& image, const SampleFacts& facts, const Filter&
   problem.pixel = pixel;
   problem.correlation_filter = flip ? flipped(filter) : filter;
   problem.correlation_factors = separate(problem.correlation_filter);
+  problem.correlation_low_rank = decompose(problem.correlation_filter);
   problem.input_finite = facts.all_finite;
   return problem;
 }

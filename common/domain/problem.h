@@ -9,6 +9,7 @@
 #include "common/geometry/conv_args.h"
 #include "common/domain/filter.h"
 #include "common/domain/image.h"
+#include "common/domain/low_rank.h"
 
 namespace cc {
 
@@ -63,6 +64,9 @@ struct Problem {
   // separate(correlation_filter): its rank-1 factors, or nullopt when it is not separable. Found once
   // here, for the launch plan, the tolerance and the tuning key alike (issue #24).
   std::optional<SeparableFactors> correlation_factors;
+  // decompose(correlation_filter): its singular values, numerical rank and, up to kMaxLowRank, the
+  // separable terms the lowrank variant runs; nullopt for a filter too wide to decompose (issue #29).
+  std::optional<LowRank> correlation_low_rank;
 
   int radius_x() const { return filter.radius_x(); }
   int radius_y() const { return filter.radius_y(); }

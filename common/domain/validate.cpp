@@ -105,6 +105,20 @@ Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& pro
       tolerance.exact = false;
     }
   }
+  if (variant.low_rank && problem.correlation_low_rank && !problem.correlation_low_rank->terms.empty()) {
+    // docs/correctness.md, "Low-rank variants": what the terms leave out of the filter, plus the rounding
+    // of k row sums of width taps and a column sum of k * height taps, each relative to the terms'
+    // magnitudes (which cancel to the filter's, but are summed before they do). Never exact: the terms
+    // are not integers.
+    const LowRank& low_rank = *problem.correlation_low_rank;
+    const Filter& filter = problem.correlation_filter;
+    const double max_abs_pixel = measure(input).max_abs_pixel;
+    const double c = std::max(8.0, (filter.width + low_rank.rank * filter.height) / 2.0 + 1.0);
+    const double passes = c * FLT_EPSILON * low_rank_magnitude(low_rank.terms) * max_abs_pixel + underflow_floor(filter);
+    const double residual = low_rank_residual(filter, low_rank.terms) * max_abs_pixel;
+    tolerance.value = std::max(tolerance.exact ? 0.0 : tolerance.value, passes) + residual;
+    tolerance.exact = false;
+  }
   if (tolerance.eight_bit && variant.kind == VariantKind::Baseline) {
     // NPP's 8-bit filters round to 8 bits as NPP does, which it does not document: within 1 either way.
     // Its rank-1 baseline stores the first pass as 8-bit too, each pixel off by up to 1, weighed by the

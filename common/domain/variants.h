@@ -50,6 +50,8 @@ struct VariantTraits {
   bool filter_in_constant = false;  // the filter must fit the device's constant memory
   bool input_as_image = false;      // the input lives in a texture / image2d, not a buffer
   bool rank_one = false;            // needs a separable filter; computes column x row in two 1D passes
+  bool low_rank = false;            // runs the filter's SVD terms (Problem::correlation_low_rank), up to
+                                    // kMaxLowRank of them, as fused 1D passes; validated with their residual
   bool compile_time_radius = false; // built per radius (NVRTC / clBuildProgram -D)
   bool auto_candidate = false;      // measured by --variant auto
   bool async_copies = false;        // OpenCL: waits on async_work_group_copy's events (wait_group_events),
@@ -107,6 +109,11 @@ inline constexpr VariantTraits kVariants[] = {
                                         "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
      .geometry = Geometry::Tile, .apis = kCuda, .filter_in_constant = true, .clusters = true, .pixels = kF32 | kU8,
      .plot_colour = 0x7b4173},
+    {.name = "lowrank",
+     .memory_space = "the filter's SVD terms (rank <= 4) as separable passes fused on chip, radius and rank compiled in",
+     .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = kCuda | kOpenCl,
+     .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .pixels = kF32 | kU8,
+     .plot_colour = 0x98df8a},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",

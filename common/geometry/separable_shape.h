@@ -42,9 +42,10 @@ inline int separable_input_pitch(const SeparableShape& shape, int radius_x) {
 }
 inline int separable_done_pitch(const SeparableShape& shape) { return shape.tile_w + 1; }
 
-inline std::size_t separable_on_chip_bytes(const SeparableShape& shape, int radius_x) {
+// `terms`: the lowrank kernel keeps one rows_done plane per separable term (kernels_cl/lowrank.cl).
+inline std::size_t separable_on_chip_bytes(const SeparableShape& shape, int radius_x, int terms = 1) {
   return (static_cast<std::size_t>(shape.band) * separable_input_pitch(shape, radius_x) +
-          static_cast<std::size_t>(shape.band) * shape.bands * separable_done_pitch(shape)) *
+          static_cast<std::size_t>(terms) * shape.band * shape.bands * separable_done_pitch(shape)) *
          sizeof(float);
 }
 
@@ -99,13 +100,13 @@ inline std::vector<SeparableShape> separable_tiles(int radius, std::size_t max_w
 // Of `tiles`, each cut into bands of at least kSeparableMinBand rows, the one that fits `on_chip_bytes`
 // in the fewest issue slots per output; nullopt when none fits.
 inline std::optional<SeparableShape> cheapest_separable_shape(const std::vector<SeparableShape>& tiles, int radius_x,
-                                                              int radius_y, std::size_t on_chip_bytes) {
+                                                              int radius_y, std::size_t on_chip_bytes, int terms = 1) {
   std::optional<SeparableShape> best;
   for (SeparableShape shape : tiles) {
     const int rows_needed = shape.tile_h + 2 * radius_y;
     for (shape.bands = 1; (rows_needed + shape.bands - 1) / shape.bands >= kSeparableMinBand; ++shape.bands) {
       shape.band = (rows_needed + shape.bands - 1) / shape.bands;
-      if (separable_on_chip_bytes(shape, radius_x) > on_chip_bytes) continue;
+      if (separable_on_chip_bytes(shape, radius_x, terms) > on_chip_bytes) continue;
       if (!best || separable_slots_per_output(shape, radius_x, radius_y) <
                        separable_slots_per_output(*best, radius_x, radius_y))
         best = shape;
@@ -115,11 +116,11 @@ inline std::optional<SeparableShape> cheapest_separable_shape(const std::vector<
 }
 
 inline std::optional<SeparableShape> separable_shape_within(int radius_x, int radius_y, std::size_t on_chip_bytes,
-                                                            std::size_t max_work_group) {
+                                                            std::size_t max_work_group, int terms = 1) {
   const std::vector<SeparableShape> tiles = separable_tiles(std::max(radius_x, radius_y), max_work_group);
-  if (auto shape = cheapest_separable_shape(tiles, radius_x, radius_y, on_chip_bytes)) return shape;
+  if (auto shape = cheapest_separable_shape(tiles, radius_x, radius_y, on_chip_bytes, terms)) return shape;
   return cheapest_separable_shape({separable_tile_within(kSeparableFallbackTile, max_work_group)}, radius_x, radius_y,
-                                  on_chip_bytes);
+                                  on_chip_bytes, terms);
 }
 
 // The least on-chip memory any shape needs for this radius: the fallback tile in its thinnest bands.
@@ -135,12 +136,13 @@ inline std::size_t separable_min_bytes(int radius_x, int radius_y) {
 // `max_work_group` work-items per block: one that fits kSeparablePortableBytes where there is one, else
 // one that fits the device (CUDA may opt in to 227 KB). nullopt: the radius is over kSeparableMaxRadius or no band fits (separable_limit_reason).
 inline std::optional<SeparableShape> separable_shape(int radius_x, int radius_y, std::size_t on_chip_bytes,
-                                                     std::size_t max_work_group = kSeparableDefaultMaxWorkGroup) {
+                                                     std::size_t max_work_group = kSeparableDefaultMaxWorkGroup,
+                                                     int terms = 1) {
   if (std::max(radius_x, radius_y) > kSeparableMaxRadius) return std::nullopt;
   if (auto portable = separable_shape_within(radius_x, radius_y, std::min(on_chip_bytes, kSeparablePortableBytes),
-                                             max_work_group))
+                                             max_work_group, terms))
     return portable;
-  return separable_shape_within(radius_x, radius_y, on_chip_bytes, max_work_group);
+  return separable_shape_within(radius_x, radius_y, on_chip_bytes, max_work_group, terms);
 }
 
 // Why separable_shape found none: the same words in both backends (`memory_name` names the limit).

@@ -723,6 +723,14 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--filter", "blur"}), {"unknown filter", "blur"});
     check_bad_input(small({"--filter", "box:q=3"}), {"unknown parameter", "q"});
     check_bad_input(small({"--filter", "gaussian:sigma=-1"}), {"sigma"});
+    // log and dog (issue #29): sigma 0, negative, NaN, huge, equal, cancelling to rounding.
+    check_bad_input(small({"--filter", "log:sigma=0"}), {"log:sigma=0", "sigma must be > 0"});
+    check_bad_input(small({"--filter", "log:sigma=nan"}), {"finite number"});
+    check_bad_input(small({"--filter", "log:sigma=1e308"}), {"give r=N"});
+    check_bad_input(small({"--filter", "log:sigma=1e5,r=3"}), {"all zero but rounding"});
+    check_bad_input(small({"--filter", "dog:sigma1=-1,sigma2=2"}), {"sigma1 must be > 0"});
+    check_bad_input(small({"--filter", "dog:sigma1=2,sigma2=2"}), {"must differ"});
+    check_bad_input(small({"--filter", "dog:sigma1=1"}), {"sigma2 is required"});
   }
   SUBCASE("names and numbers") {
     check_bad_input(small({"--backend", "vulkan"}), {"unknown backend", "vulkan"});

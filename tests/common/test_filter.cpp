@@ -107,6 +107,88 @@ TEST_CASE("gaussian: radius ceil(4 sigma) unless r is given, normalized, exact v
   CHECK(cc::parse_filter_spec("gaussian:r=1,sigma=0.5").width == 3);  // parameter order is free
 }
 
+TEST_CASE("log: scale-normalized Laplacian of Gaussian, zero-sum, negative centre, symmetric") {
+  const cc::Filter log = cc::parse_filter_spec("log:sigma=2");
+  CHECK(log.radius_x() == 8);  // ceil(4 sigma), as gaussian
+  CHECK(log.radius_y() == 8);
+  // sigma^2 * Laplacian of the unit Gaussian at 0: -2 / (2 pi sigma^2) = -1 / (pi sigma^2) = -0.0795775;
+  // the grid's sum-1 Gaussian and the zero-sum correction move it by well under 1%.
+  CHECK(log.at(8, 8) == doctest::Approx(-1 / (M_PI * 4)).epsilon(0.01));
+  CHECK(log.at(8, 8) == *std::min_element(log.weights.begin(), log.weights.end()));
+  CHECK(std::fabs(weight_sum(log)) < 1e-7);
+  CHECK(log.abs_sum() > 0.5);  // not vacuously zero-sum
+  for (int r = 0; r < log.height; ++r)
+    for (int c = 0; c < log.width; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      CHECK(log.at(r, c) == log.at(c, r));                                  // the transpose
+      CHECK(log.at(r, c) == log.at(log.height - 1 - r, c));                 // mirrored rows
+      CHECK(log.at(r, c) == log.at(r, log.width - 1 - c));                  // mirrored columns
+    }
+  // The ring where x^2 + y^2 = 2 sigma^2 (radius 2.83) is the zero crossing: (8, 10) inside, (8, 11) outside.
+  CHECK(log.at(8, 10) < 0);
+  CHECK(log.at(8, 11) > 0);
+
+  // Exact values on a small grid: g = (e^-2, e^-1/2, 1, ...) / n, a = ((x/sigma)^2 - 1) g minus (sum a) g,
+  // weight(y, x) = a(y) g(x) + g(y) a(x).
+  const cc::Filter small = cc::parse_filter_spec("log:sigma=1,r=2");
+  CHECK(small.width == 5);
+  const double n = 1 + 2 * std::exp(-0.5) + 2 * std::exp(-2.0);
+  const double g[3] = {1 / n, std::exp(-0.5) / n, std::exp(-2.0) / n};  // at |x| = 0, 1, 2
+  const double a_sum = -g[0] + 2 * 0 * g[1] + 2 * 3 * g[2];
+  const double a[3] = {-g[0] - a_sum * g[0], 0 - a_sum * g[1], 3 * g[2] - a_sum * g[2]};
+  CHECK(small.at(2, 2) == doctest::Approx(2 * a[0] * g[0]).epsilon(1e-6));
+  CHECK(small.at(0, 1) == doctest::Approx(a[2] * g[1] + g[2] * a[1]).epsilon(1e-6));
+  CHECK(cc::parse_filter_spec("log:r=3,sigma=1").width == 7);  // r= overrides, in any order
+}
+
+TEST_CASE("dog: G(sigma1) - G(sigma2), each of sum 1, radius from the larger sigma") {
+  const cc::Filter dog = cc::parse_filter_spec("dog:sigma1=1,sigma2=2");
+  CHECK(dog.radius_x() == 8);
+  // 1/(2 pi) (1/1 - 1/4) = 0.1193662 for continuous Gaussians; the grid's sums are within 1e-4 of them.
+  CHECK(dog.at(8, 8) == doctest::Approx(0.75 / (2 * M_PI)).epsilon(1e-3));
+  CHECK(dog.at(8, 8) == *std::max_element(dog.weights.begin(), dog.weights.end()));
+  CHECK(std::fabs(weight_sum(dog)) < 1e-7);
+  CHECK(dog.at(0, 0) < 0);  // the wide Gaussian dominates far out
+  for (int r = 0; r < dog.height; ++r)
+    for (int c = 0; c < dog.width; ++c) CHECK(dog.at(r, c) == dog.at(dog.height - 1 - r, dog.width - 1 - c));
+  // Exact: the gaussians' own values differenced.
+  const cc::Filter g1 = cc::parse_filter_spec("gaussian:sigma=1,r=3"), g2 = cc::parse_filter_spec("gaussian:sigma=3,r=3");
+  const cc::Filter small = cc::parse_filter_spec("dog:sigma2=3,sigma1=1,r=3");
+  REQUIRE(small.width == 7);
+  for (int i = 0; i < small.taps(); ++i)
+    CHECK(small.weights[i] == doctest::Approx(double(g1.weights[i]) - g2.weights[i]).epsilon(1e-6).scale(1e-6));
+  // sigma1 > sigma2 is the same filter negated.
+  const cc::Filter negated = cc::parse_filter_spec("dog:sigma1=2,sigma2=1");
+  CHECK(negated.at(8, 8) == -dog.at(8, 8));
+}
+
+TEST_CASE("log and dog refuse hostile parameters with one line naming the problem") {
+  CHECK(spec_error("log") == "bad filter 'log': sigma is required (log:sigma=S[,r=N])");
+  CHECK(spec_error("log:sigma=0") == "bad filter 'log:sigma=0': sigma must be > 0");
+  CHECK(spec_error("log:sigma=-1").find("sigma must be > 0") != std::string::npos);
+  CHECK(spec_error("log:sigma=nan").find("sigma must be a finite number, got 'nan'") != std::string::npos);
+  CHECK(spec_error("log:sigma=inf").find("finite") != std::string::npos);
+  CHECK(spec_error("log:sigma=1e308").find("give r=N") != std::string::npos);
+  CHECK(spec_error("log:sigma=1e300,r=3").find("all zero") != std::string::npos);   // flat: zero-sum leaves 0
+  CHECK(spec_error("log:sigma=1e-300").find("all zero") != std::string::npos);      // a lone centre tap
+  CHECK(spec_error("log:sigma=1,r=-1").find("r must be >= 0") != std::string::npos);
+  CHECK(spec_error("log:sigma=1,r=513").find("over 1025") != std::string::npos);
+  CHECK(spec_error("log:sigma=1,sigma1=2").find("unknown parameter 'sigma1'") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=1").find("sigma2 is required") != std::string::npos);
+  CHECK(spec_error("dog:sigma2=1").find("sigma1 is required") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=0,sigma2=1").find("sigma1 must be > 0") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=1,sigma2=-2").find("sigma2 must be > 0") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=nan,sigma2=1").find("finite") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=2,sigma2=2").find("must differ") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=1,sigma2=1e300").find("give r=N") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=1e300,sigma2=1e301,r=2").find("all zero") != std::string::npos);
+  CHECK(spec_error("dog:sigma1=1000,sigma2=1001,r=2").find("all zero but rounding") != std::string::npos);
+  CHECK(spec_error("log:sigma=1e5,r=3").find("all zero but rounding") != std::string::npos);
+  CHECK(spec_error("log:sigma=30,r=3") == "(no error)");  // small but real: (r/sigma)^2 = 1e-2
+  CHECK(spec_error("dog:sigma=1").find("unknown parameter 'sigma'") != std::string::npos);
+}
+
 TEST_CASE("bad filter specs name the spec and the problem") {
   CHECK(spec_error("gaussian:sigma=-1") == "bad filter 'gaussian:sigma=-1': sigma must be > 0");
   CHECK(spec_error("blur").find("bad filter 'blur': unknown filter 'blur'") == 0);
@@ -217,10 +299,13 @@ TEST_CASE("separate finds rank-1 filters and refuses the others") {
 
 TEST_CASE("every built-in name and every default spec parses") {
   const std::vector<std::string> names = cc::builtin_filter_names();
-  CHECK(names.size() == 10);
+  CHECK(names.size() == 12);
   for (const std::string& name : names) {
     CAPTURE(name);
-    const cc::Filter filter = cc::parse_filter_spec(name == "gaussian" ? "gaussian:sigma=1" : name);
+    const std::string spec = name == "gaussian" || name == "log" ? name + ":sigma=1"
+                             : name == "dog"                     ? "dog:sigma1=1,sigma2=2"
+                                                                 : name;
+    const cc::Filter filter = cc::parse_filter_spec(spec);
     CHECK(filter.width % 2 == 1);
     CHECK(filter.weights.size() == static_cast<std::size_t>(filter.taps()));
   }

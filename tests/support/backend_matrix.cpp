@@ -28,6 +28,12 @@ bool needs_rank_one(std::string_view variant) {
   return traits && traits->rank_one;
 }
 
+// The lowrank variant gets rank-2 filters (the sum of two rank-1 ones): the LoG and DoG case (issue #29).
+bool needs_low_rank(std::string_view variant) {
+  const VariantTraits* traits = find_variant(variant);
+  return traits && traits->low_rank;
+}
+
 // What a variant may decline in this matrix without failing: a device without images or without the
 // image format a pixel type needs, a CUDA device without thread-block clusters, a filter the variant
 // cannot take, or a library missing at build time. Every other skip (a limit the matrix never approaches) is a failure.
@@ -207,7 +213,13 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   EightBitCoverage coverage;
   for (const Case& c : matrix_cases(options)) {
     const Image input = random_image(c, rng);
-    const Filter filter = random_filter(c, needs_rank_one(variant), rng);
+    Filter filter = random_filter(c, needs_rank_one(variant) || needs_low_rank(variant), rng);
+    if (needs_low_rank(variant)) {
+      // A second rank-1 term of the other sign's row where 8-bit allows, half the first's size: rank 2.
+      const Filter second = random_filter(c, true, rng);
+      for (std::size_t i = 0; i < filter.weights.size(); ++i) filter.weights[i] -= 0.5f * second.weights[i];
+      filter.spec = fmt::format("random rank-2 {}x{}", filter.width, filter.height);
+    }
     ran += run_case(backend, device, variant, c, input, filter, false, &coverage);
   }
   if (options.pixel == PixelType::U8 && ran > 0) {
@@ -237,7 +249,7 @@ int check_integer_exact(Backend& backend, int device, std::string_view variant, 
   filter.width = 2 * c.radius_x + 1;
   filter.height = 2 * c.radius_y + 1;
   filter.spec = "random integer";
-  if (needs_rank_one(variant)) {
+  if (needs_rank_one(variant) || needs_low_rank(variant)) {
     // Column factors 1 or 2 with a 2 at the peak: whatever row a factorization divides by, the
     // quotients are halves, exact in float, so the two passes stay exact too.
     std::vector<int> column{1, 2, 1}, row(filter.width);
@@ -261,10 +273,11 @@ int check_integer_exact(Backend& backend, int device, std::string_view variant, 
       const bool one_channel = pixel == PixelType::U8 && flip;
       c.channels = one_channel ? 1 : 2;
       // An FFT is not exact even on integers (docs/correctness.md): fft is held to its own bound instead.
-      // Neither is a baseline's 8-bit rounding, which is its own (Tolerance::any_rounding).
+      // Neither is a baseline's 8-bit rounding, which is its own (Tolerance::any_rounding), nor lowrank's
+      // SVD factors, which are not integers (its residual and rounding bound, docs/correctness.md).
       const VariantTraits& traits = *find_variant(variant);
-      const bool exact =
-          traits.kind != VariantKind::Fft && !(pixel == PixelType::U8 && traits.kind == VariantKind::Baseline);
+      const bool exact = traits.kind != VariantKind::Fft && !traits.low_rank &&
+                         !(pixel == PixelType::U8 && traits.kind == VariantKind::Baseline);
       ran += run_case(backend, device, variant, c, one_channel ? single : input, filter, exact);
     }
   return ran;

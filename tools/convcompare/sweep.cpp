@@ -17,7 +17,7 @@ namespace cc {
 namespace {
 
 // The filters whose radius is a parameter; the others have a fixed size.
-constexpr std::string_view kRadiusFilters[] = {"box", "gaussian", "identity"};
+constexpr std::string_view kRadiusFilters[] = {"box", "gaussian", "log", "dog", "identity"};
 
 // A sweep over radius 0..1000 is a typo, and would run for hours.
 constexpr std::size_t kMaxSweepPoints = 256;
@@ -127,7 +127,7 @@ Sweep parse_sweeps(const std::vector<std::string>& texts) {
 std::string filter_spec_with_radius(const std::string& spec, int radius) {
   const std::string name = spec.substr(0, spec.find(':'));
   if (std::ranges::find(kRadiusFilters, name) == std::ranges::end(kRadiusFilters))
-    throw InputError(fmt::format("--sweep radius cannot vary filter '{}': its size is fixed (box, gaussian and "
+    throw InputError(fmt::format("--sweep radius cannot vary filter '{}': its size is fixed (box, gaussian, log, dog and "
                                  "identity take a radius)",
                                  spec));
   // Drop any r= the spec had; keep the other parameters in their order.

@@ -1,0 +1,151 @@
+/* lowrank.cl: a filter of numerical rank TERMS (its SVD's terms, common/domain/low_rank.h; issue #29) as
+   TERMS separable passes fused in one kernel, separable.cl's with each pass widened: a work-group stages
+   its input tile and apron in local memory once, the row pass filters each staged row with the TERMS
+   row factors into TERMS local planes (rows_done), and the column pass sums the TERMS column factors
+   over them: TERMS x (2r+1 + 2r+1) taps per pixel instead of (2r+1)^2, and the image crosses DRAM once
+   each way. The twin of kernels_cuda/lowrank.cu. Borders stay exact as in separable.cl: only the
+   staging folds coordinates (cc_border_index).
+   Built with separable.cl's -D (RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND,
+   BANDS, CC_PIXEL) and TERMS; row_filter holds TERMS rows of FILTER_W, column_filter TERMS columns of
+   FILTER_H, term by term. */
+
+#define FILTER_W (2 * RADIUS_X + 1)
+#define FILTER_H (2 * RADIUS_Y + 1)
+#define IN_W (TILE_W + 2 * RADIUS_X)  /* staged columns: the tile's and the row pass's apron */
+#define IN_PITCH (IN_W | 1)           /* odd, as DONE_PITCH: each row-pass work-item has its own bank */
+#define DONE_ROWS (BAND * BANDS)      /* >= TILE_H + 2 * RADIUS_Y: the rows the column pass needs */
+#define DONE_PITCH (TILE_W + 1)
+#define DONE_PLANE (DONE_ROWS * DONE_PITCH)  /* one term's row-pass results */
+#define STAGE_ROUNDS ((BAND * IN_W + THREADS - 1) / THREADS)
+#define ROW_ITEMS (BAND * (TILE_W / ROW_OUT))  /* per band: ROW_OUT outputs of one row each */
+#define ROW_ROUNDS ((ROW_ITEMS + THREADS - 1) / THREADS)
+#define COLUMN_ITEMS (TILE_W * (TILE_H / COLUMN_OUT))  /* COLUMN_OUT outputs of one column each */
+#define COLUMN_ROUNDS ((COLUMN_ITEMS + THREADS - 1) / THREADS)
+
+/* BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
+   sites, so the copy for work-groups wholly inside the image has no border arithmetic at all. */
+CC_FN void stage_band(__local float* band, __global const cc_channel* input, const ConvArgs args,
+                      int x0, int y0, int channel, bool fold)
+{
+    #pragma unroll
+    for (int round = 0; round < STAGE_ROUNDS; ++round) {
+        const int i = get_local_id(0) + round * THREADS;
+        if (i < BAND * IN_W) {
+            const int row = i / IN_W, col = i - row * IN_W;
+            float pixel;
+            if (fold) {
+                const int sx = cc_border_index(x0 + col, args.width, args.border);
+                const int sy = cc_border_index(y0 + row, args.height, args.border);
+                pixel = (sx < 0 || sy < 0) ? 0.0f : cc_load_channel(input, (sy * args.pitch + sx) * CC_CHANNELS + channel);
+            } else {
+                pixel = cc_load_channel(input, ((y0 + row) * args.pitch + x0 + col) * CC_CHANNELS + channel);
+            }
+            band[row * IN_PITCH + col] = pixel;
+        }
+    }
+}
+
+/* The row pass of one band: ROW_OUT neighbouring outputs of each of the TERMS row filters per item from
+   a window of ROW_OUT + 2 * RADIUS_X pixels, each loaded once and used TERMS x ROW_OUT times; term t's
+   results go to plane t of rows_done. */
+CC_FN void row_pass(__local const float* band, __local float* rows_done, __constant float* row_filter)
+{
+    for (int round = 0; round < ROW_ROUNDS; ++round) {
+        const int item = get_local_id(0) + round * THREADS;
+        if (item < ROW_ITEMS) {
+            const int row = item % BAND, x = item / BAND * ROW_OUT;
+            __local const float* pixels = band + row * IN_PITCH + x;
+            float sum[TERMS][ROW_OUT];
+            #pragma unroll
+            for (int t = 0; t < TERMS; ++t)
+                #pragma unroll
+                for (int o = 0; o < ROW_OUT; ++o) sum[t][o] = 0.0f;
+            /* Pixel i feeds output o with tap i - o. */
+            #pragma unroll
+            for (int i = 0; i < ROW_OUT + 2 * RADIUS_X; ++i) {
+                const float pixel = pixels[i];
+                #pragma unroll
+                for (int t = 0; t < TERMS; ++t)
+                    #pragma unroll
+                    for (int o = 0; o < ROW_OUT; ++o)
+                        if (i - o >= 0 && i - o < FILTER_W) sum[t][o] += pixel * row_filter[t * FILTER_W + i - o];
+            }
+            #pragma unroll
+            for (int t = 0; t < TERMS; ++t)
+                #pragma unroll
+                for (int o = 0; o < ROW_OUT; ++o) rows_done[t * DONE_PLANE + row * DONE_PITCH + x + o] = sum[t][o];
+        }
+    }
+}
+
+/* The column pass: COLUMN_OUT outputs down a column per item, summed over the TERMS planes of rows_done; a warp's work-items take
+   neighbouring columns, so its local reads and its global stores are each one contiguous row. */
+CC_FN void column_pass(__local const float* rows_done, __global cc_channel* output, const ConvArgs args,
+                       int x0, int y0, int channel, __constant float* column_filter)
+{
+    for (int round = 0; round < COLUMN_ROUNDS; ++round) {
+        const int item = get_local_id(0) + round * THREADS;
+        if (item < COLUMN_ITEMS) {
+            const int x = item % TILE_W, y = item / TILE_W * COLUMN_OUT;
+            __local const float* pixels = rows_done + y * DONE_PITCH + x;
+            float sum[COLUMN_OUT];
+            #pragma unroll
+            for (int o = 0; o < COLUMN_OUT; ++o) sum[o] = 0.0f;
+            /* Term by term, each plane read down the column once. */
+            #pragma unroll
+            for (int t = 0; t < TERMS; ++t) {
+                #pragma unroll
+                for (int i = 0; i < COLUMN_OUT + 2 * RADIUS_Y; ++i) {
+                    const float pixel = pixels[t * DONE_PLANE + i * DONE_PITCH];
+                    #pragma unroll
+                    for (int o = 0; o < COLUMN_OUT; ++o)
+                        if (i - o >= 0 && i - o < FILTER_H) sum[o] += pixel * column_filter[t * FILTER_H + i - o];
+                }
+            }
+            if (x0 + x < args.width) {
+                #pragma unroll
+                for (int o = 0; o < COLUMN_OUT; ++o)
+                    if (y0 + y + o < args.height)
+                        cc_store_channel(output, ((y0 + y + o) * args.pitch + x0 + x) * CC_CHANNELS + channel, sum[o]);
+            }
+        }
+    }
+}
+
+/* No register cap here: OpenCL C has no counterpart of CUDA's __launch_bounds__ minimum of blocks. */
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+void convolve_lowrank(__global const cc_pixel* restrict input,
+                        __global cc_pixel* restrict output,
+                        __constant float* row_filter,
+                        __constant float* column_filter,
+                        const ConvArgs args)
+{
+    /* BAND x IN_PITCH staged pixels, then TERMS planes of DONE_ROWS x DONE_PITCH row-pass results. */
+    __local float band[BAND * IN_PITCH];
+    __local float rows_done[TERMS * DONE_PLANE];
+
+    const int x0 = get_group_id(0) * TILE_W;  /* the tile's first output */
+    const int y0 = get_group_id(1) * TILE_H;
+    const int stage_x0 = x0 - RADIUS_X, stage_y0 = y0 - RADIUS_Y;
+    const bool inside = stage_x0 >= 0 && stage_x0 + IN_W <= args.width && stage_y0 >= 0 &&
+                        stage_y0 + DONE_ROWS <= args.height;
+
+    __global const cc_channel* channels_in = (__global const cc_channel*)input;
+    __global cc_channel* channels_out = (__global cc_channel*)output;
+    /* RGBA8: one channel at a time through the same arrays (CC_CHANNELS; f32 and 8-bit: once) */
+    #pragma unroll 1
+    for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        for (int b = 0; b < BANDS; ++b) {
+            /* the previous band's row pass is done reading `band`, the previous channel's column pass `rows_done` */
+            if (b > 0 || channel > 0) barrier(CLK_LOCAL_MEM_FENCE);
+            if (inside)
+                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, false);
+            else
+                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, true);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            row_pass(band, rows_done + b * BAND * DONE_PITCH, row_filter);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        column_pass(rows_done, channels_out, args, x0, y0, channel, column_filter);
+    }
+}
