@@ -1,58 +1,74 @@
-// backend.cpp: the backend registry: which APIs this binary was built with, in report order.
+// backend.cpp: the backends this binary was built with, in report order, from CMake's generated list.
 #include "backends/backend.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "backends/cpu/cpu_backend.h"
 #include "backends/embedded_sources.h"
 #include "common/domain/error.h"
 #include "common/domain/backend_names.h"
-#ifdef CONVCOMPARE_WITH_CUDA
-#include "backends/cuda/cuda_backend.h"
-#endif
-#ifdef CONVCOMPARE_WITH_OPENCL
-#include "backends/opencl/opencl_backend.h"
-#endif
+#include "compiled_backends.h"  // generated from backends/*/backend.cmake (CMakeLists.txt)
 
 namespace cc {
 
+// Each backend folder defines make_<name>_backend(); the list names those the build links, so a new
+// backend needs no line here (docs/architecture.md, "Adding a backend").
+#define CC_DECLARE_FACTORY(name, description, build_option) std::unique_ptr<Backend> make_##name##_backend();
+CC_COMPILED_BACKENDS(CC_DECLARE_FACTORY)
+#undef CC_DECLARE_FACTORY
+
+namespace {
+
+struct CompiledBackend {
+  std::string_view name;
+  std::string_view description;   // for --version: "cuda (npp, cufft)", the optional libraries it links
+  std::string_view build_option;  // the CMake option its backend.cmake reads
+  std::unique_ptr<Backend> (*make)();
+};
+
+#define CC_COMPILED_BACKEND(name, description, build_option) \
+  CompiledBackend{#name, description, build_option, &make_##name##_backend},
+constexpr CompiledBackend kCompiledBackends[] = {CC_COMPILED_BACKENDS(CC_COMPILED_BACKEND)};
+#undef CC_COMPILED_BACKEND
+
+// A backend built but missing from the one name list (common/domain/backend_names.h), which the command
+// line, the help text and the report read, could never be selected; its build option there must be the
+// one its backend.cmake reads, or the "not built" hint would name the wrong one.
+constexpr bool listed_with_its_option(const CompiledBackend& backend) {
+  return std::ranges::any_of(kBackendNames, [&](const BackendName& listed) {
+    return listed.name == backend.name && listed.build_option == backend.build_option;
+  });
+}
+static_assert(std::ranges::all_of(kCompiledBackends, listed_with_its_option),
+              "a backend folder's name or option disagrees with common/domain/backend_names.h");
+
+// In kBackendNames' order (the report's), whatever order CMake found the folders in.
+std::vector<const CompiledBackend*> in_report_order() {
+  std::vector<const CompiledBackend*> compiled;
+  for (const BackendName& listed : kBackendNames)
+    for (const CompiledBackend& backend : kCompiledBackends)
+      if (backend.name == listed.name) compiled.push_back(&backend);
+  return compiled;
+}
+
+}  // namespace
+
 std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
-  backends.push_back(make_cpu_backend());
-#ifdef CONVCOMPARE_WITH_CUDA
-  backends.push_back(make_cuda_backend());
-#endif
-#ifdef CONVCOMPARE_WITH_OPENCL
-  backends.push_back(make_opencl_backend());
-#endif
-  // Every backend answers to a name of the one list (common/domain/backend_names.h) that the command
-  // line, the help text and the report read; one missing there could be built but never selected.
-  for (const std::unique_ptr<Backend>& backend : backends)
-    if (!find_backend_name(backend->name()))
-      throw std::logic_error(std::string(backend->name()) + " is not in common/domain/backend_names.h");
+  for (const CompiledBackend* backend : in_report_order()) {
+    backends.push_back(backend->make());
+    if (backends.back()->name() != backend->name)
+      throw std::logic_error(std::string(backend->name) + "'s factory made " + std::string(backends.back()->name()));
+  }
   return backends;
 }
 
 std::vector<std::string> compiled_backends() {
-  std::vector<std::string> names = {"cpu"};
-#ifdef CONVCOMPARE_WITH_CUDA
-  std::string cuda = "cuda";
-  std::vector<std::string> libraries;
-#ifdef CONVCOMPARE_WITH_NPP
-  libraries.push_back("npp");
-#endif
-#ifdef CONVCOMPARE_WITH_CUFFT
-  libraries.push_back("cufft");
-#endif
-  for (std::size_t i = 0; i < libraries.size(); ++i) cuda += (i == 0 ? " (" : ", ") + libraries[i];
-  names.push_back(libraries.empty() ? cuda : cuda + ")");
-#endif
-#ifdef CONVCOMPARE_WITH_OPENCL
-  names.push_back("opencl");
-#endif
+  std::vector<std::string> names;
+  for (const CompiledBackend* backend : in_report_order()) names.emplace_back(backend->description);
   return names;
 }
 

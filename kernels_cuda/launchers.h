@@ -14,7 +14,7 @@ namespace cc::cuda_kernels {
 // One 64 KB constant bank of floats: the largest filter the constant-memory variants can hold.
 inline constexpr int kMaxConstantTaps = 16384;
 
-// global.cu, constant.cu, tiled.cu and texture.cu are compiled once per pixel format (CMakeLists.txt:
+// global.cu, constant.cu, tiled.cu and texture.cu are compiled once per pixel format (backends/cuda/backend.cmake:
 // -DCC_PIXEL=..., common/geometry/pixel.h), so each of their kernels exists once per format. Each file
 // exports its kernel for the format it is compiled for as an OfflineKernel (named by CC_PIXEL_ENTRY
 // below: global_kernel_f32, global_kernel_u8, ...), and pixel_kernels.cu gathers them in that format's

@@ -89,7 +89,7 @@ run() {
     --json "$out/$name.json" >"$out/$name.txt" 2>"$out/$name.err" || failed "$name (exit $?; $out/$name.err)"
 }
 
-# ptxas: the CUDA twins compiled as convcompare builds them (CMakeLists.txt: nvcc -arch=sm_90, --fmad=true,
+# ptxas: the CUDA twins compiled as convcompare builds them (backends/cuda/backend.cmake: nvcc -arch=sm_90, --fmad=true,
 # offline kernels once per pixel format; runtime_module.cpp: NVRTC with -std=c++17 --fmad=true and the
 # plan's -D options), each with -Xptxas -v. CPU only: runs beside the GPU steps.
 ptxas_one() {  # NAME FILE OPTIONS...

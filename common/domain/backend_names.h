@@ -1,8 +1,11 @@
-// backend_names.h: the one list of backend names, in report order, that the command line, the help
-// text, the report and the plot read; backends/backend.cpp builds the backends against it (issue #24).
+// backend_names.h: the one backend registry, in report order: names, id syntax, build option, plot rank and
+// variant-table bit, read by the command line, the help text, the report, the plot and backends/backend.cpp (#24).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -24,9 +27,20 @@ inline constexpr BackendName kBackendNames[] = {
     {"cuda", 1, "N", "-DCONVCOMPARE_CUDA=ON", true, true, 0},
     {"opencl", 2, "P:D", "-DCONVCOMPARE_OPENCL=ON", true, false, 1},
 };
+// Adding a backend: its line above and its folder under backends/ (docs/architecture.md, "Adding a backend").
+static_assert(std::size(kBackendNames) <= 8, "a variant's apis (common/domain/variants.h) holds 8 backend bits");
 inline constexpr int kUnlistedBackendPlotRank = 2;  // a report's backend this binary does not know
 
 const BackendName* find_backend_name(std::string_view name);  // nullptr when unknown
+
+// A backend's bit in a variant's `apis` (common/domain/variants.h): its place in kBackendNames, so its line
+// there is its bit too. An unknown name throws, which in a constant expression (the variant table) is a
+// compile error.
+constexpr std::uint8_t backend_bit(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kBackendNames); ++i)
+    if (kBackendNames[i].name == name) return static_cast<std::uint8_t>(1u << i);
+  throw std::logic_error(std::string(name) + " is not in common/domain/backend_names.h");
+}
 
 // "cpu, cuda, opencl" joined by `separator`, with `last` before the final one ("cpu, cuda or opencl").
 std::string backend_name_list(std::string_view separator, std::string_view last);

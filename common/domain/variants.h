@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/domain/backend_names.h"
 #include "common/domain/problem.h"
 
 namespace cc {
@@ -31,8 +32,12 @@ enum class Geometry : std::uint8_t {
   Fft,        // common/geometry/fft_shape.h
 };
 
-// The backends that implement a variant, as bits.
-enum ApiBit : std::uint8_t { kCpu = 1, kCuda = 2, kOpenCl = 4 };
+// The backends that implement a variant, by their names in common/domain/backend_names.h, as bits
+// (backend_bit): in_backends("cuda", "opencl"). A name not listed there fails the build.
+template <typename... Names>
+consteval std::uint8_t in_backends(Names... names) {
+  return static_cast<std::uint8_t>((backend_bit(names) | ...));
+}
 
 // Pixel storage on the device, as bits (common/domain/problem.h's PixelType).
 enum PixelBit : std::uint8_t { kF32 = 1, kU8 = 2 };
@@ -46,7 +51,7 @@ struct VariantTraits {
   std::string_view memory_space;  // what the variant teaches, for --help, --list and the report
   VariantKind kind = VariantKind::Direct;
   Geometry geometry = Geometry::None;
-  std::uint8_t apis = 0;          // ApiBit: which backends implement it
+  std::uint8_t apis = 0;          // in_backends(...): which backends implement it
   bool filter_in_constant = false;  // the filter must fit the device's constant memory
   bool input_as_image = false;      // the input lives in a texture / image2d, not a buffer
   bool rank_one = false;            // needs a separable filter; computes column x row in two 1D passes
@@ -67,7 +72,7 @@ struct VariantTraits {
   std::uint32_t plot_colour = 0;    // 0xRRGGBB of its lines in every plot (common/report/plot.cpp): one per
                                     // variant, so adding a variant moves no other's colour
 
-  bool implemented_by(ApiBit api) const { return (apis & api) != 0; }
+  bool implemented_by(std::string_view backend) const { return (apis & backend_bit(backend)) != 0; }
   bool in_all() const { return kind != VariantKind::Choice; }  // "--variant all": every implementation
 };
 
@@ -75,52 +80,52 @@ struct VariantTraits {
 // (backends/kernel_descriptions.h) and one line here (docs/architecture.md, "Adding a variant").
 inline constexpr VariantTraits kVariants[] = {
     {.name = "naive", .memory_space = "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against",
-     .kind = VariantKind::Reference, .apis = kCpu, .pixels = kF32 | kU8, .plot_colour = 0x7f7f7f},
+     .kind = VariantKind::Reference, .apis = in_backends("cpu"), .pixels = kF32 | kU8, .plot_colour = 0x7f7f7f},
     {.name = "global", .memory_space = "image and filter in global memory", .geometry = Geometry::PerPixel,
-     .apis = kCuda | kOpenCl, .auto_candidate = true, .pixels = kF32 | kU8, .plot_colour = 0x1f77b4},
+     .apis = in_backends("cuda", "opencl"), .auto_candidate = true, .pixels = kF32 | kU8, .plot_colour = 0x1f77b4},
     {.name = "constant", .memory_space = "filter in constant memory (__constant__ / __constant)",
-     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true,
+     .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0xff7f0e},
     {.name = "tiled", .memory_space = "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory",
-     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .auto_candidate = true,
+     .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0x2ca02c},
     {.name = "texture", .memory_space = "image through the texture path (texture object / image2d_t + sampler)",
-     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .input_as_image = true,
+     .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .input_as_image = true,
      .auto_candidate = true, .pixels = kF32 | kU8, .plot_colour = 0xd62728},
     {.name = "separable", .memory_space = "row pass then column pass fused on chip, radius compiled in, for rank-1 filters",
-     .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = kCuda | kOpenCl,
+     .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .rank_one = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0x9467bd},
     {.name = "fft", .memory_space = "frequency domain (cuFFT / VkFFT), for large filters", .kind = VariantKind::Fft,
-     .geometry = Geometry::Fft, .apis = kCuda | kOpenCl, .auto_candidate = true,
+     .geometry = Geometry::Fft, .apis = in_backends("cuda", "opencl"), .auto_candidate = true,
      .pixels_note = "its transforms (cuFFT, VkFFT) compute on float planes whatever the pixels, so 8-bit would "
                     "change only its pad and crop steps, which do not convert; run it with --pixel f32",
      .plot_colour = 0x8c564b},
     {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
-     .apis = kCpu | kCuda | kOpenCl, .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
+     .apis = in_backends("cpu", "cuda", "opencl"), .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0xe377c2},
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
-     .geometry = Geometry::Tile, .apis = kCuda | kOpenCl, .filter_in_constant = true, .async_copies = true,
+     .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .async_copies = true,
      .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
     {.name = "shuffle", .memory_space = "image from global memory into registers, neighbours exchanged by warp / sub-group shuffles (__shfl_sync / sub_group_shuffle)",
-     .geometry = Geometry::PerPixel, .apis = kCuda | kOpenCl, .filter_in_constant = true, .lane_shuffles = true,
+     .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .lane_shuffles = true,
      .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
     {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
                                         "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
-     .geometry = Geometry::Tile, .apis = kCuda, .filter_in_constant = true, .clusters = true, .pixels = kF32 | kU8,
+     .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .clusters = true, .pixels = kF32 | kU8,
      .plot_colour = 0x7b4173},
     {.name = "lowrank",
      .memory_space = "the filter's SVD terms (rank <= 4) as separable passes fused on chip, radius and rank compiled in",
-     .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = kCuda | kOpenCl,
+     .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .pixels = kF32 | kU8,
      .plot_colour = 0x98df8a},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
-     .kind = VariantKind::Choice, .apis = kCpu | kCuda | kOpenCl, .pixels = kF32 | kU8, .plot_colour = 0x17becf},
+     .kind = VariantKind::Choice, .apis = in_backends("cpu", "cuda", "opencl"), .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
-     .kind = VariantKind::Baseline, .apis = kCuda, .borders = kClampOnly, .pixels = kF32 | kU8,
+     .kind = VariantKind::Baseline, .apis = in_backends("cuda"), .borders = kClampOnly, .pixels = kF32 | kU8,
      .plot_colour = 0x005a64},
     {.name = "npp-separable", .memory_space = "vendor baseline: NPP row + column filters, for rank-1 filters",
-     .kind = VariantKind::Baseline, .apis = kCuda, .rank_one = true, .borders = kClampOnly, .pixels = kF32 | kU8,
+     .kind = VariantKind::Baseline, .apis = in_backends("cuda"), .rank_one = true, .borders = kClampOnly, .pixels = kF32 | kU8,
      .scratch_planes = 1, .plot_colour = 0x5a5a5a},
 };
 

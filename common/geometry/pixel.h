@@ -5,7 +5,7 @@
 /* The device frame's pixel formats (docs/architecture.md, "Adding a pixel type"; FrameLayout in
    backends/device_api.h): float planes, one channel per launch; 8-bit, one channel; 8-bit RGBA, four
    channels interleaved (2 and 3 channels padded to 4). A kernel is compiled for one of them:
-   -DCC_PIXEL=CC_PIXEL_U8 among clBuildProgram's options (the plan's defines) or nvcc's (CMakeLists.txt
+   -DCC_PIXEL=CC_PIXEL_U8 among clBuildProgram's options (the plan's defines) or nvcc's (backends/cuda/backend.cmake
    compiles each offline kernel file once per format). Without it, f32: the float kernels as they were. */
 #define CC_PIXEL_F32 1
 #define CC_PIXEL_U8 2

@@ -13,16 +13,6 @@
 #include "kernels_cuda/launchers.h"
 #endif
 
-namespace {
-
-cc::ApiBit bit_of(std::string_view backend) {
-  if (backend == "cpu") return cc::kCpu;
-  if (backend == "cuda") return cc::kCuda;
-  return cc::kOpenCl;
-}
-
-}  // namespace
-
 TEST_CASE("variants: every backend compiled in implements the table's variants for it, in table order") {
   const auto backends = cc::make_backends();
   REQUIRE(!backends.empty());
@@ -30,7 +20,7 @@ TEST_CASE("variants: every backend compiled in implements the table's variants f
     CAPTURE(backend->name());
     std::vector<std::string> expected;
     for (const cc::VariantTraits& variant : cc::all_variants())
-      if (variant.implemented_by(bit_of(backend->name())) && variant.kind != cc::VariantKind::Choice)
+      if (variant.implemented_by(backend->name()) && variant.kind != cc::VariantKind::Choice)
         expected.emplace_back(variant.name);
     CHECK(backend->variants() == expected);
   }
@@ -62,9 +52,9 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
     const cc::VariantTraits* traits = cc::find_variant(description.variant);
     REQUIRE(traits);
     described.emplace_back(description.variant);
-    CHECK(traits->implemented_by(cc::kCuda));
+    CHECK(traits->implemented_by("cuda"));
     // OpenCL has every described kernel but those that need CUDA's thread-block clusters.
-    CHECK(traits->implemented_by(cc::kOpenCl) != traits->clusters);
+    CHECK(traits->implemented_by("opencl") != traits->clusters);
     CHECK(description.args.has(cc::ArgRole::Image) == traits->input_as_image);
     CHECK(description.args.has(cc::ArgRole::Input) != traits->input_as_image);
     CHECK(description.args.has(cc::ArgRole::Output));
@@ -80,7 +70,7 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
   // Every GPU variant of ours has one, in the table's order; a library's (fft, npp) has none.
   std::vector<std::string> ours;
   for (const cc::VariantTraits& variant : cc::all_variants())
-    if ((variant.implemented_by(cc::kCuda) || variant.implemented_by(cc::kOpenCl)) &&
+    if ((variant.implemented_by("cuda") || variant.implemented_by("opencl")) &&
         variant.geometry != cc::Geometry::None && variant.geometry != cc::Geometry::Fft)
       ours.emplace_back(variant.name);
   CHECK(described == ours);
@@ -92,7 +82,7 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
 
 #ifdef CONVCOMPARE_WITH_CUDA
 // The offline tables are host data: this runs without a device, and catches a kernel described as
-// offline that CMakeLists.txt compiles another way (or not at all), which would fail only on the GPU host.
+// offline that backends/cuda/backend.cmake compiles another way (or not at all), which would fail only on the GPU host.
 TEST_CASE("variants: each kernel CUDA builds offline is in every pixel format's table, c_filter where the table says") {
   for (const int format : {CC_PIXEL_F32, CC_PIXEL_U8, CC_PIXEL_U8X4}) {
     CAPTURE(format);

@@ -103,7 +103,7 @@ TEST_CASE("cuda: the device and the variants are listed as the report expects") 
   CHECK_FALSE(device.name.empty());
   CHECK(device.properties.at(0).first == "compute capability");
   CHECK(cuda().unavailable_reason().empty());
-  CHECK(cuda().variants() == cc::testing::table_variants(cc::kCuda));
+  CHECK(cuda().variants() == cc::testing::table_variants("cuda"));
 }
 
 TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-exact on integer data") {

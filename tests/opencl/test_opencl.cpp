@@ -243,7 +243,7 @@ TEST_CASE("error codes become ApiError with the code's name, the call, file and 
 }
 
 TEST_CASE("variants in list order, and bad requests are input errors") {
-  CHECK(opencl().variants() == cc::testing::table_variants(cc::kOpenCl));
+  CHECK(opencl().variants() == cc::testing::table_variants("opencl"));
   name_device();
   const cc::Image input = ramp_image(8, 8);
   const cc::Filter filter = box_filter(3, 3, 1.0f);

@@ -289,10 +289,10 @@ Tolerance tolerance_of(std::string_view variant, const Problem& problem, const I
   return tolerance_for_variant(*traits, problem, input);
 }
 
-std::vector<std::string> table_variants(ApiBit api) {
+std::vector<std::string> table_variants(std::string_view backend) {
   std::vector<std::string> names;
   for (const VariantTraits& variant : all_variants())
-    if (variant.implemented_by(api) && variant.in_all()) names.emplace_back(variant.name);
+    if (variant.implemented_by(backend) && variant.in_all()) names.emplace_back(variant.name);
   return names;
 }
 

@@ -51,9 +51,9 @@ void check_measured_peaks(Backend& backend);
 // The bound the driver validates a variant's result with (common/domain/validate.h's tolerance_for_variant).
 Tolerance tolerance_of(std::string_view variant, const Problem& problem, const Image& input);
 
-// The variant table's variants `api` implements, in table order, auto left out (common/domain/variants.h):
+// The variant table's variants `backend` implements, in table order, auto left out (common/domain/variants.h):
 // what that backend's variants() must list, so a new table line needs no line in the tests.
-std::vector<std::string> table_variants(ApiBit api);
+std::vector<std::string> table_variants(std::string_view backend);
 
 // The backend named `name` from make_backends(), or nullptr if not compiled in.
 std::unique_ptr<Backend> find_backend(std::string_view name);
