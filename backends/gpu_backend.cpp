@@ -38,7 +38,7 @@ class GpuBackend final : public Backend {
     Planned planned;
     if (std::string reason = plan(planned, problem, variant, device, options, 1); !reason.empty())
       return skipped(std::move(reason));
-    const RunningVariant running(variant, options.kernel_timeout_s);
+    const RunningVariant running(variant.name, options.kernel_timeout_s);
     const auto session = api_->make_session(device);
     BackendRun run = measure_run(*session, prepare(planned, problem), problem, input,
                                  planned.plan.frame_bytes + planned.plan.filter_bytes, options);
@@ -56,7 +56,7 @@ class GpuBackend final : public Backend {
       skip.reason = std::move(reason);
       return skip;
     }
-    const RunningVariant running(variant, options.kernel_timeout_s);
+    const RunningVariant running(variant.name, options.kernel_timeout_s);
     const auto session = api_->make_session(device);
     return measure_stream(*session, prepare(planned, problem), problem, input, frames, options);
   }

@@ -394,7 +394,7 @@ constexpr ApiVariant kLibraryVariants[] = {
 std::vector<ApiVariant> make_api_variants() {
   std::vector<ApiVariant> made;
   for (const VariantTraits& variant : all_variants()) {
-    if (!variant.implemented_by(kCuda)) continue;
+    if (!variant.implemented_by("cuda")) continue;
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
       made.push_back({variant.name, &prepare<DescribedVariant>, "", variant.clusters ? &cluster_declines : nullptr,
                       description});

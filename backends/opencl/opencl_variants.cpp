@@ -178,7 +178,7 @@ constexpr ApiVariant kLibraryVariants[] = {
 std::vector<ApiVariant> make_api_variants() {
   std::vector<ApiVariant> made;
   for (const VariantTraits& variant : all_variants()) {
-    if (!variant.implemented_by(kOpenCl)) continue;  // cluster: CUDA's alone, no kernels_cl file
+    if (!variant.implemented_by("opencl")) continue;  // cluster: CUDA's alone, no kernels_cl file
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
       made.push_back({variant.name, &prepare<DescribedVariant>, "", description->file, description->entry, description});
     } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
