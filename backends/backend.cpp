@@ -2,10 +2,12 @@
 #include "backends/backend.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/embedded_sources.h"
 #include "common/domain/backend_names.h"
+#include "common/domain/error.h"
 #ifdef CONVCOMPARE_WITH_CUDA
 #include "backends/cuda/cuda_backend.h"
 #endif
@@ -14,6 +16,24 @@
 #endif
 
 namespace cc {
+
+namespace {
+constexpr std::pair<HostMemory, std::string_view> kHostMemoryNames[] = {
+    {HostMemory::Pinned, "pinned"}, {HostMemory::Pageable, "pageable"},
+    {HostMemory::Mapped, "mapped"}, {HostMemory::Managed, "managed"}};
+}  // namespace
+
+std::string_view to_string(HostMemory memory) {
+  for (const auto& [known, name] : kHostMemoryNames)
+    if (known == memory) return name;
+  return "pinned";
+}
+
+HostMemory parse_host_memory(std::string_view name) {
+  for (const auto& [known, known_name] : kHostMemoryNames)
+    if (known_name == name) return known;
+  throw InputError("unknown host memory '" + std::string(name) + "' (pinned, pageable, mapped, managed)");
+}
 
 std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;

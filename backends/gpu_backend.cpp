@@ -41,6 +41,7 @@ class GpuBackend final : public Backend {
     const auto session = api_->make_session(device);
     BackendRun run = measure_run(*session, prepare(planned, problem), problem, input,
                                  planned.plan.frame_bytes + planned.plan.filter_bytes, options);
+    run.memory_note = planned.memory_note;
     run.compile_time = planned.build->compile_time(planned.plan, options);
     run.times.build_ms = planned.build->build_ms();
     return run;
@@ -56,7 +57,9 @@ class GpuBackend final : public Backend {
       return skip;
     }
     const auto session = api_->make_session(device);
-    return measure_stream(*session, prepare(planned, problem), problem, input, frames, options);
+    StreamRun run = measure_stream(*session, prepare(planned, problem), problem, input, frames, options);
+    run.memory_note = planned.memory_note;
+    return run;
   }
 
   DevicePeaks measure_peaks(int device) override {
@@ -69,6 +72,7 @@ class GpuBackend final : public Backend {
   struct Planned {
     LaunchPlan plan;
     std::unique_ptr<VariantBuild> build;
+    std::string memory_note;  // the device's note on the run's --memory mode (launch_plan.h, memory_note)
   };
 
   void discover() {
@@ -97,10 +101,13 @@ class GpuBackend final : public Backend {
     if (std::string reason = api_->refuses(variant, device); !reason.empty()) return reason;
     const VariantTraits& traits = *find_variant(variant);
     const DeviceLimits limits = api_->limits(device, problem);
+    if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
+    planned.memory_note = memory_note(limits, options.memory);
     planned.build = api_->make_build(traits, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,
                                      [&](const LaunchPlan& plan) { return planned.build->build(plan); });
     if (reason.empty()) reason = planned.build->declines(planned.plan, problem);
+    planned.plan.memory = options.memory;
     return reason;
   }
 

@@ -44,8 +44,11 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # 8-bit pixels through the kernels compiled for them (1 channel, RGBA8 with 3 channels padded) and NPP's;
 # u8 fast (quads at r=2, rows of 4 at r=6, rows of 2 at r=20; RGBA8's quads of 4 rows at r=1 and of 2 at
 # r=2) and separable on an image with interior blocks (their 4- and 16-byte quad loads, their
-# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii.
-cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async)
+# channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii; --memory
+# mapped (kernels on cudaHostAllocMapped memory) and managed (cudaMallocManaged, prefetched), f32 and u8,
+# one run and --stream (issue #26).
+cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
+       mapped managed u8-mapped u8-managed)
 case_arguments() {
   case $1 in
     npp) echo "--size 67x45 --variant npp,npp-separable --border clamp" ;;
@@ -63,6 +66,9 @@ case_arguments() {
     # async's copies (cp.async, then the wait, then the barrier) at radii whose tiles outgrow the image
     # and the block, interior tiles and tiles past every edge (640x360); f32 and RGBA8 copy asynchronously.
     async) echo "--size 640x360 --variant async --filter box:r=6 --filter box:r=20 --filter box:r=32 --border clamp" ;;
+    mapped | managed) echo "--size 67x45 --variant global,tiled,fast --memory $1 --stream 3 --border mirror" ;;
+    u8-mapped | u8-managed)
+      echo "--size 67x45 --variant global,tiled,fast --memory ${1#u8-} --pixel u8 --channels 3 --stream 3 --border clamp" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac
 }
