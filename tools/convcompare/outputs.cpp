@@ -306,8 +306,10 @@ std::string OutputPlan::stem(const Problem& problem) const {
 fs::path OutputPlan::reference_path(const std::string& stem) const { return dir_ / (stem + "_reference." + format_); }
 
 fs::path OutputPlan::result_path(const std::string& stem, const Target& target, HostMemory memory) const {
+  // The pinned run keeps the plain name; another mode's says which it was ("_pageable", "_mapped").
+  const std::string suffix = several_memories_ && memory != HostMemory::Pinned ? fmt::format("_{}", to_string(memory)) : "";
   return dir_ / fmt::format("{}_{}_{}_{}{}.{}", stem, target.backend_name, slug(target.device_id),
-                            target.variant->name, several_memories_ && memory != HostMemory::Pinned ? "_" + std::string(to_string(memory)) : "", format_);
+                            target.variant->name, suffix, format_);
 }
 
 void OutputWriter::save(const Image& image, const fs::path& path) const {
