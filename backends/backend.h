@@ -15,7 +15,7 @@
 
 namespace cc {
 
-// Where a frame lives between host and device (--memory; docs/cli.md): copied from page-locked or
+// Where a frame lives between host and device (--memory; README.md): copied from page-locked or
 // pageable host memory, or never copied: mapped (zero-copy, the kernel reads and writes host memory
 // over the host link) and managed (CUDA managed memory, OpenCL shared virtual memory: one pointer,
 // the driver migrates the pages).

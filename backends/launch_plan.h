@@ -32,7 +32,7 @@ struct DeviceLimits {
   std::string no_images;  // why images cannot be used here (no support, no single-float format), or ""
   std::string no_async_copies;  // why a kernel waiting on async_work_group_copy cannot run here, or ""
   std::size_t image_max_width = 0, image_max_height = 0;
-  // --memory mapped / managed here (docs/cli.md, "Where the frames live"): why not, in the API's words
+  // --memory mapped / managed here (README.md, --memory): why not, in the API's words
   // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES), or "".
   std::string no_mapped, no_managed;
   // What a mapped or managed run's figures hold on this device, for the report's memory_note:

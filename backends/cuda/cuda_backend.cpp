@@ -97,7 +97,7 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   limits.constant_name = "the 64 KB of constant memory";
   limits.image_name = "the largest 2D texture";
   limits.group_name = "threads per block";
-  // --memory mapped and managed (docs/cli.md, "Where the frames live"), as the device says it can.
+  // --memory mapped and managed (README.md, --memory), as the device says it can.
   if (properties.canMapHostMemory == 0)
     limits.no_mapped = "--memory mapped: the device cannot map host memory (canMapHostMemory is 0)";
   if (properties.managedMemory == 0)

@@ -59,7 +59,7 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   if (!image_support) limits.no_images = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
   limits.image_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
   limits.image_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
-  // --memory mapped and managed (docs/cli.md): the buffers are the host's own only where the device
+  // --memory mapped and managed (README.md, --memory): the buffers are the host's own only where the device
   // says it shares host memory; elsewhere the driver decides, and may copy at each unmap and map.
   cl_bool unified = CL_FALSE;
   if (clGetDeviceInfo(device(), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified, nullptr) != CL_SUCCESS)

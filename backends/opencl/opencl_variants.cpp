@@ -22,7 +22,7 @@ namespace {
 // frames in flight on different queues share none of them). How a unit crosses is here; the loop over
 // units is FrameVariant's. --memory mapped: CL_MEM_ALLOC_HOST_PTR buffers, mapped for the host and
 // unmapped before the device uses them (the host reaches a buffer only while it is mapped); managed:
-// coarse-grained SVM, mapped and unmapped the same way, passed by pointer (docs/cli.md).
+// coarse-grained SVM, mapped and unmapped the same way, passed by pointer (README.md, --memory).
 struct ClFrame final : DeviceFrame {
   ClFrame(const cl::Context& context, const cl::CommandQueue& setup_queue, const FrameLayout& layout,
           const LaunchPlan& plan, const Problem& problem, const cl::ImageFormat& image_format)

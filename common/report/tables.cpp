@@ -181,7 +181,7 @@ Table make_table(const Group& group, Detail detail, bool stop_column) {
   }
   for (const auto& [reason, names] : untimed)
     t.notes.push_back(fmt::format("untimed ({}): {}", fmt::join(names, ", "), reason));
-  // What a mapped or managed run's kernel time holds (docs/cli.md), once per device and mode: not a
+  // What a mapped or managed run's kernel time holds (README.md, --memory), once per device and mode: not a
   // device-resident kernel time to read beside a copy's.
   std::vector<std::string> memory_notes;
   for (const RunRecord* r : group.records)
