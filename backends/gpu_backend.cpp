@@ -102,6 +102,8 @@ class GpuBackend final : public Backend {
     const VariantTraits& traits = *find_variant(variant);
     const DeviceLimits limits = api_->limits(device, problem);
     if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
+    if (frames_in_flight > 1 && options.memory == HostMemory::Managed && !limits.no_overlapped_managed.empty())
+      return limits.no_overlapped_managed;
     planned.memory_note = memory_note(limits, options.memory);
     planned.build = api_->make_build(traits, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,

@@ -35,6 +35,9 @@ struct DeviceLimits {
   // --memory mapped / managed here (README.md, --memory): why not, in the API's words
   // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES), or "".
   std::string no_mapped, no_managed;
+  // Why managed frames cannot overlap here (--stream): CUDA without concurrentManagedAccess forbids the
+  // host any managed memory while a kernel runs, and one slot's frame is packed while another's runs.
+  std::string no_overlapped_managed;
   // What a mapped or managed run's figures hold on this device, for the report's memory_note:
   // whether the kernel reaches host memory over the host link (CL_DEVICE_HOST_UNIFIED_MEMORY),
   // whether pages are prefetched (concurrentManagedAccess).

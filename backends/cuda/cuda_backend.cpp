@@ -105,6 +105,9 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   limits.mapped_note = "mapped: cudaHostAllocMapped, no upload or download; the kernel reads the input and writes "
                        "the output in host memory over the host link, so its time holds that traffic: not alike "
                        "with a device-resident kernel's";
+  if (properties.concurrentManagedAccess == 0)
+    limits.no_overlapped_managed = "--stream --memory managed: concurrentManagedAccess is 0, so the host may not touch "
+                                   "managed memory while a kernel runs, and frames in flight overlap exactly that";
   limits.managed_note =
       properties.concurrentManagedAccess != 0
           ? "managed: cudaMallocManaged, prefetched to the device before the kernel (h2d) and to the host after (d2h)"
