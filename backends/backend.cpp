@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -55,6 +56,24 @@ std::vector<const CompiledBackend*> in_report_order() {
 }
 
 }  // namespace
+
+namespace {
+constexpr std::pair<HostMemory, std::string_view> kHostMemoryNames[] = {
+    {HostMemory::Pinned, "pinned"}, {HostMemory::Pageable, "pageable"},
+    {HostMemory::Mapped, "mapped"}, {HostMemory::Managed, "managed"}};
+}  // namespace
+
+std::string_view to_string(HostMemory memory) {
+  for (const auto& [known, name] : kHostMemoryNames)
+    if (known == memory) return name;
+  return "pinned";
+}
+
+HostMemory parse_host_memory(std::string_view name) {
+  for (const auto& [known, known_name] : kHostMemoryNames)
+    if (known_name == name) return known;
+  throw InputError("unknown host memory '" + std::string(name) + "' (pinned, pageable, mapped, managed)");
+}
 
 std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -47,10 +48,21 @@ struct SamplePlan {
   int first_round = 1;
 };
 
+// Where a frame lives between host and device (--memory; README.md): copied from page-locked or
+// pageable host memory, or never copied: mapped (zero-copy, the kernel reads and writes host memory
+// over the host link) and managed (CUDA managed memory, OpenCL shared virtual memory: one pointer,
+// the driver migrates the pages).
+enum class HostMemory : std::uint8_t { Pinned, Pageable, Mapped, Managed };
+std::string_view to_string(HostMemory memory);
+// Throws InputError for a name that is none of the four.
+HostMemory parse_host_memory(std::string_view name);
+// Mapped and managed frames are the device frame itself: nothing is uploaded or downloaded by copy.
+inline bool copies_frames(HostMemory memory) { return memory == HostMemory::Pinned || memory == HostMemory::Pageable; }
+
 // How to run: the measurement settings (common/domain/stats.h: the stopping rule, warm-up, --cold),
 // and how the frames cross and where the kernels come from.
 struct RunOptions : MeasurementSettings {
-  bool pinned = true;    // page-locked host buffers for the transfers (false: pageable)
+  HostMemory memory = HostMemory::Pinned;  // where the frames live (--memory)
   std::string kernel_dir;  // non-empty: read kernel sources from here instead of the embedded copies
   // The longest one wait for the device may take (--kernel-timeout, backends/device_watchdog.h).
   double kernel_timeout_s = kDefaultKernelTimeoutS;
@@ -98,7 +110,10 @@ struct BackendRun {
   std::string reason;               // why skipped (or failed to run)
   Image output;                     // the result, same shape as the input
   PhaseTimes times;
-  std::string memory;        // "pinned" / "pageable" when transfers were timed
+  std::string memory;        // to_string(HostMemory) when transfers were timed
+  // What the memory mode means for the figures, when they are not alike with a copy's: a mapped run has
+  // no upload and its kernel time holds the host-link traffic; managed without prefetch. "" for copies.
+  std::string memory_note;
   std::string compile_time;  // what the kernel knew at compile time
   std::size_t device_bytes = 0;  // peak device memory the run held: buffers, arrays, library workspaces
 };
@@ -114,6 +129,7 @@ struct StreamRun {
   double h2d_ms_per_frame = kNotMeasured;     // one frame's upload alone (device events)
   double d2h_ms_per_frame = kNotMeasured;     // one frame's download alone (device events)
   std::string untimed;  // why the device figures above are not given (PhaseTimes::untimed), or empty
+  std::string memory_note;  // as BackendRun's
 };
 
 class Backend {

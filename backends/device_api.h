@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "common/domain/image.h"
@@ -38,6 +40,9 @@ class Span {
  public:
   virtual ~Span() = default;
   virtual double elapsed_ms() const = 0;
+  // No command inside gave the queue anything to time (PoCL's SVM unmap and map on unified memory):
+  // such a span is no figure, rather than a zero (backends/measure.h).
+  virtual bool brackets_nothing() const { return false; }
 };
 
 // One in-order queue (a CUDA stream, an OpenCL command queue with profiling).
@@ -76,6 +81,17 @@ class PageableHostFrame final : public HostFrame {
   std::vector<std::byte*> pointers_;
 };
 
+// A mapped or managed frame's own memory as the host reaches it (--memory mapped, managed): the
+// units the kernel reads and writes, no copy between. Owned by the device frame, which outlives it.
+class HostView final : public HostFrame {
+ public:
+  explicit HostView(std::vector<std::byte*> units) : units_(std::move(units)) {}
+  std::span<std::byte* const> units() const override { return units_; }
+
+ private:
+  std::vector<std::byte*> units_;
+};
+
 // The device memory of one frame in flight (its input, output and any temporary); each backend's own
 // type. Frames in flight at the same time each need their own.
 class DeviceFrame {
@@ -92,6 +108,16 @@ class PreparedVariant {
   virtual void upload(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const = 0;
   virtual void launch(DeviceFrame& frame, DeviceQueue& queue) const = 0;  // every plane once
   virtual void download(const DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const = 0;
+  // A mapped or managed frame's input (or output) as the host reaches it; upload and download then move
+  // nothing by copy: they hand the memory to the device and back (unmap, prefetch; map, prefetch).
+  // Whether upload and download queue commands in the plan's --memory mode (copies; a managed prefetch;
+  // an OpenCL unmap or map, which a driver may turn into copies), timed as h2d and d2h; false where the
+  // kernel reaches the frame itself and the spans would bracket nothing (CUDA mapped memory).
+  virtual bool transfers_are_commands() const { return true; }
+  // The planning rule refuses those modes for a variant without one (launch_plan.h, memory_refusal).
+  virtual std::unique_ptr<HostFrame> host_view(DeviceFrame& /*frame*/, bool /*output*/) const {
+    throw std::logic_error("this variant keeps no frame in host memory");
+  }
   // Every output byte set to `byte`: all-ones is a NaN in every float, so a pixel the launches never
   // write fails validation (8-bit has no NaN: measure_run poisons twice, backends/measure.h).
   virtual void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const = 0;

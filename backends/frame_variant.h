@@ -16,6 +16,7 @@ namespace cc {
 //   void write(int unit, const std::byte* host, Queue& queue);      // host -> the unit's input
 //   void read(int unit, std::byte* host, Queue& queue) const;       // the unit's output -> host
 //   void fill(unsigned char byte, Queue& queue);                    // every output byte
+//   std::vector<std::byte*> host_units(bool output) const;          // mapped / managed: the host's view
 // and a variant says how it sets its filter up (its constructor) and launches one unit.
 template <typename Frame, typename Queue>
 class FrameVariant : public PreparedVariant {
@@ -42,6 +43,12 @@ class FrameVariant : public PreparedVariant {
       static_cast<const Frame&>(frame).read(unit, host.units()[unit], of(queue));
   }
 
+  std::unique_ptr<HostFrame> host_view(DeviceFrame& frame, bool output) const final {
+    return std::make_unique<HostView>(of(frame).host_units(output));
+  }
+
+  bool transfers_are_commands() const override { return handover_is_command(); }
+
   void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const final {
     of(frame).fill(byte, of(queue));
   }
@@ -59,6 +66,8 @@ class FrameVariant : public PreparedVariant {
   // what the plan counted, known once the frame is made.
   virtual void add_to_frame(Frame&) const {}
   virtual std::size_t library_bytes(const Frame&) const { return 0; }
+  // PreparedVariant::transfers_are_commands, as the API does the plan's --memory mode.
+  virtual bool handover_is_command() const { return true; }
 
   const std::vector<float>& weights() const { return problem_.correlation_filter.weights; }
 

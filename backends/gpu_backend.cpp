@@ -42,6 +42,7 @@ class GpuBackend final : public Backend {
     const auto session = api_->make_session(device);
     BackendRun run = measure_run(*session, prepare(planned, problem), problem, input,
                                  planned.plan.frame_bytes + planned.plan.filter_bytes, options);
+    run.memory_note = planned.memory_note;
     run.compile_time = planned.build->compile_time(planned.plan, options);
     run.times.build_ms = planned.build->build_ms();
     return run;
@@ -58,7 +59,9 @@ class GpuBackend final : public Backend {
     }
     const RunningVariant running(variant.name, options.kernel_timeout_s);
     const auto session = api_->make_session(device);
-    return measure_stream(*session, prepare(planned, problem), problem, input, frames, options);
+    StreamRun run = measure_stream(*session, prepare(planned, problem), problem, input, frames, options);
+    run.memory_note = planned.memory_note;
+    return run;
   }
 
   DevicePeaks measure_peaks(int device) override {
@@ -71,6 +74,7 @@ class GpuBackend final : public Backend {
   struct Planned {
     LaunchPlan plan;
     std::unique_ptr<VariantBuild> build;
+    std::string memory_note;  // the device's note on the run's --memory mode (launch_plan.h, memory_note)
   };
 
   void discover() {
@@ -98,10 +102,15 @@ class GpuBackend final : public Backend {
     check_device(device);
     if (std::string reason = api_->refuses(traits.name, device); !reason.empty()) return reason;
     const DeviceLimits limits = api_->limits(device, problem);
+    if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
+    if (frames_in_flight > 1 && options.memory == HostMemory::Managed && !limits.no_overlapped_managed.empty())
+      return limits.no_overlapped_managed;
+    planned.memory_note = memory_note(limits, options.memory);
     planned.build = api_->make_build(traits, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,
                                      [&](const LaunchPlan& plan) { return planned.build->build(plan); });
     if (reason.empty()) reason = planned.build->declines(planned.plan, problem);
+    planned.plan.memory = options.memory;
     return reason;
   }
 

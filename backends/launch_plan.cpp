@@ -288,3 +288,26 @@ std::string plan_launch(LaunchPlan& plan, const VariantTraits& variant, const Pr
 }
 
 }  // namespace cc
+
+namespace cc {
+
+std::string memory_refusal(const VariantTraits& variant, const DeviceLimits& limits, HostMemory memory) {
+  if (copies_frames(memory)) return "";
+  const std::string_view mode = to_string(memory);
+  if (variant.input_as_image)
+    return fmt::format("--memory {}: {} reads its input as a texture / image2d, which lives in device memory "
+                       "(copies only)", mode, variant.name);
+  if (variant.kind == VariantKind::Fft || variant.kind == VariantKind::Baseline)
+    return fmt::format("--memory {}: {} runs in a library (cuFFT, VkFFT, NPP) over buffers it places itself "
+                       "(copies only)", mode, variant.name);
+  if (memory == HostMemory::Mapped) return limits.no_mapped;
+  return limits.no_managed;
+}
+
+std::string memory_note(const DeviceLimits& limits, HostMemory memory) {
+  if (memory == HostMemory::Mapped) return limits.mapped_note;
+  if (memory == HostMemory::Managed) return limits.managed_note;
+  return "";
+}
+
+}  // namespace cc

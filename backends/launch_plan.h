@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
 #include "common/domain/variants.h"
@@ -35,6 +36,16 @@ struct DeviceLimits {
                                    // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
   std::string no_clusters;  // why thread-block clusters cannot be launched here (CUDA before sm_90), or ""
   std::size_t image_max_width = 0, image_max_height = 0;
+  // --memory mapped / managed here (README.md, --memory): why not, in the API's words
+  // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES), or "".
+  std::string no_mapped, no_managed;
+  // Why managed frames cannot overlap here (--stream): CUDA without concurrentManagedAccess forbids the
+  // host any managed memory while a kernel runs, and one slot's frame is packed while another's runs.
+  std::string no_overlapped_managed;
+  // What a mapped or managed run's figures hold on this device, for the report's memory_note:
+  // whether the kernel reaches host memory over the host link (CL_DEVICE_HOST_UNIFIED_MEMORY),
+  // whether pages are prefetched (concurrentManagedAccess).
+  std::string mapped_note, managed_note;
 
   std::string memory_name;      // "free" / "CL_DEVICE_GLOBAL_MEM_SIZE"
   std::string allocation_name;  // "" (CUDA: no limit of its own) / "CL_DEVICE_MAX_MEM_ALLOC_SIZE"
@@ -75,7 +86,15 @@ struct LaunchPlan {
   std::vector<std::string> defines;
   std::size_t filter_bytes = 0;      // the filter where the kernels read it (fft: none, it is a spectrum)
   std::size_t frame_bytes = 0;       // one frame in flight: its planes and buffers, without library work areas
+  HostMemory memory = HostMemory::Pinned;  // where the frames live: copied, mapped or managed (--memory)
 };
+
+// Why `variant` cannot keep its frames in `memory` on a device of `limits` (a texture reads device
+// memory; a library allocates its own buffers; the device's capability), or "" when it can.
+std::string memory_refusal(const VariantTraits& variant, const DeviceLimits& limits, HostMemory memory);
+
+// The report's note on a run in `memory` on a device of `limits` (RunRecord::memory_note), "" for copies.
+std::string memory_note(const DeviceLimits& limits, HostMemory memory);
 
 // Builds the program or module for a plan (its defines), returning the built kernels' limits.
 using BuildKernels = std::function<KernelLimits(const LaunchPlan& plan)>;

@@ -48,9 +48,20 @@ struct DeviceFigures {
   double batch_ms = kNotMeasured, h2d_ms = kNotMeasured, d2h_ms = kNotMeasured;
 };
 
-std::string implausible_figures(const DeviceFigures& figures, int batch_size, std::size_t frame_bytes) {
-  std::string reason = implausible_span_reason(figures.h2d_ms, frame_bytes);
-  if (reason.empty()) reason = implausible_span_reason(figures.d2h_ms, frame_bytes);
+// The bytes an upload or download span of `memory` moves for the plausibility check: a copy moves the
+// frame; a managed prefetch or an SVM unmap may move none (pages already where asked), so only its
+// time is checked. Where the hand-over is no command (CUDA mapped memory) there is no span to check.
+std::size_t span_bytes(HostMemory memory, const FrameLayout& layout) {
+  return copies_frames(memory) ? layout.bytes() : 0;
+}
+
+std::string implausible_figures(const DeviceFigures& figures, int batch_size, std::size_t transfer_bytes,
+                                bool transfers_timed) {
+  // A transfer not measured (no command, or a span with nothing in it) is no figure to doubt.
+  std::string reason =
+      transfers_timed && !std::isnan(figures.h2d_ms) ? implausible_span_reason(figures.h2d_ms, transfer_bytes) : "";
+  if (reason.empty() && transfers_timed && !std::isnan(figures.d2h_ms))
+    reason = implausible_span_reason(figures.d2h_ms, transfer_bytes);
   if (reason.empty() && batch_size > 0) reason = implausible_span_reason(figures.batch_ms * batch_size, 0);
   for (const double ms : figures.launches)
     if (reason.empty()) reason = implausible_span_reason(ms, 0);
@@ -98,7 +109,9 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   const FrameLayout layout = FrameLayout::for_problem(problem);
   RunBudget budget(options.time_budget_s);
   BackendRun run;
-  run.memory = options.pinned ? "pinned" : "pageable";
+  run.memory = to_string(options.memory);
+  const bool copies = copies_frames(options.memory);
+  bool timed_transfers = true;  // the variant says, once prepared
   run.device_bytes = planned_bytes;
 
   // Untimed: the queue. Declared before everything its commands touch, so that it is destroyed last and
@@ -130,23 +143,27 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
     const Clock::time_point setup_start = Clock::now();
     variant = prepare(*queue);
     frame = variant->make_frame();
-    host_input = session.make_host_frame(layout, options.pinned, *queue);
-    host_output = session.make_host_frame(layout, options.pinned, *queue);
+    timed_transfers = variant->transfers_are_commands();
+    host_input = copies ? session.make_host_frame(layout, options.memory == HostMemory::Pinned, *queue)
+                        : variant->host_view(*frame, false);
+    host_output = copies ? session.make_host_frame(layout, options.memory == HostMemory::Pinned, *queue)
+                         : variant->host_view(*frame, true);
     queue->finish();
     run.times.setup_ms = ms_since(setup_start);
     run.device_bytes = variant->device_bytes(*frame);
     if (options.cold) scratch = session.make_cache_scratch(cold_scratch_bytes(session.cache_bytes()));
 
-    // --- 2. upload ---
+    // --- 2. upload (mapped: the memory handed to the device, untimed: nothing crosses until the kernel) ---
     layout.pack(input, host_input->units());
-    h2d = bracket(*queue, upload);
+    if (timed_transfers) h2d = bracket(*queue, upload);
+    else upload();
     queue->finish();
   } catch (const ApiError& error) {
     if (!session.out_of_memory(error)) throw;
     return skipped(fmt::format("the device could not allocate {:.1f} MB ({})", megabytes(planned_bytes),
                                error.code_name()));
   }
-  figures.h2d_ms = h2d->elapsed_ms();
+  if (h2d && !h2d->brackets_nothing()) figures.h2d_ms = h2d->elapsed_ms();
 
   // --- 3. warm-up, which also says how many launches fit the time budget ---
   const Clock::time_point warm_up_start = Clock::now();
@@ -199,9 +216,11 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   }
 
   // --- 7. download: the run's output ---
-  const std::unique_ptr<Span> d2h = bracket(*queue, download);
+  std::unique_ptr<Span> d2h;
+  if (timed_transfers) d2h = bracket(*queue, download);
+  else download();
   queue->finish();
-  figures.d2h_ms = d2h->elapsed_ms();
+  if (d2h && !d2h->brackets_nothing()) figures.d2h_ms = d2h->elapsed_ms();
   run.output = Image(input.width, input.height, input.channels, input.eight_bit);
   layout.unpack(host_output->const_units(), run.output);
 
@@ -237,7 +256,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
       if (again.data[i] != run.output.data[i]) run.output.data[i] = kNotMeasured;  // NaN: never written
   }
 
-  run.times.untimed = implausible_figures(figures, batch_size, layout.bytes());
+  run.times.untimed = implausible_figures(figures, batch_size, span_bytes(options.memory, layout), timed_transfers);
   if (run.times.untimed.empty()) {
     run.times.h2d_ms = figures.h2d_ms;
     run.times.d2h_ms = figures.d2h_ms;
@@ -284,11 +303,14 @@ StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, 
         }
     }
   } drain{slots};
+  const bool copies = copies_frames(options.memory), timed_transfers = variant->transfers_are_commands();
   for (Slot& slot : slots) {
     slot.queue = session.make_queue();
-    slot.input = session.make_host_frame(layout, options.pinned, *slot.queue);
-    slot.output = session.make_host_frame(layout, options.pinned, *slot.queue);
     slot.frame = variant->make_frame();
+    slot.input = copies ? session.make_host_frame(layout, options.memory == HostMemory::Pinned, *slot.queue)
+                        : variant->host_view(*slot.frame, false);
+    slot.output = copies ? session.make_host_frame(layout, options.memory == HostMemory::Pinned, *slot.queue)
+                         : variant->host_view(*slot.frame, true);
   }
   setup_queue->finish();  // the filter, and what make_frame() queued there
   const auto issue_frame = [&](Slot& slot) {
@@ -313,10 +335,14 @@ StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, 
   const auto time_alone = [&](const auto& work) {
     const std::unique_ptr<Span> span = bracket(*first.queue, work);
     first.queue->finish();
-    return span->elapsed_ms();
+    return span->brackets_nothing() ? kNotMeasured : span->elapsed_ms();
   };
-  const double h2d_ms = time_alone([&] { variant->upload(*first.frame, *first.input, *first.queue); });
-  const double d2h_ms = time_alone([&] { variant->download(*first.frame, *first.output, *first.queue); });
+  // CUDA's mapped frames have no upload or download to time: the kernel's span holds the host-link traffic.
+  const double h2d_ms = timed_transfers ? time_alone([&] { variant->upload(*first.frame, *first.input, *first.queue); })
+                                        : kNotMeasured;
+  const double d2h_ms = timed_transfers
+                            ? time_alone([&] { variant->download(*first.frame, *first.output, *first.queue); })
+                            : kNotMeasured;
   const double serial_ms = time_alone([&] {
     variant->upload(*first.frame, *first.input, *first.queue);
     variant->launch(*first.frame, *first.queue);
@@ -345,8 +371,9 @@ StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, 
   finish_all();
   run.total_ms = ms_since(start);
 
-  run.untimed = implausible_span_reason(h2d_ms, layout.bytes());
-  if (run.untimed.empty()) run.untimed = implausible_span_reason(d2h_ms, layout.bytes());
+  if (timed_transfers && !std::isnan(h2d_ms)) run.untimed = implausible_span_reason(h2d_ms, span_bytes(options.memory, layout));
+  if (run.untimed.empty() && timed_transfers && !std::isnan(d2h_ms))
+    run.untimed = implausible_span_reason(d2h_ms, span_bytes(options.memory, layout));
   if (run.untimed.empty()) run.untimed = implausible_span_reason(serial_ms, 0);
   if (run.untimed.empty()) {
     run.h2d_ms_per_frame = h2d_ms;

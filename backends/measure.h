@@ -35,7 +35,10 @@ using PrepareVariant = std::function<std::unique_ptr<PreparedVariant>(DeviceQueu
 // and warm-ups left of it, less two launches and the transfers kept for step 8; the batch and step 8
 // run only while some is left, and those it stops are listed in PhaseTimes::budget_skipped.
 // A span the device reports as zero or implausibly short marks the run untimed (PhaseTimes::untimed)
-// instead of giving figures. 8-bit pixels have no NaN: the output is poisoned again with zeros and
+// instead of giving figures. --memory mapped and managed (RunOptions::memory) keep the frame in memory the
+// host and the kernel both reach (PreparedVariant::host_view): the upload and download hand it over
+// (managed: a prefetch or SVM unmap / map, timed as h2d and d2h; mapped: not timed, nothing crosses
+// until the kernel reads it, so the kernel's spans hold the host-link traffic). 8-bit pixels have no NaN: the output is poisoned again with zeros and
 // launched once more after step 8, and a pixel that differs between the two was never written (NaN
 // in the output). The caller fills compile_time and build_ms.
 BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,

@@ -101,6 +101,22 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   limits.constant_name = "the 64 KB of constant memory";
   limits.image_name = "the largest 2D texture";
   limits.group_name = "threads per block";
+  // --memory mapped and managed (README.md, --memory), as the device says it can.
+  if (properties.canMapHostMemory == 0)
+    limits.no_mapped = "--memory mapped: the device cannot map host memory (canMapHostMemory is 0)";
+  if (properties.managedMemory == 0)
+    limits.no_managed = "--memory managed: the device has no managed memory (managedMemory is 0)";
+  limits.mapped_note = "mapped: cudaHostAllocMapped, no upload or download; the kernel reads the input and writes "
+                       "the output in host memory over the host link, so its time holds that traffic: not alike "
+                       "with a device-resident kernel's";
+  if (properties.concurrentManagedAccess == 0)
+    limits.no_overlapped_managed = "--stream --memory managed: concurrentManagedAccess is 0, so the host may not touch "
+                                   "managed memory while a kernel runs, and frames in flight overlap exactly that";
+  limits.managed_note =
+      properties.concurrentManagedAccess != 0
+          ? "managed: cudaMallocManaged, prefetched to the device before the kernel (h2d) and to the host after (d2h)"
+          : "managed: cudaMallocManaged without prefetch (concurrentManagedAccess is 0): pages migrate when the "
+            "kernel starts, inside its time; no h2d / d2h";
   return limits;
 }
 

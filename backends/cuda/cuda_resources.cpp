@@ -42,6 +42,40 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes) {
   data_.reset(static_cast<std::byte*>(data));
 }
 
+MappedHostBuffer::MappedHostBuffer(std::size_t bytes) {
+  void* data = nullptr;
+  const cudaError_t status = cudaHostAlloc(&data, bytes, cudaHostAllocMapped);
+  if (status != cudaSuccess)
+    throw_cuda_error(status, "cudaHostAlloc", __FILE__, __LINE__,
+                     fmt::format("{}: asked for {:.1f} MB of mapped page-locked host memory",
+                                 cudaGetErrorString(status), megabytes(bytes)));
+  data_.reset(static_cast<std::byte*>(data));
+  void* device = nullptr;
+  CC_CUDA_CHECK(cudaHostGetDevicePointer(&device, data, 0));
+  device_ = static_cast<std::byte*>(device);
+}
+
+ManagedBuffer::ManagedBuffer(std::size_t bytes) {
+  void* data = nullptr;
+  const cudaError_t status = cudaMallocManaged(&data, bytes, cudaMemAttachGlobal);
+  if (status != cudaSuccess)
+    throw_cuda_error(status, "cudaMallocManaged", __FILE__, __LINE__,
+                     fmt::format("{}: asked for {:.1f} MB of managed memory", cudaGetErrorString(status),
+                                 megabytes(bytes)));
+  data_.reset(static_cast<std::byte*>(data));
+}
+
+void prefetch(const void* data, std::size_t bytes, int ordinal, cudaStream_t stream) {
+#if CUDART_VERSION >= 13000
+  cudaMemLocation location{};
+  location.type = ordinal == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  location.id = ordinal == cudaCpuDeviceId ? 0 : ordinal;
+  CC_CUDA_CHECK(cudaMemPrefetchAsync(data, bytes, location, 0, stream));
+#else
+  CC_CUDA_CHECK(cudaMemPrefetchAsync(data, bytes, ordinal, stream));
+#endif
+}
+
 Stream make_stream() {
   cudaStream_t stream = nullptr;
   CC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

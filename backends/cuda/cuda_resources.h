@@ -48,6 +48,43 @@ class PinnedBuffer {
   std::unique_ptr<std::byte, Free> data_;
 };
 
+// Page-locked host memory the device reaches over the host link (cudaHostAlloc with
+// cudaHostAllocMapped, cudaHostGetDevicePointer): --memory mapped, where kernels read and write it in
+// place. `get()` is the host's address, `device()` the kernels'.
+class MappedHostBuffer {
+ public:
+  MappedHostBuffer() = default;
+  explicit MappedHostBuffer(std::size_t bytes);
+  std::byte* get() const { return data_.get(); }
+  std::byte* device() const { return device_; }
+
+ private:
+  struct Free {
+    void operator()(std::byte* data) const noexcept { cudaFreeHost(data); }
+  };
+  std::unique_ptr<std::byte, Free> data_;
+  std::byte* device_ = nullptr;
+};
+
+// Managed memory (cudaMallocManaged): one address for host and device, the driver migrating pages
+// (--memory managed).
+class ManagedBuffer {
+ public:
+  ManagedBuffer() = default;
+  explicit ManagedBuffer(std::size_t bytes);
+  std::byte* get() const { return data_.get(); }
+
+ private:
+  struct Free {
+    void operator()(std::byte* data) const noexcept { cudaFree(data); }
+  };
+  std::unique_ptr<std::byte, Free> data_;
+};
+
+// Queues a migration of managed memory to device `ordinal`, or to the host when `ordinal` is
+// cudaCpuDeviceId (cudaMemPrefetchAsync, whose signature CUDA 13 changed).
+void prefetch(const void* data, std::size_t bytes, int ordinal, cudaStream_t stream);
+
 struct StreamDestroy {
   void operator()(std::remove_pointer_t<cudaStream_t>* stream) const noexcept { cudaStreamDestroy(stream); }
 };

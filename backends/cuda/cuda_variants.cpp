@@ -39,45 +39,90 @@ std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) /
 // One frame's device memory: every unit of the input (FrameLayout: a plane of floats, or the 8-bit
 // interleaved image; a buffer, or one texture per unit), of the output, the variant's scratch planes,
 // and fft's buffers, plans and work area (a frame's own, so that frames in flight on different streams
-// share none of them). How a unit crosses is here; the loop over units is FrameVariant's.
+// share none of them). How a unit crosses is here; the loop over units is FrameVariant's. --memory
+// mapped: the input and output are mapped host memory the kernel reaches in place (nothing crosses
+// before it); managed: managed memory, prefetched to the device at upload and to the host at download
+// where the device allows it (concurrentManagedAccess), else migrated by the driver at launch.
 struct CudaFrame final : DeviceFrame {
-  CudaFrame(const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem, int format)
-      : layout(layout), height(static_cast<std::size_t>(problem.height)) {
+  CudaFrame(const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem, int format, bool prefetches)
+      : layout(layout), height(static_cast<std::size_t>(problem.height)), memory(plan.memory), prefetches(prefetches) {
+    CC_CUDA_CHECK(cudaGetDevice(&ordinal));
     if (plan.variant->input_as_image) {
       for (int unit = 0; unit < layout.units; ++unit)
         textures.emplace_back(problem.width, problem.height, problem.border, texel_format(format));
     } else {
-      input = DeviceBuffer(floats_for(layout.bytes()));
+      input_at = allocate(input, mapped_input, managed_input, input_host);
     }
-    output = DeviceBuffer(floats_for(layout.bytes()));
+    output_at = allocate(output, mapped_output, managed_output, output_host);
     if (plan.variant->scratch_planes > 0) scratch = DeviceBuffer(floats_for(plan.variant->scratch_planes * layout.unit_bytes));
   }
 
   void write(int unit, const std::byte* host, CudaQueue& queue) {
+    if (memory == HostMemory::Mapped) return;  // the kernel reads host memory itself
+    if (memory == HostMemory::Managed) {
+      if (prefetches)
+        for (std::byte* base : {input_at, output_at}) prefetch(at(base, unit), layout.unit_bytes, ordinal, queue.stream());
+      return;
+    }
     const std::size_t row_bytes = layout.unit_bytes / height;
     if (textures.empty())
-      CC_CUDA_CHECK(cudaMemcpyAsync(unit_of(input, unit), host, layout.unit_bytes, cudaMemcpyHostToDevice, queue.stream()));
+      CC_CUDA_CHECK(cudaMemcpyAsync(at(input_at, unit), host, layout.unit_bytes, cudaMemcpyHostToDevice, queue.stream()));
     else
       CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[unit].array(), 0, 0, host, row_bytes, row_bytes, height,
                                              cudaMemcpyHostToDevice, queue.stream()));
   }
   void read(int unit, std::byte* host, CudaQueue& queue) const {
-    CC_CUDA_CHECK(cudaMemcpyAsync(host, unit_of(output, unit), layout.unit_bytes, cudaMemcpyDeviceToHost, queue.stream()));
+    if (memory == HostMemory::Mapped) return;  // the kernel wrote host memory itself
+    if (memory == HostMemory::Managed) {
+      if (prefetches) prefetch(at(output_at, unit), layout.unit_bytes, cudaCpuDeviceId, queue.stream());
+      return;
+    }
+    CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit), layout.unit_bytes, cudaMemcpyDeviceToHost, queue.stream()));
   }
   void fill(unsigned char byte, CudaQueue& queue) {
-    CC_CUDA_CHECK(cudaMemsetAsync(output.get(), byte, layout.bytes(), queue.stream()));
+    CC_CUDA_CHECK(cudaMemsetAsync(output_at, byte, layout.bytes(), queue.stream()));
   }
-  std::byte* unit_of(const DeviceBuffer& buffer, int unit) const {
-    return reinterpret_cast<std::byte*>(buffer.get()) + unit * layout.unit_bytes;
+  std::vector<std::byte*> host_units(bool output) const {
+    std::vector<std::byte*> units;
+    for (int unit = 0; unit < layout.units; ++unit) units.push_back(at(output ? output_host : input_host, unit));
+    return units;
   }
+  std::byte* at(std::byte* base, int unit) const { return base + unit * layout.unit_bytes; }
 
   FrameLayout layout;
   std::size_t height;
-  DeviceBuffer input, output, scratch;
+  HostMemory memory;
+  bool prefetches;  // managed: cudaMemPrefetchAsync allowed (concurrentManagedAccess)
+  int ordinal = 0;
+  DeviceBuffer input, output, scratch;  // copies (and every mode's scratch)
+  MappedHostBuffer mapped_input, mapped_output;
+  ManagedBuffer managed_input, managed_output;
+  std::byte* input_at = nullptr;   // the input's units where kernels read them; null for a texture
+  std::byte* output_at = nullptr;  // the output's, where kernels write them
+  std::byte* input_host = nullptr;   // mapped and managed: where the host reaches them
+  std::byte* output_host = nullptr;
   std::vector<TextureImage> textures;
 #ifdef CONVCOMPARE_WITH_CUFFT
   std::unique_ptr<FftConvolver> fft;
 #endif
+
+ private:
+  // A frame's input or output in the plan's memory: its kernel address, and the host's in `host`.
+  std::byte* allocate(DeviceBuffer& copied, MappedHostBuffer& mapped, ManagedBuffer& managed, std::byte*& host) {
+    switch (memory) {
+      case HostMemory::Mapped:
+        mapped = MappedHostBuffer(layout.bytes());
+        host = mapped.get();
+        return mapped.device();
+      case HostMemory::Managed:
+        managed = ManagedBuffer(layout.bytes());
+        host = managed.get();
+        return host;
+      default:
+        copied = DeviceBuffer(floats_for(layout.bytes()));
+        return reinterpret_cast<std::byte*>(copied.get());
+    }
+  }
 };
 
 // What every CUDA variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
@@ -86,15 +131,24 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
  public:
   CudaVariant(const ApiVariantSetup& setup, cudaStream_t stream)
       : FrameVariant(setup.plan, setup.problem), limits_(setup.limits), setup_stream_(stream),
-        format_(pixel_format(setup.problem)) {}
+        format_(pixel_format(setup.problem)) {
+    int ordinal = 0, concurrent = 0;
+    CC_CUDA_CHECK(cudaGetDevice(&ordinal));
+    CC_CUDA_CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, ordinal));
+    prefetches_ = concurrent != 0;
+  }
 
  protected:
   std::unique_ptr<CudaFrame> new_frame() const final {
-    return std::make_unique<CudaFrame>(layout_, plan_, problem_, format_);
+    return std::make_unique<CudaFrame>(layout_, plan_, problem_, format_, prefetches_);
   }
   void launch_unit(CudaFrame& frame, int unit, CudaQueue& queue) const final {
-    const void* in = frame.input.get() ? frame.unit_of(frame.input, unit) : nullptr;
-    launch_plane(frame, unit, in, frame.unit_of(frame.output, unit), queue.stream());
+    const void* in = frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
+    launch_plane(frame, unit, in, frame.at(frame.output_at, unit), queue.stream());
+  }
+  // Mapped frames have no upload or download command; managed ones without prefetch neither.
+  bool handover_is_command() const final {
+    return copies_frames(plan_.memory) || (plan_.memory == HostMemory::Managed && prefetches_);
   }
   // One unit of the frame (a float plane, or the 8-bit image): `in` is null when the input is a
   // texture (frame.textures[unit]).
@@ -108,6 +162,7 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
 
   const DeviceLimits& limits_;
   cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
+  bool prefetches_ = false;  // managed memory may be prefetched here (concurrentManagedAccess)
   int format_;  // the frame's pixel format (common/geometry/pixel.h): which kernels read it
 };
 

@@ -21,6 +21,7 @@ class EventSpan final : public Span {
     const cl_ulong end = CC_CL_OUT(events.back().getProfilingInfo<CL_PROFILING_COMMAND_END>(err));
     return end >= start ? static_cast<double>(end - start) * 1e-6 : 0;
   }
+  bool brackets_nothing() const override { return events.empty(); }
 };
 
 // A CL_MEM_ALLOC_HOST_PTR buffer kept mapped while it lives: the driver's page-locked memory, which
@@ -90,6 +91,7 @@ ClQueue::ClQueue(const cl::Context& context, const cl::Device& device)
     : queue_(CC_CL_OUT(cl::CommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, err))) {}
 
 void ClQueue::keep(const cl::Event& event) {
+  if (event() == nullptr) return;  // a command the runtime had nothing to do for (cl_svm.cpp)
   if (recording_) recording_->push_back(event);
   last_ = event;
 }

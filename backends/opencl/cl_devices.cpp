@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "backends/opencl/cl_check.h"
+#include "backends/opencl/cl_svm.h"
 #include "common/domain/error.h"
 
 namespace cc::opencl {
@@ -92,6 +93,21 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   if (!image_support) limits.no_images = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
   limits.image_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
   limits.image_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
+  // --memory mapped and managed (README.md, --memory): the buffers are the host's own only where the device
+  // says it shares host memory; elsewhere the driver decides, and may copy at each unmap and map.
+  cl_bool unified = CL_FALSE;
+  if (clGetDeviceInfo(device(), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified, nullptr) != CL_SUCCESS)
+    unified = CL_FALSE;  // deprecated in 2.0: a driver may no longer answer
+  const std::string handover =
+      unified == CL_TRUE
+          ? "the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY): no copy, h2d / d2h are the unmap and "
+            "map commands (none where the runtime queues nothing for them)"
+          : "the device does not share host memory (CL_DEVICE_HOST_UNIFIED_MEMORY false): the driver may copy at "
+            "unmap (h2d) and map (d2h) or reach host memory over the host link inside the kernel's time";
+  limits.mapped_note = "mapped: CL_MEM_ALLOC_HOST_PTR buffers, no upload or download by copy; " + handover +
+                       "; the kernel's time holds whatever host-link traffic it makes: not alike with a copy's";
+  limits.no_managed = svm_refusal(device);
+  limits.managed_note = "managed: coarse-grained SVM (clSVMAlloc); " + handover;
   limits.memory_name = "CL_DEVICE_GLOBAL_MEM_SIZE";
   limits.allocation_name = "CL_DEVICE_MAX_MEM_ALLOC_SIZE";
   limits.on_chip_name = "local memory (CL_DEVICE_LOCAL_MEM_SIZE)";

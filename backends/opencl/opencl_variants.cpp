@@ -9,6 +9,8 @@
 #include "backends/kernel_descriptions.h"
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
+#include "backends/opencl/cl_svm.h"
+#include "common/domain/error.h"
 #include "common/geometry/pixel_format.h"
 
 namespace cc::opencl {
@@ -18,42 +20,143 @@ namespace {
 // One frame's device memory: per unit (FrameLayout: a plane of floats, or the 8-bit interleaved image)
 // an input (a buffer, or an image for texture) and an output, and fft's buffers (a frame's own, so that
 // frames in flight on different queues share none of them). How a unit crosses is here; the loop over
-// units is FrameVariant's.
+// units is FrameVariant's. --memory mapped: CL_MEM_ALLOC_HOST_PTR buffers, mapped for the host and
+// unmapped before the device uses them (the host reaches a buffer only while it is mapped); managed:
+// coarse-grained SVM, mapped and unmapped the same way, passed by pointer (README.md, --memory).
 struct ClFrame final : DeviceFrame {
-  ClFrame(const cl::Context& context, const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem,
-          const cl::ImageFormat& image_format)
-      : layout(layout), width(problem.width), height(problem.height) {
+  ClFrame(const cl::Context& context, const cl::CommandQueue& setup_queue, const FrameLayout& layout,
+          const LaunchPlan& plan, const Problem& problem, const cl::ImageFormat& image_format)
+      : layout(layout), width(problem.width), height(problem.height), memory(plan.memory), setup_queue(setup_queue) {
+    const cl_mem_flags host_flags = memory == HostMemory::Mapped ? CL_MEM_ALLOC_HOST_PTR : 0;
     for (int unit = 0; unit < layout.units; ++unit) {
+      if (memory == HostMemory::Managed) {
+        svm_inputs.emplace_back(context, layout.unit_bytes);
+        svm_outputs.emplace_back(context, layout.unit_bytes);
+        continue;
+      }
       if (plan.variant->input_as_image)
         images.push_back(CC_CL_OUT(
             cl::Image2D(context, CL_MEM_READ_ONLY, image_format, problem.width, problem.height, 0, nullptr, err)));
       else
-        inputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, layout.unit_bytes, nullptr, err)));
-      outputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, layout.unit_bytes, nullptr, err)));
+        inputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY | host_flags, layout.unit_bytes, nullptr, err)));
+      outputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE | host_flags, layout.unit_bytes, nullptr, err)));
+    }
+    if (copies_frames(memory)) return;
+    // Every unit starts on the host's side, where the protocol packs the input.
+    for (int unit = 0; unit < layout.units; ++unit)
+      for (const bool output : {false, true}) host.push_back({map_now(output, unit), true});
+    CC_CL(this->setup_queue.finish());
+  }
+  ClFrame(const ClFrame&) = delete;
+  ClFrame& operator=(const ClFrame&) = delete;
+  ~ClFrame() override {
+    // A buffer or SVM block is freed unmapped; every queue using it has finished (backends/measure.cpp).
+    try {
+      for (int unit = 0; unit < static_cast<int>(host.size()) / 2; ++unit)
+        for (const bool output : {false, true})
+          if (side(output, unit).mapped) CC_CL(unmap_call(setup_queue, output, unit, nullptr));
+      if (!host.empty()) CC_CL(setup_queue.finish());
+    } catch (...) {  // already failing, or the device is lost: nothing more to hand back
     }
   }
 
-  void write(int unit, const std::byte* host, ClQueue& queue) {
+  void write(int unit, const std::byte* host_bytes, ClQueue& queue) {
+    if (!copies_frames(memory)) return to_device(unit, queue);
     if (images.empty())
-      CC_CL_ENQUEUE(queue, enqueueWriteBuffer(inputs[unit], CL_FALSE, 0, layout.unit_bytes, host, nullptr, event));
+      CC_CL_ENQUEUE(queue, enqueueWriteBuffer(inputs[unit], CL_FALSE, 0, layout.unit_bytes, host_bytes, nullptr, event));
     else
       CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, 0, 0}, {width, height, 1},
-                                             layout.unit_bytes / height, 0, host, nullptr, event));
+                                             layout.unit_bytes / height, 0, host_bytes, nullptr, event));
   }
-  void read(int unit, std::byte* host, ClQueue& queue) const {
-    CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, 0, layout.unit_bytes, host, nullptr, event));
+  void read(int unit, std::byte* host_bytes, ClQueue& queue) const {
+    if (copies_frames(memory))
+      return (void)CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, 0, layout.unit_bytes, host_bytes,
+                                                          nullptr, event));
+    HostSide& output = side(true, unit);
+    if (output.mapped) return;
+    cl::Event event;
+    if (memory == HostMemory::Managed) {
+      check(enqueue_svm_map(queue.get(), output.data, layout.unit_bytes, &event), "clEnqueueSVMMap", __FILE__, __LINE__);
+    } else {
+      cl_int status = CL_SUCCESS;
+      void* mapped = queue.get().enqueueMapBuffer(outputs[unit], CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                                  layout.unit_bytes, nullptr, &event, &status);
+      check(status, "enqueueMapBuffer", __FILE__, __LINE__);
+      // The host view (backends/device_api.h, HostView) holds the first address: a driver that maps
+      // elsewhere the second time would leave it pointing at nothing.
+      if (mapped != output.data)
+        throw ApiError("OpenCL", CL_MAP_FAILURE, "CL_MAP_FAILURE", "enqueueMapBuffer", __FILE__, __LINE__,
+                       "the driver mapped a CL_MEM_ALLOC_HOST_PTR buffer at a new address");
+    }
+    queue.keep(event);
+    output.mapped = true;
   }
   void fill(unsigned char byte, ClQueue& queue) {
     const cl_uchar pattern = byte;
-    for (const cl::Buffer& output : outputs)
-      CC_CL_ENQUEUE(queue, enqueueFillBuffer(output, pattern, 0, layout.unit_bytes, nullptr, event));
+    for (int unit = 0; unit < layout.units; ++unit) {
+      if (!copies_frames(memory)) to_device(unit, queue);
+      if (memory == HostMemory::Managed)
+        queue.keep(enqueued([&](cl::Event* event) {
+          return enqueue_svm_fill(queue.get(), svm_outputs[unit].get(), byte, layout.unit_bytes, event);
+        }, "clEnqueueSVMMemFill", __FILE__, __LINE__));
+      else
+        CC_CL_ENQUEUE(queue, enqueueFillBuffer(outputs[unit], pattern, 0, layout.unit_bytes, nullptr, event));
+    }
+  }
+  std::vector<std::byte*> host_units(bool output) const {
+    std::vector<std::byte*> units;
+    for (int unit = 0; unit < static_cast<int>(host.size()) / 2; ++unit)
+      units.push_back(static_cast<std::byte*>(side(output, unit).data));
+    return units;
+  }
+  // The unit's input or output as the kernel's argument `index`: a buffer, or an SVM pointer.
+  void set_arg(cl::Kernel& kernel, cl_uint index, bool output, int unit) const {
+    if (memory == HostMemory::Managed)
+      CC_CL(set_svm_arg(kernel, index, (output ? svm_outputs : svm_inputs)[unit].get()));
+    else
+      CC_CL(kernel.setArg(index, (output ? outputs : inputs)[unit]));
+  }
+  // Mapped and managed: the unit's memory handed back to the device before a command uses it.
+  void to_device(int unit, ClQueue& queue) const {
+    if (copies_frames(memory)) return;
+    for (const bool output : {false, true})
+      if (HostSide& mapped = side(output, unit); mapped.mapped) {
+        queue.keep(enqueued([&](cl::Event* event) { return unmap_call(queue.get(), output, unit, event); },
+                            "unmap (clEnqueueUnmapMemObject / clEnqueueSVMUnmap)", __FILE__, __LINE__));
+        mapped.mapped = false;
+      }
   }
 
   FrameLayout layout;
   std::size_t width, height;
+  HostMemory memory;
+  cl::CommandQueue setup_queue;  // the first maps and the last unmaps
   std::vector<cl::Buffer> inputs, outputs;
+  std::vector<SvmBuffer> svm_inputs, svm_outputs;
   std::vector<cl::Image2D> images;
   std::unique_ptr<FftConvolver> fft;
+
+ private:
+  struct HostSide {
+    void* data = nullptr;  // the address the host reaches the unit at (stable: checked at each map)
+    bool mapped = false;
+  };
+  mutable std::vector<HostSide> host;  // per unit, its input then its output
+
+  HostSide& side(bool output, int unit) const { return host[2 * unit + (output ? 1 : 0)]; }
+  void* map_now(bool output, int unit) {
+    if (memory == HostMemory::Managed) {
+      void* data = (output ? svm_outputs : svm_inputs)[unit].get();
+      CC_CL(enqueue_svm_map(setup_queue, data, layout.unit_bytes, nullptr));
+      return data;
+    }
+    return CC_CL_OUT(setup_queue.enqueueMapBuffer((output ? outputs : inputs)[unit], CL_FALSE,
+                                                  CL_MAP_READ | CL_MAP_WRITE, 0, layout.unit_bytes, nullptr, nullptr, err));
+  }
+  cl_int unmap_call(const cl::CommandQueue& queue, bool output, int unit, cl::Event* event) const {
+    if (memory == HostMemory::Managed) return enqueue_svm_unmap(queue, side(output, unit).data, event);
+    return queue.enqueueUnmapMemObject((output ? outputs : inputs)[unit], side(output, unit).data, nullptr, event);
+  }
 };
 
 // What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
@@ -66,7 +169,7 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue> {
 
  protected:
   std::unique_ptr<ClFrame> new_frame() const final {
-    return std::make_unique<ClFrame>(context_, layout_, plan_, problem_, image_format_);
+    return std::make_unique<ClFrame>(context_, setup_queue_, layout_, plan_, problem_, image_format_);
   }
 
   // The variant's one kernel over the plan's groups.
@@ -118,16 +221,17 @@ class DescribedVariant final : public ClVariant {
     // setArg changes a kernel, but each enqueue captures the arguments it had: one kernel serves every
     // plane and frame, so launching stays a const operation on the variant.
     cl::Kernel& kernel = const_cast<cl::Kernel&>(kernels_[0]);
+    frame.to_device(c, queue);  // mapped and managed: the host's map ends before the kernel reads
     cl_uint index = 0;
     std::size_t filter = 0;
     for (const ArgRole role : description_.args) {
       switch (role) {
-        case ArgRole::Input: CC_CL(kernel.setArg(index++, frame.inputs[c])); break;
+        case ArgRole::Input: frame.set_arg(kernel, index++, false, c); break;
         case ArgRole::Image:
           CC_CL(kernel.setArg(index++, frame.images[c]));
           CC_CL(kernel.setArg(index++, sampler_));
           break;
-        case ArgRole::Output: CC_CL(kernel.setArg(index++, frame.outputs[c])); break;
+        case ArgRole::Output: frame.set_arg(kernel, index++, true, c); break;
         case ArgRole::Filter:
         case ArgRole::RowFactor:
         case ArgRole::ColumnFactor: CC_CL(kernel.setArg(index++, filters_[filter++])); break;

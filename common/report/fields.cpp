@@ -67,6 +67,7 @@ const std::vector<Field<RunRecord>>& run_fields() {
       field<&RunRecord::bound>("bound"),
       field<&RunRecord::bound_percent>("bound_percent"),
       field<&RunRecord::memory>("memory"),
+      field<&RunRecord::memory_note>("memory_note", kNullWhenDefault),
       field<&RunRecord::compile_time>("compile_time"),
       field<&RunRecord::output>("output"),
       // --compare's verdict against the baseline (compare.h); null without --compare.
@@ -90,6 +91,7 @@ const std::vector<Field<StreamRecord>>& stream_fields() {
       field<&StreamRecord::frames>("frames"),
       field<&StreamRecord::pixel>("pixel", kDefaultWhenMissing),
       field<&StreamRecord::memory>("memory"),
+      field<&StreamRecord::memory_note>("memory_note", kNullWhenDefault),
       field<&StreamRecord::status>("status", kRequired),
       field<&StreamRecord::reason>("reason"),
       field<&StreamRecord::queues>("queues"),

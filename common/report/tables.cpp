@@ -181,6 +181,15 @@ Table make_table(const Group& group, Detail detail, bool stop_column) {
   }
   for (const auto& [reason, names] : untimed)
     t.notes.push_back(fmt::format("untimed ({}): {}", fmt::join(names, ", "), reason));
+  // What a mapped or managed run's kernel time holds (README.md, --memory), once per device and mode: not a
+  // device-resident kernel time to read beside a copy's.
+  std::vector<std::string> memory_notes;
+  for (const RunRecord* r : group.records)
+    if (!r->memory_note.empty()) {
+      const std::string note = fmt::format("{}: {}", shorten(r->device, kDeviceWidth), r->memory_note);
+      if (std::ranges::find(memory_notes, note) == memory_notes.end()) memory_notes.push_back(note);
+    }
+  t.notes.insert(t.notes.end(), memory_notes.begin(), memory_notes.end());
   return t;
 }
 
@@ -235,6 +244,12 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
     if (full) row.push_back(short_error(s->max_abs_error));
     t.add_row(std::move(row), s->reason);
   }
+  // A mapped run has no transfer to set a floor by: its note says what its frame time holds.
+  for (const StreamRecord* s : group.records)
+    if (!s->memory_note.empty()) {
+      const std::string note = fmt::format("{}: {}", shorten(s->device, kDeviceWidth), s->memory_note);
+      if (std::ranges::find(t.notes, note) == t.notes.end()) t.notes.push_back(note);
+    }
   return t;
 }
 
@@ -257,8 +272,13 @@ std::vector<std::string> ratio_lines(const Group& group, std::size_t device_widt
     for (const RunRecord* r : group.records)
       if (r->variant == variant && r->status == Status::Ok && r->times.kernel_ms.samples > 0 && r->times.kernel_ms.median > 0)
         // Pinned and pageable runs time the same kernel on the same device: one of them is its kernel time
-        // (a ratio between them would only measure noise, issue #28).
-        if (std::ranges::none_of(done, [&](const RunRecord* seen) { return seen->backend == r->backend && seen->device == r->device; }))
+        // (a ratio between them would only measure noise, issue #28). A mapped or managed run's kernel
+        // time holds its memory traffic (memory_note): it is another figure, kept apart.
+        if (std::ranges::none_of(done, [&](const RunRecord* seen) {
+              return seen->backend == r->backend && seen->device == r->device &&
+                     seen->memory_note.empty() == r->memory_note.empty() &&
+                     (seen->memory_note.empty() || seen->memory == r->memory);
+            }))
           done.push_back(r);
     if (done.size() < 2) continue;
 

@@ -384,8 +384,8 @@ TEST_CASE("report: JSON carries every docs/json-schema.md field, NaN as null") {
   REQUIRE(j["streams"].size() == 2);
   const auto& s = j["streams"][0];
   const std::vector<std::string> stream_keys = {
-      "backend", "device", "variant", "filter", "width", "height", "channels", "frames", "pixel", "memory", "status",
-      "reason", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
+      "backend", "device", "variant", "filter", "width", "height", "channels", "frames", "pixel", "memory", "memory_note",
+      "status", "reason", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
       "floor_fraction", "max_abs_error", "untimed"};
   const auto ordered = nlohmann::ordered_json::parse(out.str());
   std::vector<std::string> keys;
@@ -417,7 +417,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
       "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "cold",
       "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
-      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "compile_time", "output",
+      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "memory_note", "compile_time", "output",
       "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
@@ -538,6 +538,28 @@ TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kerne
   CAPTURE(out.str());
   CHECK(out.str().find("pageable") != std::string::npos);  // both rows are there
   CHECK(out.str().find("kernel time ratios") == std::string::npos);
+}
+
+TEST_CASE("report: a mapped run's kernel time is its own figure, with its note (issue #26)") {
+  cc::Report report = sample_report();
+  std::vector<cc::RunRecord> one_device;
+  for (const cc::RunRecord& run : report.runs)
+    if (run.device == report.runs.front().device) {
+      one_device.push_back(run);
+      one_device.back().memory = "pinned";
+      one_device.push_back(run);
+      one_device.back().memory = "mapped";
+      one_device.back().memory_note = "mapped: no upload; the kernel's time holds the host-link traffic";
+      one_device.back().times.kernel_ms.median *= 3;
+    }
+  report.runs = one_device;
+  std::ostringstream out;
+  cc::print_console(report, out);
+  CAPTURE(out.str());
+  CHECK(out.str().find("mapped: no upload; the kernel's time holds the host-link traffic") != std::string::npos);
+  // Kept apart from the pinned run: a ratio names both, not one taken for the other.
+  CHECK(out.str().find("kernel time ratios") != std::string::npos);
+  CHECK(out.str().find(", mapped]") != std::string::npos);
 }
 
 TEST_CASE("report: console names auto's pick and says once that a backend ran nothing") {

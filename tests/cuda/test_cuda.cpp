@@ -73,7 +73,7 @@ cc::RunOptions quick_options(bool pinned = true) {
   cc::RunOptions options;
   options.repetitions = 3;
   options.warmup = 1;
-  options.pinned = pinned;
+  options.memory = pinned ? cc::HostMemory::Pinned : cc::HostMemory::Pageable;
   return options;
 }
 

@@ -254,3 +254,32 @@ TEST_CASE("memory: a frame larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE is skipped w
     CHECK(run.at("reason").get<std::string>().find("CL_DEVICE_MAX_MEM_ALLOC_SIZE") != std::string::npos);
   }
 }
+
+TEST_CASE("memory modes: a frame larger than can be mapped is skipped with the limit, and a mode no variant can take is one line (issue #26)") {
+  if (backend() != "opencl") return;
+  const CommandResult list = convcompare({"--list", "--backend", "opencl"});
+  std::smatch found;
+  const std::regex pocl(R"(\s(opencl:\d+:\d+)\s.*Portable Computing Language)");
+  if (!std::regex_search(list.out, found, pocl)) {
+    MESSAGE("no PoCL device here: the case needs POCL_MEMORY_LIMIT");
+    return;
+  }
+  // POCL_MEMORY_LIMIT=1: 256 MB per buffer; an 8200x8200 float plane is 256.5 MB, mapped or SVM alike.
+  for (const char* memory : {"mapped", "managed"}) {
+    CAPTURE(memory);
+    const CommandResult result =
+        shell(std::string("POCL_MEMORY_LIMIT=1 exec $CONVCOMPARE $RUN --device ") + found[1].str() +
+              " --size 8200x8200 --filter box:r=1 --variant global --memory " + memory + " --quiet");
+    CHECK(result.status == 2);
+    CHECK(result.err.find("nothing ran") != std::string::npos);
+    CHECK(result.err.find("CL_DEVICE_MAX_MEM_ALLOC_SIZE") != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  }
+  // An image variant reads device memory: it refuses mapped frames, and with nothing else asked for,
+  // nothing ran.
+  const CommandResult texture = convcompare({"--backend", "opencl", "--device", found[1].str(), "--size", "9x5",
+                                             "--variant", "texture", "--memory", "mapped", "--no-peaks", "--quiet"});
+  CHECK(texture.status == 2);
+  CHECK(texture.err.find("texture / image2d") != std::string::npos);
+  CHECK(std::count(texture.err.begin(), texture.err.end(), '\n') == 1);
+}

@@ -424,7 +424,7 @@ TEST_CASE("timings, memory mode and compile options are reported") {
     cc::RunOptions options;
     options.repetitions = 3;
     options.warmup = 1;
-    options.pinned = pinned;
+    options.memory = pinned ? cc::HostMemory::Pinned : cc::HostMemory::Pageable;
     const cc::BackendRun first = run_variant("tiled", input, filter, options);
     REQUIRE(first.status == cc::Status::Ok);
     CHECK(check_against_reference(first, input, filter).passed);
@@ -473,7 +473,7 @@ TEST_CASE("stream: five frames through three queues, pinned and pageable, and th
       CAPTURE(pinned);
       CAPTURE(variant);
       cc::RunOptions options = quick_options();
-      options.pinned = pinned;
+      options.memory = pinned ? cc::HostMemory::Pinned : cc::HostMemory::Pageable;
       const cc::StreamRun run = opencl().stream(problem, input, variant, device_under_test(), 5, options);
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
       CHECK(run.queues == 3);

@@ -81,13 +81,13 @@ void sweep(const std::vector<Target>& targets, Tally& tally) {
       for (const std::string& spec : {fmt::format("box:r={}", radius),
                                       fmt::format("gaussian:sigma={},r={}", std::max(0.5, radius / 3.0), radius)}) {
         const cc::Border border = kBorders[case_index % std::size(kBorders)];
-        options.pinned = (case_index / std::size(kBorders)) % 2 == 0;
+        options.memory = (case_index / std::size(kBorders)) % 2 == 0 ? cc::HostMemory::Pinned : cc::HostMemory::Pageable;
         ++case_index;
         const cc::Problem problem = cc::make_problem(input, cc::parse_filter_spec(spec), border, false);
         const cc::Image reference = cc::reference_convolve(input, problem);
         for (const Target& target : targets) {
           INFO(fmt::format("{} {} {}x{} {} border {} {}", target.backend->name(), target.variant, width, height, spec,
-                           cc::to_string(border), options.pinned ? "pinned" : "pageable"));
+                           cc::to_string(border), cc::to_string(options.memory)));
           cc::BackendRun run;
           try {
             run = target.backend->run(problem, input, target.variant, target.device, options);

@@ -127,7 +127,7 @@ bool run_case(Backend& backend, int device, std::string_view variant, const Case
   RunOptions options;
   options.repetitions = 1;
   options.warmup = 0;
-  options.pinned = c.pinned;
+  options.memory = c.pinned ? cc::HostMemory::Pinned : cc::HostMemory::Pageable;
   const BackendRun run = backend.run(problem, input, variant, device, options);
   if (run.status == Status::Skipped) {
     if (legitimate_skip(run.reason)) {

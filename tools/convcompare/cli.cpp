@@ -145,7 +145,7 @@ std::string help_footer(bool for_man_page) {
 }
 
 // The values an option takes, one list for both CLI11's checks and the bash completion (issue #28).
-const std::vector<std::string> kMemories = {"pinned", "pageable", "both"};
+const std::vector<std::string> kMemories = {"pinned", "pageable", "mapped", "managed", "both"};
 const std::vector<std::string> kPixels = {"f32", "u8"};
 const std::vector<std::string> kOutputFormats = {"png", "pfm"};
 
@@ -354,7 +354,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_flag("--cold", config.measurement.cold, "Flush the device's L2 (and the CPU's caches) before every sample, outside the timing");
   bool pinned = false, pageable = false;
   CLI::Option* memory =
-      app.add_option("--memory", config.memories, "Host memory for transfers: pinned, pageable or both (comma list)")
+      app.add_option("--memory", config.memories, "Where frames live: pinned, pageable (copied), mapped (zero-copy), managed (CUDA managed / OpenCL SVM) or both (pinned,pageable); comma list")
           ->type_name("LIST")
           ->delimiter(',')
           ->allow_extra_args(false)
@@ -466,7 +466,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   if (pinned) config.memories = {"pinned"};
   if (pageable) config.memories = {"pageable"};
   if (pinned && pageable) config.memories = {"pinned", "pageable"};
-  if (std::ranges::find(config.memories, "both") != config.memories.end()) config.memories = {"pinned", "pageable"};
+  if (const auto both = std::ranges::find(config.memories, "both"); both != config.memories.end()) {
+    *both = "pinned";  // in place, so that "both,mapped" keeps its order
+    config.memories.insert(both + 1, "pageable");
+  }
   if (!size.empty()) std::tie(config.width, config.height) = parse_size(size);
   // Said instead of silently dropping or ignoring (issue #28).
   if (!size.empty() && std::ranges::any_of(config.sweeps, [](const std::string& sweep) { return sweep.starts_with("size="); }))

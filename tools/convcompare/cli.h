@@ -31,7 +31,7 @@ struct Config {
   double min_change_percent = 5;   // --compare: a slower median by less than this is not a regression
   double significance = 0.01;      // --compare: the Mann-Whitney U test's p-value must be under this
   std::vector<std::string> command;  // argv as typed, for the report
-  std::vector<std::string> memories{"pinned"};  // host memory for the transfers: pinned, pageable or both
+  std::vector<std::string> memories{"pinned"};  // where the frames live: pinned, pageable, mapped, managed or both (pinned, pageable)
   std::vector<std::string> pixels{"f32"};       // pixel storage on the device: f32, u8 (each runs)
   std::string json_path, csv_path, markdown_path;
   std::string kernel_dir;

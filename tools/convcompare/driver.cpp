@@ -198,7 +198,7 @@ int run_job(const Config& config) {
   // estimate far too short (issue #28).
   const std::size_t runs_per_problem = std::ranges::count_if(targets, &Target::runs) + std::ranges::count_if(targets, streams);
   Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
-                        job.pinned.size() * runs_per_problem,
+                        job.memories.size() * runs_per_problem,
                     std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
   RunOptions options = job.options;
 
@@ -225,8 +225,8 @@ int run_job(const Config& config) {
             if (!computed) computed = reference_convolve(input, problem);
             const Image& reference = *computed;
             outputs.begin_problem(problem, reference);
-            for (const bool pinned : job.pinned) {
-              options.pinned = pinned;
+            for (const HostMemory memory : job.memories) {
+              options.memory = memory;
               for (const Target& target : targets) {
                 if (stop.signal() != 0) return;
                 const std::string what = fmt::format("{} {} {} {} {}", target.device_id,
@@ -239,7 +239,7 @@ int run_job(const Config& config) {
                   report.streams.push_back(
                       stream_target(target, outcome, problem, input, reference, job.stream_frames, options));
                 }
-                outcome.record.output = outputs.write_result(target, pinned, std::move(outcome.output),
+                outcome.record.output = outputs.write_result(target, memory, std::move(outcome.output),
                                                              outcome.record.status == Status::Ok);
                 report.runs.push_back(std::move(outcome.record));
               }

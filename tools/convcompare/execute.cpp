@@ -80,6 +80,7 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   }
   record.times = run.times;
   record.memory = run.memory;
+  record.memory_note = run.memory_note;
   record.compile_time = choice + run.compile_time;
   if (run.device_bytes > 0) record.device_mb = static_cast<double>(run.device_bytes) / (1 << 20);
   if (run.status != Status::Ok) {
@@ -110,7 +111,7 @@ StreamRecord stream_target(const Target& target, const Outcome& single, const Pr
   std::tie(record.width, record.height, record.channels, record.pixel) =
       std::tie(run.width, run.height, run.channels, run.pixel);
   record.frames = frames;
-  record.memory = options.pinned ? "pinned" : "pageable";
+  record.memory = to_string(options.memory);
   if (run.status != Status::Ok) {
     record.reason = "the single run did not validate";
     return record;
@@ -130,6 +131,7 @@ StreamRecord stream_target(const Target& target, const Outcome& single, const Pr
   record.total_ms = stream.total_ms;
   record.frames_per_s = frames / (stream.total_ms / 1e3);
   record.untimed = stream.untimed;
+  record.memory_note = stream.memory_note;
   record.serial_ms_per_frame = stream.serial_ms_per_frame;
   // Upload and download use separate copy engines, so the slower direction is the floor per frame.
   record.pcie_floor_ms_per_frame = std::max(stream.h2d_ms_per_frame, stream.d2h_ms_per_frame);

@@ -171,7 +171,7 @@ Job make_job(const Config& config) {
   if (!config.kernel_dir.empty() && !fs::is_directory(config.kernel_dir))
     throw InputError(fmt::format("--kernel-dir '{}' is not a directory", config.kernel_dir));
   for (const std::string& memory : config.memories)
-    if (!contains(job.pinned, memory == "pinned")) job.pinned.push_back(memory == "pinned");
+    if (const HostMemory mode = parse_host_memory(memory); !contains(job.memories, mode)) job.memories.push_back(mode);
   job.memory_names = config.memories;
   for (const std::string& name : config.pixels)
     if (const PixelType pixel = parse_pixel(name); !contains(job.pixels, pixel)) job.pixels.push_back(pixel);

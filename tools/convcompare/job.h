@@ -57,7 +57,7 @@ struct Job {
 
   // How it is measured.
   RunOptions options;
-  std::vector<bool> pinned;  // per --memory mode, in order
+  std::vector<HostMemory> memories;  // per --memory mode, in order
   std::vector<PixelType> pixels;  // per --pixel type, in order
   int stream_frames = 0;
   bool retune = false;

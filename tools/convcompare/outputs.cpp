@@ -212,7 +212,7 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     : dir_(job.output_dir),
       format_(output_format(job, input)),
       several_sizes_(job.sizes.size() > 1),
-      several_memories_(job.pinned.size() > 1),
+      several_memories_(job.memories.size() > 1),
       several_pixels_(job.pixels.size() > 1) {
   std::vector<PlannedFile> files;
   for (const ReportOutput& report : job.reports) files.push_back({std::string(report_option(report.format)), report.path, ""});
@@ -235,7 +235,7 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
              target.variant->kind != VariantKind::Choice;
     });
     const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
-                                job.pinned.size() * (targets.size() + streams);
+                                job.memories.size() * (targets.size() + streams);
     std::size_t longest_spec = 0;
     for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
     const std::size_t record_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
@@ -260,12 +260,12 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
                                                     width, height, to_string(pixel));
             const std::string name = stem(filter.spec, border, job.flip, width, height, pixel);
             files.push_back({"--output-dir's reference", reference_path(name).string(), problem});
-            for (const bool pinned : job.pinned)
+            for (const HostMemory memory : job.memories)
               for (const Target& target : targets)
                 if (target.variant)
-                  files.push_back({"--output-dir's result", result_path(name, target, pinned).string(),
+                  files.push_back({"--output-dir's result", result_path(name, target, memory).string(),
                                    fmt::format("{}|{}|{}|{}", problem, target.device_id, target.variant->name,
-                                               several_memories_ && !pinned)});
+                                               several_memories_ ? to_string(memory) : "")});
           }
     for (std::size_t i = reports; i < files.size(); ++i) check_name_length(files[i]);
   }
@@ -305,13 +305,14 @@ std::string OutputPlan::stem(const Problem& problem) const {
 
 fs::path OutputPlan::reference_path(const std::string& stem) const { return dir_ / (stem + "_reference." + format_); }
 
-fs::path OutputPlan::result_path(const std::string& stem, const Target& target, bool pinned) const {
+fs::path OutputPlan::result_path(const std::string& stem, const Target& target, HostMemory memory) const {
   // The device id names its backend ("cpu", "cuda-0", "opencl-1-0"): the backend once, not again in
-  // front of it ("_opencl_opencl-0-0_global": #28).
+  // front of it ("_opencl_opencl-0-0_global": #28). The pinned run keeps the plain name; another mode's
+  // says which it was ("_pageable", "_mapped").
   std::string device = slug(target.device_id);
   if (!device.starts_with(target.backend_name)) device = fmt::format("{}_{}", target.backend_name, device);
-  return dir_ / fmt::format("{}_{}_{}{}.{}", stem, device, target.variant->name,
-                            several_memories_ && !pinned ? "_pageable" : "", format_);
+  const std::string suffix = several_memories_ && memory != HostMemory::Pinned ? fmt::format("_{}", to_string(memory)) : "";
+  return dir_ / fmt::format("{}_{}_{}{}.{}", stem, device, target.variant->name, suffix, format_);
 }
 
 void OutputWriter::save(const Image& image, const fs::path& path) const {
@@ -337,9 +338,9 @@ void OutputWriter::begin_problem(const Problem& problem, const Image& reference)
   tile_.reset();
 }
 
-std::string OutputWriter::write_result(const Target& target, bool pinned, Image output, bool run_ok) {
+std::string OutputWriter::write_result(const Target& target, HostMemory memory, Image output, bool run_ok) {
   if (!enabled() || output.empty()) return "";
-  const fs::path path = plan_.result_path(stem_, target, pinned);
+  const fs::path path = plan_.result_path(stem_, target, memory);
   save(output, path);
   if (!tile_ && run_ok && target.has_device_memory())
     tile_ = Tile{fmt::format("{}: {} {}", problem_label_, target.device_id, target.variant->name), std::move(output)};

@@ -36,7 +36,7 @@ class OutputPlan {
   // where the job has several.
   std::string stem(const Problem& problem) const;
   std::filesystem::path reference_path(const std::string& stem) const;
-  std::filesystem::path result_path(const std::string& stem, const Target& target, bool pinned) const;
+  std::filesystem::path result_path(const std::string& stem, const Target& target, HostMemory memory) const;
   std::filesystem::path contact_sheet_path() const { return dir_ / "contact_sheet.png"; }
 
  private:
@@ -59,7 +59,7 @@ class OutputWriter {
   void begin_problem(const Problem& problem, const Image& reference);
   // Writes one run's result; returns the path for the report. `run_ok`: it validated (the sheet may
   // keep the image).
-  std::string write_result(const Target& target, bool pinned, Image output, bool run_ok);
+  std::string write_result(const Target& target, HostMemory memory, Image output, bool run_ok);
   void end_problem();
   void write_contact_sheet() const;
 

@@ -1,0 +1,39 @@
+// cl_svm.h: OpenCL 2.0's shared virtual memory (--memory managed) for a build that targets OpenCL 1.2 elsewhere.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <CL/opencl.hpp>
+
+namespace cc::opencl {
+
+// Why `device` cannot hold a frame in coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES, a device
+// older than 2.0), or "" when it can.
+std::string svm_refusal(const cl::Device& device);
+
+// One coarse-grained SVM allocation (clSVMAlloc / clSVMFree). The host reaches it only while mapped
+// (clEnqueueSVMMap), the device only while unmapped; whoever frees it has finished every queue using it.
+class SvmBuffer {
+ public:
+  SvmBuffer(const cl::Context& context, std::size_t bytes);
+  ~SvmBuffer();
+  SvmBuffer(SvmBuffer&& other) noexcept;
+  SvmBuffer& operator=(SvmBuffer&&) = delete;
+  SvmBuffer(const SvmBuffer&) = delete;
+  SvmBuffer& operator=(const SvmBuffer&) = delete;
+  void* get() const { return data_; }
+
+ private:
+  cl::Context context_;
+  void* data_ = nullptr;
+};
+
+// The SVM commands, each giving its event as opencl.hpp's enqueue calls do (for CC_CL_ENQUEUE's spans).
+cl_int enqueue_svm_map(const cl::CommandQueue& queue, void* data, std::size_t bytes, cl::Event* event);
+cl_int enqueue_svm_unmap(const cl::CommandQueue& queue, void* data, cl::Event* event);
+cl_int enqueue_svm_fill(const cl::CommandQueue& queue, void* data, unsigned char byte, std::size_t bytes,
+                        cl::Event* event);
+cl_int set_svm_arg(const cl::Kernel& kernel, cl_uint index, const void* data);
+
+}  // namespace cc::opencl

@@ -1,0 +1,81 @@
+// test_memory_modes.cpp: --memory mapped (cudaHostAllocMapped) and managed (cudaMallocManaged, prefetched) on cuda:0, one run and --stream (issue #26).
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "backends/backend.h"
+#include "common/domain/image.h"
+#include "common/domain/problem.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
+#include "tests/support/backend_matrix.h"
+
+namespace {
+
+cc::Backend& cuda_backend() {
+  static std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("cuda");
+  REQUIRE(backend);
+  return *backend;
+}
+
+cc::Image ramp_image(int width, int height, int channels) {
+  cc::Image image(width, height, channels, true);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 251) + 0.25f;
+  return image;
+}
+
+cc::Filter box_filter(int radius) {
+  cc::Filter filter{"box:r=" + std::to_string(radius), 2 * radius + 1, 2 * radius + 1, {}};
+  filter.weights.assign(static_cast<std::size_t>(filter.width) * filter.height, 1.0f / static_cast<float>(filter.taps()));
+  return filter;
+}
+
+cc::RunOptions options_for(cc::HostMemory memory) {
+  cc::RunOptions options;
+  options.repetitions = 3;
+  options.warmup = 1;
+  options.memory = memory;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: mapped and managed runs and streams validate for global, tiled and fast, f32 and u8") {
+  for (const cc::HostMemory memory : {cc::HostMemory::Mapped, cc::HostMemory::Managed})
+    for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
+      cc::Image input = ramp_image(67, 45, 3);
+      if (pixel == cc::PixelType::U8) input = cc::quantized_8bit(input);
+      const cc::Problem problem = cc::make_problem(input, box_filter(2), cc::Border::Mirror, false, pixel);
+      const cc::Image reference = cc::reference_convolve(input, problem);
+      for (const char* variant : {"global", "tiled", "fast"}) {
+        CAPTURE(cc::to_string(memory));
+        CAPTURE(cc::to_string(pixel));
+        CAPTURE(variant);
+        const cc::BackendRun run = cuda_backend().run(problem, input, variant, 0, options_for(memory));
+        REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+        CHECK(run.memory == cc::to_string(memory));
+        CHECK(run.memory_note.starts_with(std::string(cc::to_string(memory)) + ": "));
+        CHECK(cc::validate(run.output, reference, cc::testing::tolerance_of(variant, problem, input)).passed);
+        CHECK(run.times.kernel_ms.samples == 3);
+        // Mapped: no upload or download exists to time; managed: the prefetches where the device allows.
+        if (memory == cc::HostMemory::Mapped) CHECK((std::isnan(run.times.h2d_ms) && std::isnan(run.times.d2h_ms)));
+        const cc::StreamRun stream = cuda_backend().stream(problem, input, variant, 0, 5, options_for(memory));
+        REQUIRE_MESSAGE(stream.status == cc::Status::Ok, stream.reason);
+        CHECK(cc::validate(stream.last_output, reference, cc::testing::tolerance_of(variant, problem, input)).passed);
+      }
+    }
+}
+
+TEST_CASE("cuda: texture, fft and NPP keep copies in mapped and managed modes, and say so") {
+  const cc::Image input = ramp_image(67, 45, 1);
+  const cc::Problem problem = cc::make_problem(input, box_filter(1), cc::Border::Clamp, false);
+  for (const cc::HostMemory memory : {cc::HostMemory::Mapped, cc::HostMemory::Managed})
+    for (const char* variant : {"texture", "fft", "npp"}) {
+      CAPTURE(variant);
+      const cc::BackendRun run = cuda_backend().run(problem, input, variant, 0, options_for(memory));
+      CHECK(run.status == cc::Status::Skipped);
+      CHECK(run.reason.starts_with("--memory " + std::string(cc::to_string(memory))));
+    }
+}

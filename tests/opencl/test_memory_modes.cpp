@@ -1,0 +1,172 @@
+// test_memory_modes.cpp: --memory mapped (CL_MEM_ALLOC_HOST_PTR, mapped and unmapped) and managed (coarse-grained SVM) on the device under test, one run and --stream (issue #26).
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "backends/backend.h"
+#include "backends/launch_plan.h"
+#include "backends/opencl/cl_devices.h"
+#include "common/domain/image.h"
+#include "common/domain/problem.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
+#include "common/domain/variants.h"
+#include "tests/support/backend_matrix.h"
+
+namespace {
+
+// The device under test as test_opencl.cpp picks it: CONVCOMPARE_TEST_OPENCL_DEVICE, else the first.
+struct Device {
+  std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("opencl");
+  int index = 0;
+  cc::DeviceLimits limits;
+
+  Device() {
+    REQUIRE(backend);
+    const cc::opencl::Discovery discovery = cc::opencl::discover_devices();
+    if (const char* wanted = std::getenv("CONVCOMPARE_TEST_OPENCL_DEVICE"); wanted && *wanted)
+      for (std::size_t i = 0; i < backend->devices().size(); ++i)
+        if (backend->devices()[i].id == wanted) index = static_cast<int>(i);
+    REQUIRE(discovery.devices.size() > static_cast<std::size_t>(index));
+    limits = discovery.devices[index].limits;
+    MESSAGE("testing " << backend->devices()[index].id << ": " << backend->devices()[index].name);
+  }
+};
+
+Device& device() {
+  static Device made;
+  return made;
+}
+
+cc::Image ramp_image(int width, int height, int channels) {
+  cc::Image image(width, height, channels, true);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 251) + 0.25f;
+  return image;
+}
+
+cc::Filter box_filter(int radius) {
+  cc::Filter filter;
+  filter.spec = fmt::format("box:r={}", radius);
+  filter.width = filter.height = 2 * radius + 1;
+  filter.weights.assign(static_cast<std::size_t>(filter.width) * filter.height, 1.0f / static_cast<float>(filter.taps()));
+  return filter;
+}
+
+cc::RunOptions options_for(cc::HostMemory memory) {
+  cc::RunOptions options;
+  options.repetitions = 2;
+  options.warmup = 1;
+  options.memory = memory;
+  return options;
+}
+
+// The device's own word on the mode, where it refuses it (Rusticl on llvmpipe has no SVM).
+std::string refusal(cc::HostMemory memory) {
+  return memory == cc::HostMemory::Mapped ? device().limits.no_mapped : device().limits.no_managed;
+}
+
+// A problem of `pixel` over a 3-channel ramp (8-bit values for u8: RGBA8 on the device).
+struct Case {
+  cc::Image input;
+  cc::Problem problem;
+  cc::Image reference;
+};
+Case make_case(cc::PixelType pixel, cc::Border border) {
+  Case made;
+  made.input = ramp_image(67, 45, 3);
+  if (pixel == cc::PixelType::U8) made.input = cc::quantized_8bit(made.input);
+  made.problem = cc::make_problem(made.input, box_filter(2), border, false, pixel);
+  made.reference = cc::reference_convolve(made.input, made.problem);
+  return made;
+}
+
+constexpr cc::HostMemory kZeroCopy[] = {cc::HostMemory::Mapped, cc::HostMemory::Managed};
+
+}  // namespace
+
+TEST_CASE("memory modes: mapped and managed runs validate for global, tiled and fast, f32 and u8") {
+  for (const cc::HostMemory memory : kZeroCopy)
+    for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
+      const Case c = make_case(pixel, cc::Border::Mirror);
+      for (const char* variant : {"global", "tiled", "fast"}) {
+        CAPTURE(cc::to_string(memory));
+        CAPTURE(cc::to_string(pixel));
+        CAPTURE(variant);
+        const cc::BackendRun run =
+            device().backend->run(c.problem, c.input, variant, device().index, options_for(memory));
+        if (const std::string refused = refusal(memory); !refused.empty()) {
+          CHECK(run.status == cc::Status::Skipped);
+          CHECK(run.reason == refused);
+          continue;
+        }
+        REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+        CHECK(run.memory == cc::to_string(memory));
+        // The report says what the figures hold: no copy, the kernel's time holds its traffic.
+        CHECK(run.memory_note.starts_with(std::string(cc::to_string(memory)) + ": "));
+        CHECK(run.memory_note.find("CL_DEVICE_HOST_UNIFIED_MEMORY") != std::string::npos);
+        CHECK(run.times.host_to_host_ms > 0);
+        const cc::Validation validation =
+            cc::validate(run.output, c.reference, cc::testing::tolerance_of(variant, c.problem, c.input));
+        CHECK_MESSAGE(validation.passed, validation.message());
+      }
+    }
+}
+
+TEST_CASE("memory modes: mapped and managed --stream runs validate their last frame") {
+  for (const cc::HostMemory memory : kZeroCopy)
+    for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
+      const Case c = make_case(pixel, cc::Border::Clamp);
+      for (const char* variant : {"global", "fast"}) {
+        CAPTURE(cc::to_string(memory));
+        CAPTURE(cc::to_string(pixel));
+        CAPTURE(variant);
+        const cc::StreamRun run =
+            device().backend->stream(c.problem, c.input, variant, device().index, 5, options_for(memory));
+        if (const std::string refused = refusal(memory); !refused.empty()) {
+          CHECK(run.status == cc::Status::Skipped);
+          CHECK(run.reason == refused);
+          continue;
+        }
+        REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+        CHECK(run.queues == 3);
+        CHECK(!run.memory_note.empty());
+        const cc::Validation validation =
+            cc::validate(run.last_output, c.reference, cc::testing::tolerance_of(variant, c.problem, c.input));
+        CHECK_MESSAGE(validation.passed, validation.message());
+      }
+    }
+}
+
+TEST_CASE("memory modes: an image or library variant keeps copies, and says so") {
+  const Case c = make_case(cc::PixelType::F32, cc::Border::Zero);
+  for (const cc::HostMemory memory : kZeroCopy) {
+    CAPTURE(cc::to_string(memory));
+    const cc::BackendRun texture = device().backend->run(c.problem, c.input, "texture", device().index, options_for(memory));
+    CHECK(texture.status == cc::Status::Skipped);
+    CHECK(texture.reason.find("texture / image2d") != std::string::npos);
+    const cc::BackendRun fft = device().backend->run(c.problem, c.input, "fft", device().index, options_for(memory));
+    CHECK(fft.status == cc::Status::Skipped);
+    CHECK((fft.reason.find("library") != std::string::npos || fft.reason.find("VkFFT") != std::string::npos));
+  }
+}
+
+TEST_CASE("memory modes: a device that refuses the mode skips every plain-buffer variant with its reason") {
+  // A planted limit, as a device without canMapHostMemory or SVM reports it.
+  cc::DeviceLimits refusing = device().limits;
+  refusing.no_mapped = "--memory mapped: the device cannot map host memory (canMapHostMemory is 0)";
+  refusing.no_managed = "--memory managed: the device offers no coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES)";
+  for (const char* name : {"global", "tiled", "fast", "separable"}) {
+    const cc::VariantTraits& variant = *cc::find_variant(name);
+    CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Mapped) == refusing.no_mapped);
+    CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Managed) == refusing.no_managed);
+    CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Pinned).empty());
+    CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Pageable).empty());
+  }
+  // The texture's own reason comes first: it would refuse on any device.
+  CHECK(cc::memory_refusal(*cc::find_variant("texture"), refusing, cc::HostMemory::Mapped).find("texture") !=
+        std::string::npos);
+}
