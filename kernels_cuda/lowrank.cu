@@ -54,32 +54,32 @@ __device__ __forceinline__ void stage_band(float* band, const cc_channel* input,
 // results go to plane t of rows_done.
 __device__ __forceinline__ void row_pass(const float* band, float* rows_done)
 {
-//  for (int round = 0; round < ROW_ROUNDS; ++round) {
-//      const int item = threadIdx.x + round * THREADS;
-//      if (item < ROW_ITEMS) {
-//          const int row = item % BAND, x = item / BAND * ROW_OUT;
-//          const float* pixels = band + row * IN_PITCH + x;
-//          float sum[TERMS][ROW_OUT];
-//          #pragma unroll
-//          for (int t = 0; t < TERMS; ++t)
-//              #pragma unroll
-//              for (int o = 0; o < ROW_OUT; ++o) sum[t][o] = 0.0f;
-//          // Pixel i feeds output o with tap i - o.
-//          #pragma unroll
-//          for (int i = 0; i < ROW_OUT + 2 * RADIUS_X; ++i) {
-//              const float pixel = pixels[i];
-//              #pragma unroll
-//              for (int t = 0; t < TERMS; ++t)
-//                  #pragma unroll
-//                  for (int o = 0; o < ROW_OUT; ++o)
-//                      if (i - o >= 0 && i - o < FILTER_W) sum[t][o] += pixel * c_row_filter[t * FILTER_W + i - o];
-//          }
-//          #pragma unroll
-//          for (int t = 0; t < TERMS; ++t)
-//              #pragma unroll
-//              for (int o = 0; o < ROW_OUT; ++o) rows_done[t * DONE_PLANE + row * DONE_PITCH + x + o] = sum[t][o];
-//      }
-//  }
+    for (int round = 0; round < ROW_ROUNDS; ++round) {
+        const int item = threadIdx.x + round * THREADS;
+        if (item < ROW_ITEMS) {
+            const int row = item % BAND, x = item / BAND * ROW_OUT;
+            const float* pixels = band + row * IN_PITCH + x;
+            float sum[TERMS][ROW_OUT];
+            #pragma unroll
+            for (int t = 0; t < TERMS; ++t)
+                #pragma unroll
+                for (int o = 0; o < ROW_OUT; ++o) sum[t][o] = 0.0f;
+            // Pixel i feeds output o with tap i - o.
+            #pragma unroll
+            for (int i = 0; i < ROW_OUT + 2 * RADIUS_X; ++i) {
+                const float pixel = pixels[i];
+                #pragma unroll
+                for (int t = 0; t < TERMS; ++t)
+                    #pragma unroll
+                    for (int o = 0; o < ROW_OUT; ++o)
+                        if (i - o >= 0 && i - o < FILTER_W) sum[t][o] += pixel * c_row_filter[t * FILTER_W + i - o];
+            }
+            #pragma unroll
+            for (int t = 0; t < TERMS; ++t)
+                #pragma unroll
+                for (int o = 0; o < ROW_OUT; ++o) rows_done[t * DONE_PLANE + row * DONE_PITCH + x + o] = sum[t][o];
+        }
+    }
 }
 
 // The column pass: COLUMN_OUT outputs down a column per item, summed over the TERMS planes of rows_done; a warp's threads take
