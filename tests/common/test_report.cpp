@@ -415,7 +415,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "record", "backend", "device", "variant", "filter", "width", "height", "channels", "radius_x", "radius_y", "border",
       "flip", "pixel", "status", "reason", "max_abs_error", "rel_l2_error", "tolerance", "exact", "kernel_ms_median",
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
-      "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "cold",
+      "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "budget_skipped", "cold",
       "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "memory_note", "compile_time", "output",
       "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold",

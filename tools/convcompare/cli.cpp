@@ -358,7 +358,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
           ->type_name("LIST")
           ->delimiter(',')
           ->allow_extra_args(false)
-          ->check(CLI::IsMember(kMemories))
+          ->check(CLI::IsMember(kMemories).description(""))  // the values are in the text: an 80-column line
           ->default_str("pinned");
   app.add_option("--pixel", config.pixels, pixel_help())
       ->type_name("LIST")
