@@ -14,7 +14,6 @@ std::string backend_unavailable() {
   for (std::size_t at = list.out.find(device_prefix); at != std::string::npos; at = list.out.find(device_prefix, at + 1))
     if (std::isdigit(static_cast<unsigned char>(list.out[at + device_prefix.size()]))) return "";
   return backend() + " has no device on this machine";
-  return "";
 }
 
 }  // namespace cc::hostile

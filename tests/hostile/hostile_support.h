@@ -102,4 +102,13 @@ inline std::string read_text(const std::string& path) {
 // Why the backend under test cannot run here ("" when it can): opencl needs a build with it and a device.
 std::string backend_unavailable();
 
+// True, with a "skipped: ..." message, when a case that only OpenCL can exercise (`why`: what it needs
+// OpenCL for) cannot run here: another backend under test, or no OpenCL device.
+inline bool skipped_unless_opencl(const std::string& why) {
+  const std::string reason = backend() != "opencl" ? why + " (CONVCOMPARE_HOSTILE_BACKEND=opencl)" : backend_unavailable();
+  if (reason.empty()) return false;
+  MESSAGE("skipped: " << reason);
+  return true;
+}
+
 }  // namespace cc::hostile

@@ -13,17 +13,7 @@ using cc::test::TempDir;
 namespace {
 
 // A user's kernel runs only on OpenCL (--kernel-dir); PoCL runs it on the host's own threads and memory.
-bool skipped_here() {
-  if (backend() != "opencl") {
-    MESSAGE("skipped: --kernel-dir kernels run on OpenCL only (CONVCOMPARE_HOSTILE_BACKEND=opencl)");
-    return true;
-  }
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return true;
-  }
-  return false;
-}
+bool skipped_here() { return skipped_unless_opencl("--kernel-dir kernels run on OpenCL only"); }
 
 // A --kernel-dir holding global.cl with `body` as convolve_global's body.
 void write_global_kernel(const fs::path& dir, const std::string& body) {

@@ -15,17 +15,7 @@ using cc::test::TempDir;
 namespace {
 
 // These cases concern OpenCL's program builds; on the cpu backend there is nothing to build.
-bool skipped_here() {
-  if (backend() != "opencl") {
-    MESSAGE("skipped: OpenCL builds only (CONVCOMPARE_HOSTILE_BACKEND=opencl)");
-    return true;
-  }
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return true;
-  }
-  return false;
-}
+bool skipped_here() { return skipped_unless_opencl("OpenCL builds only"); }
 
 // PoCL's compiler prints its own "N errors generated." on stderr, outside the tool's control: dropped, so
 // that what the tool itself said is checked as one line.
@@ -77,7 +67,7 @@ TEST_CASE("environment: fft on a device of few work-items per group is skipped w
   TempDir dir("hostile");
   // 33x17 with gaussian:sigma=2 (a 48x30 transform) never finished VkFFT's planning at 8 work-items; at
   // 1 VkFFT failed to launch. Both are skipped now, before any planning, and the run ends at once.
-  for (const std::string& items : {"1", "8"}) {
+  for (const std::string items : {"1", "8"}) {
     CAPTURE(items);
     const CommandResult result = shell("POCL_MAX_WORK_GROUP_SIZE=" + items +
                                        " exec $CONVCOMPARE $RUN --variant fft --size 33x17 --filter gaussian:sigma=2 "
