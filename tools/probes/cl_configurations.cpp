@@ -1,4 +1,4 @@
-// cl_configurations.cpp: the -D options the OpenCL backend can build fast.cl and separable.cl with, from the project's own shape code, for the vendor compile check (tools/vendor_kernels.sh).
+// cl_configurations.cpp: the -D options the OpenCL backend can build fast.cl, separable.cl and lowrank.cl with, from the project's own shape code, for the vendor compile check (tools/vendor_kernels.sh).
 //
 //   cl_configurations          one line per distinct shape, at the extremes of its radii (what CI builds;
 //                              the 8-bit formats at the largest only)
@@ -74,6 +74,19 @@ std::vector<Configuration> every_configuration() {
                                                     pixel.empty() ? "" : " ", pixel);
               all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
             }
+            // lowrank.cl (issue #29): separable's shapes widened to 2 and 4 terms (the most it takes), float
+            // only: its 8-bit loads and stores are separable's.
+            for (const int terms : {2, 4}) {
+              if (!pixel.empty()) break;
+              const auto low_rank = cc::separable_shape(radius_x, radius_y, on_chip, limit, terms);
+              if (!low_rank) continue;
+              std::vector<std::string> defines = cc::separable_defines(*low_rank, radius_x, radius_y);
+              defines.push_back(fmt::format("-DTERMS={}", terms));
+              all.push_back({"lowrank.cl", joined(defines),
+                             fmt::format("TERMS={} THREADS={} TILE_W={} TILE_H={} {}", terms, low_rank->threads,
+                                         low_rank->tile_w, low_rank->tile_h, low_rank->bands == 1 ? "one band" : "bands"),
+                             radius_x, radius_y});
+            }
           }
   }
   return all;
@@ -96,7 +109,8 @@ std::vector<Configuration> representatives(const std::vector<Configuration>& all
     };
     const Configuration& largest = pick([](const Configuration& c) { return c.radius_x + c.radius_y; });
     chosen.push_back(largest);
-    if (largest.options.find("-DCC_PIXEL=") != std::string::npos) continue;
+    // lowrank takes its largest body alone too: its structure is separable's, whose extremes are built.
+    if (largest.options.find("-DCC_PIXEL=") != std::string::npos || key.first == "lowrank.cl") continue;
     chosen.push_back(pick([](const Configuration& c) { return -(c.radius_x + c.radius_y); }));
     chosen.push_back(pick([](const Configuration& c) { return std::abs(c.radius_x - c.radius_y); }));
   }
