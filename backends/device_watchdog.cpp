@@ -84,6 +84,7 @@ void wait_for_device(const std::function<bool()>& complete, std::string_view wha
 void DeviceCompletion::signal(long status) {
   {
     const std::lock_guard lock(mutex_);
+    if (done_) return;  // the first signal wins: a callback and a waiting thread may both come (cl_api.cpp)
     done_ = true;
     status_ = status;
   }

@@ -1,6 +1,8 @@
 // cl_api.cpp: the OpenCL side of the device shim: spans from the commands' profiling events, pinned frames mapped.
 #include "backends/opencl/cl_api.h"
 
+#include <chrono>
+#include <thread>
 #include <memory>
 
 #include "backends/device_completion.h"
@@ -126,6 +128,22 @@ void wait_for_event(const cl::Event& event, std::string_view what) {
   if (const cl_int status = ::clSetEventCallback(event(), CL_COMPLETE, on_complete, callback_share); status != CL_SUCCESS) {
     delete callback_share;
     check(status, "clSetEventCallback(event, CL_COMPLETE, ...)", __FILE__, __LINE__);
+  }
+  // Some runtimes run queued commands only inside a blocking wait and never call back before one
+  // (Oclgrind: every wait timed out at --kernel-timeout). Past a short grace a thread makes that wait
+  // and signals the completion itself; the first signal wins, and a stuck wait leaves the thread behind.
+  constexpr auto kCallbackGrace = std::chrono::milliseconds(20);
+  if (!completion->wait_until(std::chrono::steady_clock::now() + kCallbackGrace)) {
+    std::thread([completion, event] {
+      cl_event waited = event();
+      cl_int status = ::clWaitForEvents(1, &waited);
+      if (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+        cl_int execution = CL_COMPLETE;
+        status = ::clGetEventInfo(waited, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, nullptr);
+        if (status == CL_SUCCESS) status = execution;
+      }
+      completion->signal(status);
+    }).detach();
   }
   wait_for_device(*completion, what);
   if (const long status = completion->status(); status < 0)
