@@ -6,6 +6,11 @@
 using namespace cc::hostile;
 
 TEST_CASE("limits: ulimit -n 4 is said as the open-file limit, on every backend") {
+#if defined(__SANITIZE_ADDRESS__)
+  // UBSan's reports need descriptors of their own: with 4 it printed a false "invalid vptr" in CLI11.
+  MESSAGE("not under the sanitizers: they need descriptors of their own, which ulimit -n 4 leaves none of");
+  return;
+#endif
   // Descriptor 3 closed: one inherited from the test's runner (ctest) would leave the dynamic loader no
   // descriptor under the limit to open the tool's libraries with.
   check_refused(shell("exec 3>&-; ulimit -n 4 && exec $CONVCOMPARE $RUN --size 8x4 --filter box:r=1 --quiet"),
