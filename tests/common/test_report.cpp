@@ -521,7 +521,9 @@ TEST_CASE("report: console fits an 80-column terminal: device block, tables and 
   }
 }
 
-TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kernel on one device (issue #28)") {
+// The sample report's first device's runs, each twice: pinned, and in `memory` with its kernel time
+// times `slower` and `note` as its memory note.
+static cc::Report pinned_and(const std::string& memory, double slower, const std::string& note = "") {
   cc::Report report = sample_report();
   std::vector<cc::RunRecord> one_device;
   for (const cc::RunRecord& run : report.runs)
@@ -529,10 +531,16 @@ TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kerne
       one_device.push_back(run);
       one_device.back().memory = "pinned";
       one_device.push_back(run);
-      one_device.back().memory = "pageable";
-      one_device.back().times.kernel_ms.median *= 1.2;
+      one_device.back().memory = memory;
+      one_device.back().memory_note = note;
+      one_device.back().times.kernel_ms.median *= slower;
     }
   report.runs = one_device;
+  return report;
+}
+
+TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kernel on one device (issue #28)") {
+  cc::Report report = pinned_and("pageable", 1.2);
   std::ostringstream out;
   cc::print_console(report, out);
   CAPTURE(out.str());
@@ -541,18 +549,7 @@ TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kerne
 }
 
 TEST_CASE("report: a mapped run's kernel time is its own figure, with its note (issue #26)") {
-  cc::Report report = sample_report();
-  std::vector<cc::RunRecord> one_device;
-  for (const cc::RunRecord& run : report.runs)
-    if (run.device == report.runs.front().device) {
-      one_device.push_back(run);
-      one_device.back().memory = "pinned";
-      one_device.push_back(run);
-      one_device.back().memory = "mapped";
-      one_device.back().memory_note = "mapped: no upload; the kernel's time holds the host-link traffic";
-      one_device.back().times.kernel_ms.median *= 3;
-    }
-  report.runs = one_device;
+  cc::Report report = pinned_and("mapped", 3, "mapped: no upload; the kernel's time holds the host-link traffic");
   std::ostringstream out;
   cc::print_console(report, out);
   CAPTURE(out.str());
