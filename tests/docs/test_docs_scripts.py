@@ -91,6 +91,71 @@ class Diagrams(unittest.TestCase):
         self.assertIn("2 wavefronts: 6 banks asked for two words", svg)
         self.assertIn("1 wavefront: 0 banks asked for two words", svg)
 
+    def test_the_cluster_picture_is_the_kernels_apron(self):
+        """cluster-apron.svg's cells follow cluster.cu's step 2 (the holder's rank x first, global memory outside the
+        cluster's rectangle), the cluster shape is tile_shape.h's, and the counts are the tile's arithmetic."""
+        kernel = " ".join((REPO / "kernels_cuda/cluster.cu").read_text().split())
+        for line in ("if (cx >= 0 && cx < cluster_width && cy >= 0 && cy < cluster_height) {",
+                     "cluster.map_shared_rank(tile, holder_y * cluster_columns + holder_x)",
+                     "const int holder_x = cx / block_width;"):
+            self.assertIn(line, kernel)
+        s = diagrams.shapes()
+        self.assertEqual(s["cluster_groups"], (4, 2))
+        top = diagrams.cluster_sources((16, 16), (1, 0), (4, 2), 3)
+        # block (1, 0): the 3 rows above the cluster from global memory, everything else from ranks 0, 2, 4, 5, 6
+        self.assertEqual(top.count("global"), 3 * 22)
+        self.assertEqual(top.count("own"), 256)
+        self.assertEqual(sorted({v for v in top if isinstance(v, int)}), [0, 2, 4, 5, 6])
+        self.assertEqual(top[0], "global")
+        self.assertEqual(top[3 * 22 + 0], 0)  # left apron: rank 0's columns 13..15
+        self.assertEqual(top[21 * 22 + 21], 6)  # lower right corner: rank 6
+        left = diagrams.cluster_sources((16, 16), (0, 1), (4, 2), 3)
+        self.assertEqual(left.count("global"), 3 * 22 + 3 * 19)  # left edge and the rows below the cluster
+        svg = (REPO / "docs/img/cluster-apron.svg").read_text()
+        for text in ("162 from neighbours' shared memory (DSMEM),", "66 from global memory",
+                     "105 from neighbours' shared memory (DSMEM),", "123 from global memory"):
+            self.assertIn(text, svg)
+
+    def test_the_async_picture_is_the_kernels_split(self):
+        """async-pipeline.svg's split follows async.cu's and async.cl's test (copied: a row the border rule keeps,
+        a column inside the image), counted for the top-left block at r = 3."""
+        for path in ("kernels_cuda/async.cu", "kernels_cl/async.cl"):
+            text = " ".join((REPO / path).read_text().split())
+            self.assertIn("if (sy >= 0 && gx >= copy_x0 && gx < copy_x0 + copy_width) continue;", text, path)
+            self.assertIn("const int copy_x0 = max(tile_x0, 0);", text, path)
+        zero = diagrams.async_sources((16, 16), (0, 0), 3, 2048, 2048, "zero")
+        self.assertEqual(zero.count("copy"), 19 * 19)  # rows and columns 3..21: the image's
+        mirror = diagrams.async_sources((16, 16), (0, 0), 3, 2048, 2048, "mirror")
+        self.assertEqual(mirror.count("copy"), 22 * 19)  # mirrored rows are image rows: copied too
+        inner = diagrams.async_sources((16, 16), (5, 5), 3, 2048, 2048, "zero")
+        self.assertEqual(inner.count("threads"), 0)
+        svg = (REPO / "docs/img/async-pipeline.svg").read_text()
+        self.assertIn("361 copied asynchronously,", svg)
+        self.assertIn("418 copied asynchronously,", svg)
+        self.assertIn("__pipeline_wait_prior(0); __syncthreads()", svg)
+
+    def test_the_hierarchy_quotes_the_tables(self):
+        """hierarchy.svg's sizes are the code's constants and its figures the tables' cells, not typed numbers."""
+        launchers = (REPO / "kernels_cuda/launchers.h").read_text()
+        taps = int(re.search(r"kMaxConstantTaps = (\d+);", launchers).group(1))
+        constant = (REPO / "kernels_cuda/filter_in_constant.cuh").read_text()
+        self.assertIn("__constant__ float c_filter[cc::cuda_kernels::kMaxConstantTaps];", constant)
+        svg = (REPO / "docs/img/hierarchy.svg").read_text()
+        self.assertIn(f"CUDA {taps * 4 // 1024} KB (launchers.h)", svg)
+        portable = re.search(r"kSeparablePortableBytes = (\d+) \* 1024",
+                             (REPO / "common/geometry/separable_shape.h").read_text()).group(1)
+        self.assertIn(f"{portable} KB per block portable", svg)
+        perf = (REPO / "docs/performance.md").read_text()
+        copy = re.search(r"`cuda:0` NVIDIA H100 80GB HBM3: copy kernel (\d+) GB/s", perf).group(1)
+        self.assertIn(f"copy kernel {copy} GB/s", svg)
+        self.assertIn("| cuda | cuda:0 | fast | 2048x2048 | pinned | 200 | 3 | 2884 | 0.347 | 0.657 | 0.314 |", perf)
+        self.assertIn(f"16.8 MB in 0.314 ms = {2048 * 2048 * 4 / 0.314e6:.1f} GB/s", svg)
+        page = (REPO / "docs/memory-spaces.md").read_text()
+        self.assertIn("| tiled | 811 | 16.8 | 4.37 | 17.3 | 81.4 | 82332212 | 165350046 |", page)
+        self.assertIn("165,350,046 wavefronts in 811 µs = 204 G/s", svg)
+        self.assertIn("| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 | 0 |", page)
+        self.assertIn(f"43,006,024 sectors x 32 B in 165 µs = {43006024 * 32 / 165e6:.1f} TB/s", svg)
+
     def test_hosts_never_ask_for_unnormalized_wrap_or_mirror(self):
         """OpenCL leaves CLK_ADDRESS_REPEAT / MIRRORED_REPEAT with unnormalized coordinates undefined and CUDA clamps:
         the hosts make zero and replicate samplers only, unnormalized, and texture folds mirror and wrap itself."""
