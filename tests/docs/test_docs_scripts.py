@@ -423,6 +423,101 @@ class Page(unittest.TestCase):
             self.assertIn(quoted, mix)
         self.assertIn("`2 x (2 + 6 x 3) / 7 = 5.71`", section)  # one of 2r + 1 = 7 offsets 32-byte aligned
 
+    def test_hierarchy_table_is_the_pictures(self):
+        """The page's hierarchy table quotes what hierarchy.svg draws from the tables, figure by figure (item 2)."""
+        section = self.text.split("## The hierarchy in one picture", 1)[1].split("\n## ", 1)[0]
+        flat = " ".join(section.split())
+        self.assertIn("](img/hierarchy.svg)", section)
+        levels = {row[0]: row for row in diagrams.hierarchy_levels(diagrams.shapes(), diagrams.measured())}
+        m = diagrams.measured()
+        self.assertIn(f"{m['shared_wavefronts']:,} wavefronts in {m['shared_us']:g} µs", flat)
+        self.assertIn(f"{m['shared_wavefronts'] / m['shared_us'] / 1e3:.0f} G wavefronts/s", flat)
+        tiled12 = self.generated("ncu").split("**r = 12**", 1)[1]
+        conflicts = re.search(r"^\| tiled \| (?:[^|]+\|){5} (\d+) \|", tiled12, re.M).group(1)
+        self.assertIn(f"{int(conflicts):,} of them counted as bank conflicts", flat)
+        self.assertIn(f"{m['l1_sectors']:,} sectors of 32 bytes in {m['l1_us']:g} µs: "
+                      f"{m['l1_sectors'] * 32 / m['l1_us'] / 1e6:.1f} TB/s", flat)
+        self.assertIn(f"| DRAM | {m['copy_gbs']} GB/s |", section)
+        self.assertIn(levels["host"][5].split(" (PCIe")[0].replace(" = ", ": "), flat)
+        self.assertIn(f"{m['registers'][0]} to {m['registers'][1]} per thread", flat)
+        self.assertIn("TODO (GPU host, the integrator): `ncu --metrics", flat)
+
+    def test_tile_size_table_is_the_formula_over_the_tile_groups(self):
+        """Loads per output and FMAs per byte for every kTileGroups shape, and the other variants' tiles (item 2)."""
+        groups = diagrams.shapes()["tile_groups"]
+        section = self.text.split("**The same price for every tile this tree uses.**", 1)[1].split("\n\n**", 1)[0]
+        header = re.search(r"^\| r \| (.*) \|$", section, re.M).group(1).split(" | ")
+        self.assertEqual(header, [f"{x} x {y}" for x, y in groups])
+        rows = re.findall(r"^\| (\d+) \| (.*) \|$", section, re.M)
+        self.assertEqual([int(r) for r, _ in rows], [1, 3, 8, 12, 16])
+        for r, cells in rows:
+            r = int(r)
+            for (gx, gy), cell in zip(groups, cells.split(" | ")):
+                loads = (gx + 2 * r) * (gy + 2 * r) / (gx * gy)
+                self.assertEqual(cell, f"{loads:.2f} ({(2 * r + 1) ** 2 / (4 * loads):.1f})", (r, gx, gy))
+        s = diagrams.shapes()
+        sep = diagrams.separable_shape(12, s["portable_bytes"], s["min_band"])
+        self.assertEqual((sep["tile_w"], sep["tile_h"]), (32, 128))
+        flat = " ".join(section.split())
+        self.assertIn(f"= {(32 + 24) * (128 + 24) / (32 * 128):.2f} pixels per output for its {2 * 25} FMAs", flat)
+        tx, ty = s["tall_rows"][0]
+        tile_w = tx * 8 + (2 * 12 + 7) // 8 * 8
+        tile_h = ty * 4 + 2 * 12
+        self.assertEqual((tile_w, tile_h), (88, 88))
+        self.assertIn(f"an {tile_w} x {tile_h} tile", flat)
+        loads = tile_w * tile_h / (tx * 8 * ty * 4)
+        self.assertIn(f"{loads:.2f} per output for 625 FMAs, {625 / (4 * loads):.1f} FMAs per byte", flat)
+
+    def test_banks_paragraph_is_the_model_and_the_tables(self):
+        """tiled's two half-warps: pitch 16 + 2r conflicts at r = 3 and 12, a pitch of 48 would not; the quoted counts
+        are the tables' (item 2); the padded tile the paragraph points at is in both separable twins."""
+        flat = self.flat.split("**Banks, and the padding fix.**", 1)[1].split("**The texture cache", 1)[0]
+
+        def half_warps(pitch):
+            return bank_model.wavefronts([a * pitch + x for a in (0, 1) for x in range(16)])
+        self.assertEqual((half_warps(16 + 6), half_warps(16 + 24), half_warps(48)), (2, 2, 1))
+        self.assertEqual(bank_model.wavefronts([row * 32 for row in range(32)]), 32)
+        self.assertEqual(bank_model.wavefronts([row * 33 for row in range(32)]), 1)
+        for path in ("kernels_cuda/separable.cu", "kernels_cl/separable.cl"):
+            text = (REPO / path).read_text()
+            self.assertIn("#define IN_PITCH (IN_W | 1)", text)
+            self.assertIn("#define DONE_PITCH (TILE_W + 1)", text)
+        ncu, mix = self.generated("ncu"), self.generated("ncu-mix")
+        self.assertRegex(ncu.split("**r = 12**")[0], r"\| tiled \| (?:[^|]+\|){6} 13618929 \|")
+        self.assertRegex(ncu.split("**r = 12**")[1], r"\| tiled \| (?:[^|]+\|){6} 165350046 \|")
+        self.assertIn("| tiled, r = 3 | 9306112 | 261631 | 6422528 |", mix)
+        self.assertIn("13,618,929 wavefronts for 6,422,528 shared loads", flat)
+        self.assertIn("165,350,046 for 81,920,000 at r = 12 (pitch 40)", flat)
+
+    def test_every_memory_path_section_has_its_measurement_or_its_command(self):
+        """Item 4: each path's section ends in a figure or in 'Measurement: pending, command'; tma and two GPUs are
+        placeholders for the helpers who write them."""
+        sections = {name: self.text.split(f"## {name}", 1)[1].split("\n## ", 1)[0] for name in (
+            "Asynchronous copies", "Warp and sub-group shuffles", "Thread-block clusters", "Zero-copy host memory",
+            "One pointer, pages migrated", "Tensor Memory Accelerator", "Two GPUs")}
+        self.assertIn("**Measured** (docs/performance.md", sections["Asynchronous copies"])
+        for name in ("Warp and sub-group shuffles", "Thread-block clusters", "Zero-copy host memory",
+                     "One pointer, pages migrated"):
+            self.assertIn("Measurement: pending", " ".join(sections[name].split()), name)
+        for name in ("Tensor Memory Accelerator", "Two GPUs"):
+            self.assertIn("Placeholder", sections[name])
+        self.assertIn("](img/async-pipeline.svg)", sections["Asynchronous copies"])
+        self.assertIn("](img/cluster-apron.svg)", sections["Thread-block clusters"])
+        cluster = " ".join(sections["Thread-block clusters"].split())
+        top = diagrams.cluster_sources((16, 16), (1, 0), (4, 2), 3)
+        left = diagrams.cluster_sources((16, 16), (0, 1), (4, 2), 3)
+        apron = 22 * 22 - 256
+        self.assertIn(f"block 1 of the cluster reads {apron - top.count('global')} of its {apron} apron cells", cluster)
+        self.assertIn(f"and {top.count('global')} (the three rows above", cluster)
+        self.assertIn(f"{apron - left.count('global')} and {left.count('global')}.", cluster)
+        # the files the host-memory sections cite hold what they say
+        self.assertIn("cudaHostAllocMapped", (REPO / "backends/cuda/cuda_resources.cpp").read_text())
+        self.assertIn("cudaMallocManaged(&data, bytes, cudaMemAttachGlobal)",
+                      (REPO / "backends/cuda/cuda_resources.cpp").read_text())
+        self.assertIn("CL_DEVICE_SVM_COARSE_GRAIN_BUFFER", (REPO / "backends/opencl/cl_svm.cpp").read_text())
+        self.assertIn("CL_DEVICE_HOST_UNIFIED_MEMORY", (REPO / "backends/opencl/cl_devices.cpp").read_text())
+        self.assertIn("CL_MEM_ALLOC_HOST_PTR", (REPO / "backends/opencl/opencl_variants.cpp").read_text())
+
     def test_a_left_out_metric_has_empty_cells(self):
         """No metric is called left out while a column that needs it is filled (error 4)."""
         note = re.search(r"Metrics this ncu did not know \(left out[^)]*\): (.*)", self.generated("ncu"))
