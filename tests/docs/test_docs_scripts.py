@@ -518,6 +518,16 @@ class Page(unittest.TestCase):
         self.assertIn("CL_DEVICE_HOST_UNIFIED_MEMORY", (REPO / "backends/opencl/cl_devices.cpp").read_text())
         self.assertIn("CL_MEM_ALLOC_HOST_PTR", (REPO / "backends/opencl/opencl_variants.cpp").read_text())
 
+    def test_group_size_promises_are_where_the_page_says(self):
+        """The vocabulary table's kernels with __launch_bounds__ / reqd_work_group_size are the ones that have them."""
+        row = next(line for line in self.text.splitlines() if line.startswith("| a promise about the group size"))
+        named = set(re.findall(r"`(\w+)`(?:, | and | in both)", row.split(" | ")[3]))
+        cuda = {f.stem for f in (REPO / "kernels_cuda").glob("*.cu") if "__launch_bounds__" in f.read_text()}
+        cl = {f.stem for f in (REPO / "kernels_cl").glob("*.cl") if "reqd_work_group_size" in f.read_text()}
+        self.assertEqual(named, cuda)
+        self.assertEqual(named, cl)
+        self.assertIn("__launch_bounds__(THREADS, 1024 / THREADS)", (REPO / "kernels_cuda/separable.cu").read_text())
+
     def test_a_left_out_metric_has_empty_cells(self):
         """No metric is called left out while a column that needs it is filled (error 4)."""
         note = re.search(r"Metrics this ncu did not know \(left out[^)]*\): (.*)", self.generated("ncu"))
