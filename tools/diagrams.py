@@ -452,8 +452,8 @@ def hierarchy_levels(s, m):
          "shared with __shared__ on the SM",
          f"{m['l1_sectors']:,} sectors x 32 B in {m['l1_us']:g} µs = {l1_rate:.1f} TB/s (global, r = 3)"),
         ("L2", "L2 cache", "the device", "a cache line's stay", f"{m['l2_mb']} MB",
-         "not measured on this tree (TODO, the page)"),
-        ("dram", "global memory (DRAM)", "the device, every launch", "the allocation", f"{m['dram_gb']} GB",
+         "not measured on this tree (the page's TODO)"),
+        ("dram", "global memory (DRAM)", "the device (all grids)", "the allocation", f"{m['dram_gb']} GB",
          f"copy kernel {m['copy_gbs']} GB/s (performance.md, the tables)"),
         ("host", "host memory: pinned, mapped, managed / SVM", "host and device", "the allocation", "the host's",
          f"{frame_bytes / 1e6:.1f} MB in {m['host_floor_ms']:g} ms = "
@@ -465,7 +465,7 @@ def hierarchy_svg(s):
     """One picture of every memory space: scope, lifetime, size and the measured figure, nearest first."""
     m = measured()
     levels = hierarchy_levels(s, m)
-    columns = [("space (CUDA / OpenCL)", 10), ("scope", 300), ("lifetime", 450), ("size", 660), ("measured", 1050)]
+    columns = [("space (CUDA / OpenCL)", 20), ("scope", 310), ("lifetime", 450), ("size", 660), ("measured", 1050)]
     row_h = 34
     svg = Svg(1490, 70 + len(levels) * row_h + 40)
     svg.text(10, 20, f"The memory hierarchy, nearest the FMA first ({m['gpu']}, {m['sms']} SMs)", 14, weight="bold")
@@ -474,7 +474,7 @@ def hierarchy_svg(s):
     shades = ["#08519c", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbef", "#eeeeee"]
     for k, (key, name, scope, lifetime, size, figure) in enumerate(levels):
         y = 60 + k * row_h
-        indent = 4 * k  # further from the FMA, wider: a picture of distance, not of size
+        indent = 2 * k  # further from the FMA, narrower: a picture of distance, not of size
         svg.rect(6 + indent, y, 1476 - 2 * indent, row_h - 4, shades[k], COLOURS["line"], 0.5, opacity=0.45)
         for (text, (_, x)) in zip((name, scope, lifetime, size, figure), columns):
             svg.text(x + 4, y + 19, text, 11)
@@ -512,7 +512,7 @@ def cluster_svg(s):
     r = 3
     tile_w, tile_h = bw + 2 * r, bh + 2 * r
     ranks = ["#4e79a7", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#86bcb6"]
-    svg = Svg(1060, 470)
+    svg = Svg(1100, 400)
     svg.text(10, 20, f"cluster: {columns} x {rows} blocks of {bw} x {bh} (tile_shape.h's kClusterGroups), r = {r}: "
              "where each tile cell is read from", 14, weight="bold")
     # the cluster: blocks numbered by rank, x first
@@ -526,18 +526,16 @@ def cluster_svg(s):
     cell = 11
     for k, (ix, iy) in enumerate(cases):
         sources = cluster_sources((bw, bh), (ix, iy), (columns, rows), r)
-        x0 = ox + 230 + k * (tile_w * cell + 160)
+        x0 = ox + 320 + k * (tile_w * cell + 140)
         neighbours = sum(1 for v in sources if isinstance(v, int))
         from_global = sources.count("global")
         svg.text(x0, oy - 10, f"block {iy * columns + ix} ({ix}, {iy}): its {tile_w} x {tile_h} tile", 11, weight="bold")
+        own_rank = iy * columns + ix
         for i, source in enumerate(sources):
-            colour = (COLOURS["output"] if source == "own" else COLOURS["apron"] if source == "global"
-                      else ranks[source])
-            svg.rect(x0 + (i % tile_w) * cell, oy + (i // tile_w) * cell, cell, cell, colour,
-                     opacity=None if source in ("own", "global") else 0.8)
-            if source == "own" and i % tile_w == tile_w // 2 and i // tile_w == tile_h // 2:
-                svg.text(x0 + (i % tile_w + 0.5) * cell, oy + (i // tile_w + 1) * cell - 2, "own", 9, "middle",
-                         fill="#ffffff")
+            colour = (COLOURS["apron"] if source == "global" else ranks[own_rank if source == "own" else source])
+            svg.rect(x0 + (i % tile_w) * cell, oy + (i // tile_w) * cell, cell, cell, colour, opacity=0.8)
+        svg.text(x0 + tile_w * cell / 2, oy + tile_h * cell / 2 + 5, f"own: rank {own_rank}", 13, "middle",
+                 weight="bold", fill="#ffffff")
         svg.grid(x0, oy, tile_w, tile_h, cell, COLOURS["grid"])
         svg.rect(x0 + r * cell, oy + r * cell, bw * cell, bh * cell, "none", COLOURS["line"], 1.5)
         svg.rect(x0, oy, tile_w * cell, tile_h * cell, "none", COLOURS["line"], 1.5)
@@ -545,12 +543,12 @@ def cluster_svg(s):
         svg.text(x0, y, f"{bw * bh} staged by the block itself,", 11)
         svg.text(x0, y + 14, f"{neighbours} from neighbours' shared memory (DSMEM),", 11)
         svg.text(x0, y + 28, f"{from_global} from global memory (outside the cluster)", 11)
-    svg.legend(ox, oy + rows * bh * c0 + 24, [(COLOURS["apron"], "global memory, border rule"),
-                                              (ranks[0], "a neighbour's shared memory:"),
-                                              ("#ffffff", "the colour of its rank")])
-    svg.text(ox, oy + rows * bh * c0 + 100, "cluster.sync() before step 2 (all staged)", 11)
-    svg.text(ox, oy + rows * bh * c0 + 114, "and after it (no block leaves while", 11)
-    svg.text(ox, oy + rows * bh * c0 + 128, "a neighbour reads its tile)", 11)
+    svg.legend(ox, oy + rows * bh * c0 + 24, [(COLOURS["apron"], "global memory, through the border rule")])
+    notes = ["every other colour: the rank whose shared", "memory holds the cell (DSMEM)", "",
+             "cluster.sync() before step 2 (all staged)", "and after it (no block leaves while",
+             "a neighbour reads its tile)"]
+    for i, note in enumerate(notes):
+        svg.text(ox, oy + rows * bh * c0 + 62 + 14 * i, note, 11)
     return svg.render()
 
 
@@ -576,7 +574,7 @@ def async_svg(s):
     r, size = 3, 2048
     tile_w, tile_h = bw + 2 * r, bh + 2 * r
     cell = 11
-    svg = Svg(1290, 480)
+    svg = Svg(1290, 400)
     svg.text(10, 20, f"async: the top-left block's {tile_w} x {tile_h} tile (r = {r}, a {size} x {size} image), "
              "and one block's steps", 14, weight="bold")
     ox, oy = 10, 60
