@@ -392,6 +392,9 @@ class Page(unittest.TestCase):
                     checked += 1
         self.assertGreaterEqual(checked, 18)
         self.assertIn("0 VGPR, 55 SGPR", rows["fast, quads, r = 4"])
+        # "the CSV's scratch column is 0 in every row": AMD's SGPR spills went to VGPR lanes, not to memory
+        self.assertIn("the CSV's scratch column is 0 in every row", self.flat)
+        self.assertEqual({r["scratch"] for r in csv_rows}, {"0"})
 
     def test_arithmetic_blocks_are_current(self):
         """The blocks computed from the code (apron, banks) are what the scripts compute now."""
