@@ -16,6 +16,8 @@ import pathlib
 import re
 import sys
 
+import bank_model
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 GEOMETRY = REPO / "common" / "geometry"
 IMG = REPO / "docs" / "img"
@@ -617,6 +619,60 @@ def async_svg(s):
     return svg.render()
 
 
+def tiled_warp_words(group_x, radius, pitch=None, first_row=0):
+    """tiled's shared loads for one warp of a group_x-wide block at tap (0, 0): lane l reads tile word
+    (row + l // group_x) * pitch + l % group_x, the pitch being the tile's width (group_x + 2r) unless given."""
+    pitch = group_x + 2 * radius if pitch is None else pitch
+    return [(first_row + lane // group_x) * pitch + lane % group_x for lane in range(32)]
+
+
+def bank_rule_cases(s):
+    gx = s["tile_groups"][0][0]
+    r = 3
+    return [
+        ("a 32 x 32 float tile read down a column, pitch 32: lane i reads word 32 i", [32 * i for i in range(32)],
+         None),
+        ("the same with a pitch of 33 (one word of padding per row): lane i reads word 33 i",
+         [33 * i for i in range(32)], None),
+        (f"tiled, r = {r}: a {gx}-wide block's warp reads two tile rows, pitch {gx} + 2r = {gx + 2 * r}",
+         tiled_warp_words(gx, r), gx),
+        ("the same two rows at a pitch of 48 (16 mod 32): not built", tiled_warp_words(gx, r, 48), gx),
+    ]
+
+
+def bank_rule_svg(s):
+    """The bank rule: which bank each lane's word falls in, stacked by distinct word, for the textbook column read
+    with and without padding and for tiled's two half-warps (the counts are tools/bank_model.py's)."""
+    cell, depth_h = 18, 5
+    cases = bank_rule_cases(s)
+    heights = [max(12, 32 * depth_h if k == 0 else 2 * depth_h * 2) for k in range(len(cases))]
+    svg = Svg(40 + 32 * cell + 240, 66 + sum(h + 70 for h in heights))
+    svg.text(10, 20, "The bank rule: 32 banks of 4-byte words, word w in bank w mod 32", 13, weight="bold")
+    svg.text(10, 38, "a warp's access takes one wavefront per distinct word in its fullest bank (a shared word is a "
+             "broadcast)", 11)
+    oy = 66
+    for (label, words, group_x), height in zip(cases, heights):
+        svg.text(10, oy, label, 11, weight="bold")
+        by_bank = {}
+        for lane, word in enumerate(words):
+            by_bank.setdefault(word % 32, {}).setdefault(word, lane)
+        for bank in range(32):
+            x = 30 + bank * cell
+            svg.text(x + cell / 2, oy + 16, f"{bank}", 8, "middle")
+            for k, (word, lane) in enumerate(sorted(by_bank.get(bank, {}).items())):
+                colour = COLOURS["output"] if group_x is None or lane < group_x else COLOURS["apron"]
+                svg.rect(x + 1, oy + 22 + k * (depth_h * (1 if len(by_bank[bank]) > 2 else 2)), cell - 2,
+                         depth_h * (1 if len(by_bank[bank]) > 2 else 2) - 1, colour)
+        waves = bank_model.wavefronts(words)
+        svg.text(30 + 32 * cell + 14, oy + 30, f"{waves} wavefront{'s' if waves > 1 else ''}", 12, weight="bold",
+                 fill=COLOURS["corner"] if waves > 1 else "#000000")
+        if group_x is not None:
+            svg.legend(30 + 32 * cell + 14, oy + 42, [(COLOURS["output"], f"lanes 0-{group_x - 1}: row a"),
+                                                      (COLOURS["apron"], f"lanes {group_x}-31: row a + 1")])
+        oy += height + 70
+    return svg.render()
+
+
 def row_pass_words(warp, radius, band, in_pitch, tile_w=64, row_out=8):
     """separable.cu's row pass, first tap: the band word each lane of warp `warp` reads (row = item % BAND,
     x = item / BAND * ROW_OUT), with the item's row and column of items."""
@@ -665,7 +721,8 @@ def banks_svg(s):
 
 PICTURES = {"tile.svg": tile_svg, "idle-threads.svg": idle_svg, "fast-schemes.svg": fast_svg,
             "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg, "banks.svg": banks_svg,
-            "hierarchy.svg": hierarchy_svg, "cluster-apron.svg": cluster_svg, "async-pipeline.svg": async_svg}
+            "hierarchy.svg": hierarchy_svg, "cluster-apron.svg": cluster_svg, "async-pipeline.svg": async_svg,
+            "bank-rule.svg": bank_rule_svg}
 
 
 def main(argv):

@@ -485,6 +485,16 @@ class Page(unittest.TestCase):
             text = (REPO / path).read_text()
             self.assertIn("#define IN_PITCH (IN_W | 1)", text)
             self.assertIn("#define DONE_PITCH (TILE_W + 1)", text)
+        # bank-rule.svg: the same warps, tiled's as tiled.cu indexes its tile (lane l: row l / 16, column l % 16)
+        kernel = " ".join((REPO / "kernels_cuda/tiled.cu").read_text().split())
+        self.assertIn("cc_load(tile, (ly + fy) * tile_width + lx + fx)", kernel)
+        self.assertEqual(diagrams.tiled_warp_words(16, 3)[:17], list(range(16)) + [22])
+        self.assertEqual([bank_model.wavefronts(words) for _, words, _ in diagrams.bank_rule_cases(diagrams.shapes())],
+                         [32, 1, 2, 1])
+        svg = (REPO / "docs/img/bank-rule.svg").read_text()
+        for text in (">32 wavefronts<", "pitch 16 + 2r = 22", ">2 wavefronts<", "a pitch of 48 (16 mod 32): not built"):
+            self.assertIn(text, svg)
+        self.assertIn("](img/bank-rule.svg)", self.text)
         ncu, mix = self.generated("ncu"), self.generated("ncu-mix")
         self.assertRegex(ncu.split("**r = 12**")[0], r"\| tiled \| (?:[^|]+\|){6} 13618929 \|")
         self.assertRegex(ncu.split("**r = 12**")[1], r"\| tiled \| (?:[^|]+\|){6} 165350046 \|")
