@@ -5,139 +5,21 @@
   diagrams.py --check    exit 1 when a file in docs/img differs from what this script draws (CI, ctest)
 
 Standard library only, deterministic (no dates, no randomness, fixed number formatting). The shapes come from
-the headers the kernels and hosts share (common/geometry/tile_shape.h, fast_shape.h, separable_shape.h) and the
-border rule from conv_args.h, read here with regular expressions, so a change of a constant there changes the
-picture, and --check says the picture is stale.
+the headers the kernels and hosts share (common/geometry/tile_shape.h, fast_shape.h, separable_shape.h,
+kernels_cuda/launchers.h) and the border rule from conv_args.h, read here with regular expressions, so a change of
+a constant there changes the picture, and --check says the picture is stale. The hierarchy's measured figures are
+read from docs/performance.md and docs/memory-spaces.md's own tables, never typed here. What the pictures share
+(the readers, the border rule, the SVG writer) is diagram_base.py; the memory-path pictures (hierarchy, bank rule,
+cluster, async) are diagrams_memory.py; this file draws the variants' pictures and writes or checks them all.
 """
-import math
 from fractions import Fraction
-import pathlib
-import re
+import math
 import sys
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-GEOMETRY = REPO / "common" / "geometry"
-IMG = REPO / "docs" / "img"
-
-COLOURS = dict(output="#4e79a7", apron="#f28e2b", corner="#e15759", idle="#bab0ac", outside="#eeeeee",
-               thread="#59a14f", window="#edc948", band="#76b7b2", done="#b07aa1", line="#333333", grid="#ffffff")
-
-
-# --- the constants, from the headers ------------------------------------------------------------------------
-
-def header(name):
-    return (GEOMETRY / name).read_text()
-
-
-def constant(text, name):
-    return int(re.search(rf"\b{name}\s*=\s*(\d+)(?:\s*\*\s*(\d+))?", text).group(1)) * int(
-        re.search(rf"\b{name}\s*=\s*(\d+)(?:\s*\*\s*(\d+))?", text).group(2) or 1)
-
-
-def pairs(text, pattern):
-    body = re.search(pattern, text, re.S).group(1)
-    return [(int(x), int(y)) for x, y in re.findall(r"\{(\d+),\s*(\d+)\}", body)]
-
-
-def shapes():
-    tile = header("tile_shape.h")
-    fast = header("fast_shape.h")
-    separable = header("separable_shape.h")
-    return dict(
-        tile_groups=pairs(tile, r"kTileGroups\[\]\s*=\s*\{(.*?)\};"),
-        rows_radius=constant(fast, "kFastRowsRadius"),
-        tall_radius=constant(fast, "kFastTallRowsRadius"),
-        max_radius=constant(fast, "kFastMaxRadius"),
-        warp_wide=pairs(fast, r"fast_warp_wide_blocks\(\).*?blocks(\{.*?\});"),
-        tall_rows=pairs(fast, r"fast_tall_row_blocks\(\).*?blocks(\{.*?\});"),
-        wide_rows=pairs(fast, r"fast_wide_row_blocks\(\).*?blocks(\{.*?\});"),
-        min_band=constant(separable, "kSeparableMinBand"),
-        portable_bytes=constant(separable, "kSeparablePortableBytes"),
-    )
-
-
-def separable_shape(radius, portable_bytes, min_band):
-    """separable_shape.h's choice for a square radius on a large device (no work-group limit), within the
-    portable 48 KB: the same tiles, the same cost model (separable_slots_per_output), the same search."""
-    if radius <= 4:
-        tiles = [(256, 64, 32)]
-    elif radius <= 8:
-        tiles = [(256, 64, 64)]
-    else:
-        tiles = [(128, 32, 128), (64, 32, 64)]
-    best = None
-    for threads, tile_w, tile_h in tiles:
-        rows_needed = tile_h + 2 * radius
-        bands = 1
-        while math.ceil(rows_needed / bands) >= min_band:
-            band = math.ceil(rows_needed / bands)
-            in_pitch = (tile_w + 2 * radius) | 1
-            bytes_ = (band * in_pitch + band * bands * (tile_w + 1)) * 4
-            if bytes_ <= portable_bytes:
-                rounds = lambda items: math.ceil(items / threads)  # noqa: E731
-                staged = bands * rounds(band * (tile_w + 2 * radius)) * 5.0
-                row_item = (8 + 2 * radius) + 8 * (2 * radius + 1) + 8 + 8
-                rows = bands * rounds(band * tile_w / 8) * row_item
-                columns = rounds(tile_w * tile_h / 8) * row_item
-                cost = (staged + rows + columns) * threads / (tile_w * tile_h)
-                if best is None or cost < best[0]:
-                    best = (cost, dict(threads=threads, tile_w=tile_w, tile_h=tile_h, band=band, bands=bands,
-                                       bytes=bytes_))
-            bands += 1
-    return best[1]
-
-
-def border_index(i, n, mode):
-    """conv_args.h's cc_border_index (-1: the zero border)."""
-    if 0 <= i < n:
-        return i
-    if mode == "zero":
-        return -1
-    if mode == "clamp":
-        return 0 if i < 0 else n - 1
-    if mode == "wrap":
-        return i % n
-    period = 2 * n - 2  # mirror: REFLECT_101
-    m = i % period
-    return m if m < n else period - m
-
-
-# --- a tiny SVG writer ----------------------------------------------------------------------------------------
-
-class Svg:
-    def __init__(self, width, height):
-        self.width, self.height, self.items = width, height, []
-
-    def rect(self, x, y, w, h, fill, stroke="none", width=1.0, opacity=None):
-        extra = f' fill-opacity="{opacity}"' if opacity is not None else ""
-        self.items.append(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="{fill}" '
-                          f'stroke="{stroke}" stroke-width="{width:g}"{extra}/>')
-
-    def line(self, x1, y1, x2, y2, stroke=COLOURS["line"], width=1.0, dash=None):
-        extra = f' stroke-dasharray="{dash}"' if dash else ""
-        self.items.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{stroke}" '
-                          f'stroke-width="{width:g}"{extra}/>')
-
-    def text(self, x, y, s, size=12, anchor="start", weight="normal", fill="#000000"):
-        s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        self.items.append(f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
-                          f'font-weight="{weight}" fill="{fill}">{s}</text>')
-
-    def grid(self, x, y, columns, rows, cell, colour):
-        for c in range(columns + 1):
-            self.line(x + c * cell, y, x + c * cell, y + rows * cell, colour, 0.5)
-        for r in range(rows + 1):
-            self.line(x, y + r * cell, x + columns * cell, y + r * cell, colour, 0.5)
-
-    def legend(self, x, y, entries):
-        for i, (colour, label) in enumerate(entries):
-            self.rect(x, y + i * 18, 12, 12, colour, COLOURS["line"], 0.5)
-            self.text(x + 18, y + i * 18 + 10, label, 11)
-
-    def render(self):
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
-                f'viewBox="0 0 {self.width} {self.height}" font-family="DejaVu Sans, Arial, sans-serif">\n'
-                f'<rect width="100%" height="100%" fill="#ffffff"/>\n' + "\n".join(self.items) + "\n</svg>\n")
+from diagram_base import (COLOURS, IMG, REPO, Svg, border_index, measured, separable_shape,  # noqa: F401
+                          shapes)
+from diagrams_memory import (async_sources, async_svg, bank_rule_cases, bank_rule_svg,  # noqa: F401
+                             cluster_sources, cluster_svg, hierarchy_levels, hierarchy_svg, tiled_warp_words)
 
 
 # --- the pictures ---------------------------------------------------------------------------------------------
@@ -424,7 +306,9 @@ def banks_svg(s):
 
 
 PICTURES = {"tile.svg": tile_svg, "idle-threads.svg": idle_svg, "fast-schemes.svg": fast_svg,
-            "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg, "banks.svg": banks_svg}
+            "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg, "banks.svg": banks_svg,
+            "hierarchy.svg": hierarchy_svg, "cluster-apron.svg": cluster_svg, "async-pipeline.svg": async_svg,
+            "bank-rule.svg": bank_rule_svg}
 
 
 def main(argv):

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """test_docs_scripts.py: docs/memory-spaces.md's scripts: the pictures are current and drawn from the real shapes,
-and the table generator puts each measured figure in its cell (on a synthesized output directory).
+and the table generator puts each measured figure in its cell (on a synthesized output directory); the page's
+claims (test_docs_page.py) run here too.
 
   python3 tests/docs/test_docs_scripts.py [PATH/TO/cl_configurations]
 """
-import difflib
 import json
 import pathlib
 import re
@@ -19,6 +19,8 @@ sys.path.insert(0, str(REPO / "tools"))
 import bank_model  # noqa: E402
 import diagrams  # noqa: E402
 import memory_spaces_tables as tables  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from test_docs_page import Page  # noqa: E402,F401  (the page's claims: run here too, one ctest)
 
 CL_CONFIGURATIONS = None  # set from argv
 
@@ -90,6 +92,71 @@ class Diagrams(unittest.TestCase):
         svg = (REPO / "docs/img/banks.svg").read_text()
         self.assertIn("2 wavefronts: 6 banks asked for two words", svg)
         self.assertIn("1 wavefront: 0 banks asked for two words", svg)
+
+    def test_the_cluster_picture_is_the_kernels_apron(self):
+        """cluster-apron.svg's cells follow cluster.cu's step 2 (the holder's rank x first, global memory outside the
+        cluster's rectangle), the cluster shape is tile_shape.h's, and the counts are the tile's arithmetic."""
+        kernel = " ".join((REPO / "kernels_cuda/cluster.cu").read_text().split())
+        for line in ("if (cx >= 0 && cx < cluster_width && cy >= 0 && cy < cluster_height) {",
+                     "cluster.map_shared_rank(tile, holder_y * cluster_columns + holder_x)",
+                     "const int holder_x = cx / block_width;"):
+            self.assertIn(line, kernel)
+        s = diagrams.shapes()
+        self.assertEqual(s["cluster_groups"], (4, 2))
+        top = diagrams.cluster_sources((16, 16), (1, 0), (4, 2), 3)
+        # block (1, 0): the 3 rows above the cluster from global memory, everything else from ranks 0, 2, 4, 5, 6
+        self.assertEqual(top.count("global"), 3 * 22)
+        self.assertEqual(top.count("own"), 256)
+        self.assertEqual(sorted({v for v in top if isinstance(v, int)}), [0, 2, 4, 5, 6])
+        self.assertEqual(top[0], "global")
+        self.assertEqual(top[3 * 22 + 0], 0)  # left apron: rank 0's columns 13..15
+        self.assertEqual(top[21 * 22 + 21], 6)  # lower right corner: rank 6
+        left = diagrams.cluster_sources((16, 16), (0, 1), (4, 2), 3)
+        self.assertEqual(left.count("global"), 3 * 22 + 3 * 19)  # left edge and the rows below the cluster
+        svg = (REPO / "docs/img/cluster-apron.svg").read_text()
+        for text in ("162 from neighbours' shared memory (DSMEM),", "66 from global memory",
+                     "105 from neighbours' shared memory (DSMEM),", "123 from global memory"):
+            self.assertIn(text, svg)
+
+    def test_the_async_picture_is_the_kernels_split(self):
+        """async-pipeline.svg's split follows async.cu's and async.cl's test (copied: a row the border rule keeps,
+        a column inside the image), counted for the top-left block at r = 3."""
+        for path in ("kernels_cuda/async.cu", "kernels_cl/async.cl"):
+            text = " ".join((REPO / path).read_text().split())
+            self.assertIn("if (sy >= 0 && gx >= copy_x0 && gx < copy_x0 + copy_width) continue;", text, path)
+            self.assertIn("const int copy_x0 = max(tile_x0, 0);", text, path)
+        zero = diagrams.async_sources((16, 16), (0, 0), 3, 2048, 2048, "zero")
+        self.assertEqual(zero.count("copy"), 19 * 19)  # rows and columns 3..21: the image's
+        mirror = diagrams.async_sources((16, 16), (0, 0), 3, 2048, 2048, "mirror")
+        self.assertEqual(mirror.count("copy"), 22 * 19)  # mirrored rows are image rows: copied too
+        inner = diagrams.async_sources((16, 16), (5, 5), 3, 2048, 2048, "zero")
+        self.assertEqual(inner.count("threads"), 0)
+        svg = (REPO / "docs/img/async-pipeline.svg").read_text()
+        self.assertIn("361 copied asynchronously,", svg)
+        self.assertIn("418 copied asynchronously,", svg)
+        self.assertIn("__pipeline_wait_prior(0); __syncthreads()", svg)
+
+    def test_the_hierarchy_quotes_the_tables(self):
+        """hierarchy.svg's sizes are the code's constants and its figures the tables' cells, not typed numbers."""
+        launchers = (REPO / "kernels_cuda/launchers.h").read_text()
+        taps = int(re.search(r"kMaxConstantTaps = (\d+);", launchers).group(1))
+        constant = (REPO / "kernels_cuda/filter_in_constant.cuh").read_text()
+        self.assertIn("__constant__ float c_filter[cc::cuda_kernels::kMaxConstantTaps];", constant)
+        svg = (REPO / "docs/img/hierarchy.svg").read_text()
+        self.assertIn(f"CUDA {taps * 4 // 1024} KB (launchers.h)", svg)
+        portable = re.search(r"kSeparablePortableBytes = (\d+) \* 1024",
+                             (REPO / "common/geometry/separable_shape.h").read_text()).group(1)
+        self.assertIn(f"{portable} KB per block portable", svg)
+        perf = (REPO / "docs/performance.md").read_text()
+        copy = re.search(r"`cuda:0` NVIDIA H100 80GB HBM3: copy kernel (\d+) GB/s", perf).group(1)
+        self.assertIn(f"copy kernel {copy} GB/s", svg)
+        self.assertIn("| cuda | cuda:0 | fast | 2048x2048 | pinned | 200 | 3 | 2884 | 0.347 | 0.657 | 0.314 |", perf)
+        self.assertIn(f"16.8 MB in 0.314 ms = {2048 * 2048 * 4 / 0.314e6:.1f} GB/s", svg)
+        page = (REPO / "docs/memory-spaces.md").read_text()
+        self.assertIn("| tiled | 811 | 16.8 | 4.37 | 17.3 | 81.4 | 82332212 | 165350046 |", page)
+        self.assertIn("165,350,046 wavefronts in 811 µs = 204 G/s", svg)
+        self.assertIn("| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 | 0 |", page)
+        self.assertIn(f"43,006,024 sectors x 32 B in 165 µs = {43006024 * 32 / 165e6:.1f} TB/s", svg)
 
     def test_hosts_never_ask_for_unnormalized_wrap_or_mirror(self):
         """OpenCL leaves CLK_ADDRESS_REPEAT / MIRRORED_REPEAT with unnormalized coordinates undefined and CUDA clamps:
@@ -243,126 +310,6 @@ class Tables(unittest.TestCase):
 
     def test_the_script_parses(self):
         subprocess.run(["bash", "-n", str(REPO / "tools/memory_spaces.sh")], check=True)
-
-
-class Page(unittest.TestCase):
-    """docs/memory-spaces.md's claims about the code and its own tables, re-checked (issue #27)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.text = (REPO / "docs/memory-spaces.md").read_text()
-        cls.flat = " ".join(cls.text.split())
-
-    def generated(self, name):
-        return self.text.split(f"<!-- generated: {name} -->\n", 1)[1].split("<!-- end generated -->", 1)[0]
-
-    def test_texture_differs_from_constant_where_the_page_says(self):
-        """Counted, not claimed: diff's hunks past each file's header comment (error 8)."""
-        words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
-
-        def hunks(a, b):
-            def body(path):  # without the header comment, which says what the file is for
-                text = (REPO / path).read_text()
-                return re.sub(r"\A(?:\s*//[^\n]*\n|\s*/\*.*?\*/\n)+", "", text, flags=re.S).splitlines()
-            opcodes = difflib.SequenceMatcher(None, body(a), body(b), autojunk=False).get_opcodes()
-            return sum(1 for tag, *_ in opcodes if tag != "equal")
-
-        match = re.search(r"differs from `constant` in (\w+) places in CUDA .*? and (\w+) in OpenCL", self.flat)
-        self.assertIsNotNone(match)
-        self.assertEqual(words[match.group(1)], hunks("kernels_cuda/constant.cu", "kernels_cuda/texture.cu"))
-        self.assertEqual(words[match.group(2)], hunks("kernels_cl/constant.cl", "kernels_cl/texture.cl"))
-
-    def test_a_note_that_promises_skipped_cells_has_them(self):
-        """A sentence just above a generated table that says a row shows `skipped` needs a skipped cell (error 11)."""
-        for match in re.finditer(r"((?:[^\n]+\n)+)\n<!-- generated: ([\w-]+) -->", self.text):
-            if "show `skipped`" in match.group(1) or "shows `skipped`" in match.group(1):
-                self.assertIn("skipped", self.generated(match.group(2)), match.group(2))
-
-    def test_which_cu_files_have_which_constant_filter(self):
-        """Those that include filter_in_constant.cuh, and those that declare their own __constant__ (error 12)."""
-        cu = sorted((REPO / "kernels_cuda").glob("*.cu"))
-        including = {f.name for f in cu if re.search(r'#include "[\w/]*filter_in_constant\.cuh"', f.read_text())}
-        declaring = {f.name for f in cu if re.search(r"^__constant__ ", f.read_text(), re.M)}
-        names = r"((?:`\w+\.cu`(?:, | and ))*`\w+\.cu`)"
-        claims = re.findall(names + r"[^`]*?(?:`[^`]*`[^`]*?)?? each include `filter_in_constant\.cuh`", self.flat)
-        self.assertTrue(claims)
-        for claim in claims:
-            self.assertEqual(set(re.findall(r"`(\w+\.cu)`", claim)), including, claim)
-        claims = re.findall(names + r"[^`]*?(?:`[^`]*`[^`]*?)?? declare their own", self.flat)
-        self.assertTrue(claims)
-        for claim in claims:
-            self.assertEqual(set(re.findall(r"`(\w+\.cu)`", claim)), declaring, claim)
-
-    def test_eight_bit_texture_fetches(self):
-        """pixel.h fetches a cc_value: float for one 8-bit channel, float4 for RGBA8 (error 1)."""
-        pixel = (REPO / "common/geometry/pixel.h").read_text()
-        cuda = pixel.split("defined(__CUDACC__)", 1)[1]
-        self.assertIn("#define cc_texel(texture, x, y) tex2D<cc_value>(texture, x, y)", cuda)
-        for fmt, value in (("U8", "float"), ("U8X4", "float4")):
-            section = cuda.split(f"#elif CC_PIXEL == CC_PIXEL_{fmt}\n", 1)[1]
-            self.assertRegex(section.split("#elif", 1)[0].split("#else", 1)[0], rf"typedef {value} cc_value;")
-        self.assertIn("`tex2D<float>` of a `uchar1` array", self.flat)
-        self.assertNotRegex(self.flat, r"`tex2D<float4>` of a `uchar1`")
-
-    def test_every_global_load_is_the_read_only_one(self):
-        """The page says the SASS table's plain LDG column is 0 in every row (error 2): so it must be."""
-        self.assertIn("plain `LDG` column is 0 in every row", self.flat)
-        rows = [line.split("|")[1:-1] for line in self.generated("sass").splitlines() if line.startswith("| ")]
-        header = [c.strip() for c in rows[0]]
-        column = header.index("LDG")
-        self.assertTrue(all(r[column].strip() == "0" for r in rows[2:]))
-        self.assertIn("| global-F32 | 22 | 65 | 0 | 44 |", self.generated("sass"))  # 22 taps, 2 loads each
-
-    def test_amd_spills_are_shown_as_the_csv_has_them(self):
-        """Every vendor cell with its spills, AMD's too (error 5)."""
-        block = self.generated("vendors")
-        rows = {line.split(" | ")[0][2:]: line for line in block.splitlines() if line.startswith("| ")}
-        with open(tables.VENDOR_CSV) as handle:
-            csv_rows = list(__import__("csv").DictReader(handle))
-        checked = 0
-        for file, options, label in tables.THREE_VENDOR:
-            for r in csv_rows:
-                if r["file"] == file and r["options"] == options and r["target"] in ("gfx1030", "gfx90a"):
-                    self.assertIn(f"{r['registers']}; spills {r['spills']}; LDS {r['local']} B", rows[label])
-                    checked += 1
-        self.assertGreaterEqual(checked, 18)
-        self.assertIn("0 VGPR, 55 SGPR", rows["fast, quads, r = 4"])
-
-    def test_arithmetic_blocks_are_current(self):
-        """The blocks computed from the code (apron, banks) are what the scripts compute now."""
-        for name in ("apron", "banks"):
-            self.assertEqual(self.generated(name), tables.blocks(pathlib.Path("/nonexistent"), {})[name](), name)
-
-    def test_counting_section_is_arithmetic_of_the_code_and_tables(self):
-        """The apron's ratios from the first tile group, the DRAM/FMA crossover where fast changes scheme, and the
-        instruction-mix figures the section quotes, as the mix table has them (issue #27, item 2)."""
-        gx, gy = diagrams.shapes()["tile_groups"][0]
-        section = self.text.split("## Counting the memory traffic", 1)[1].split("\n## ", 1)[0]
-        rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| (\d+) \| ([\d.]+) \|$", section, re.M)
-        self.assertEqual([int(r[0]) for r in rows], [1, 3, 8, 12, 16])
-        for r, loads, fmas, ratio in rows:
-            r = int(r)
-            expected = (gx + 2 * r) * (gy + 2 * r) / (gx * gy)
-            self.assertEqual(loads, f"{expected:.2f}")
-            self.assertEqual(int(fmas), (2 * r + 1) ** 2)
-            self.assertAlmostEqual(float(ratio), (2 * r + 1) ** 2 / expected, delta=0.051)
-        crossover = next(r for r in range(64) if (2 * r + 1) ** 2 > 8 * 32.6e12 / 2856e9)
-        self.assertEqual(crossover, diagrams.shapes()["rows_radius"])
-        mix = self.generated("ncu-mix")
-        for quoted in ("| tiled, r = 3 | 9306112 | 261631 | 6422528 |",
-                       "| tiled, r = 12 | 92798976 | 815360 | 81920000 |",
-                       "| constant, r = 3 | 22675456 | 6421504 | 0 | 0 | 36583496 |",
-                       "| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 |",
-                       "| texture, r = 3 | 655360 | 0 | 0 | 6422528 | 0 | 95334400 |",
-                       "| texture, r = 12 | 655360 | 0 | 0 | 81920000 | 0 | 1125376000 |"):
-            self.assertIn(quoted, mix)
-        self.assertIn("`2 x (2 + 6 x 3) / 7 = 5.71`", section)  # one of 2r + 1 = 7 offsets 32-byte aligned
-
-    def test_a_left_out_metric_has_empty_cells(self):
-        """No metric is called left out while a column that needs it is filled (error 4)."""
-        note = re.search(r"Metrics this ncu did not know \(left out[^)]*\): (.*)", self.generated("ncu"))
-        if note and "sm__maximum_warps_per_active_cycle_pct" in note.group(1):
-            self.assertNotRegex(self.generated("ncu"), r"\| [\d.]+ / [\d.]+ \|")
 
 
 if __name__ == "__main__":
