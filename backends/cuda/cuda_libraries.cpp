@@ -21,12 +21,13 @@ namespace {
 // RUNPATH, ld.so.cache), the same file in the toolkit CMake found, then the unversioned name (a
 // -dev package's link, the last resort). The libraries stay mapped once opened: both hand their
 // kernels to the CUDA runtime, whose teardown at exit still reaches them (shared_library.h).
-SharedLibrary open(const char* display_name, const char* soname, const char* toolkit_file, const char* unversioned) {
+SharedLibrary open_library(const char* display_name, const char* soname, const char* toolkit_file,
+                           const char* unversioned) {
   return SharedLibrary(display_name, {soname, toolkit_file, unversioned}, /*keep_mapped=*/true);
 }
 
 struct LoadedNvrtc {
-  SharedLibrary library = open("NVRTC", CC_NVRTC_SONAME, CC_NVRTC_TOOLKIT_FILE, "libnvrtc.so");
+  SharedLibrary library = open_library("NVRTC", CC_NVRTC_SONAME, CC_NVRTC_TOOLKIT_FILE, "libnvrtc.so");
   NvrtcFunctions functions;
   LoadedNvrtc() {
     CC_FIND(library, functions, nvrtcCreateProgram);
@@ -47,7 +48,7 @@ const LoadedNvrtc& loaded_nvrtc() {
 
 #ifdef CONVCOMPARE_WITH_CUFFT
 struct LoadedCufft {
-  SharedLibrary library = open("cuFFT", CC_CUFFT_SONAME, CC_CUFFT_TOOLKIT_FILE, "libcufft.so");
+  SharedLibrary library = open_library("cuFFT", CC_CUFFT_SONAME, CC_CUFFT_TOOLKIT_FILE, "libcufft.so");
   CufftFunctions functions;
   LoadedCufft() {
     CC_FIND(library, functions, cufftCreate);

@@ -8,6 +8,9 @@
 
 #include "backends/shared_library.h"
 #include "tests/support/temp_dir.h"
+#ifdef CONVCOMPARE_WITH_CUDA
+#include "backends/cuda/cuda_libraries.h"
+#endif
 
 namespace {
 
@@ -75,3 +78,25 @@ TEST_CASE("shared library: a file found but not loadable gives its reason, not t
   CHECK(library.failure().find(not_a_library) != std::string::npos);
   CHECK(library.failure().find("No such file") == std::string::npos);
 }
+
+#ifdef CONVCOMPARE_WITH_CUDA
+TEST_CASE("shared library: a CUDA build opens NVRTC and cuFFT by the names it generated, every function found") {
+  // The toolkit's libraries, not a GPU: NVRTC compiles without a device, and no cuFFT call is made.
+  for (const cc::cuda::ApiVariant& variant : cc::cuda::api_variants()) {
+    CAPTURE(variant.variant);
+    const std::string missing = cc::cuda::missing_library(variant);
+    CHECK_MESSAGE(missing.empty(), missing);
+  }
+  const cc::cuda::NvrtcFunctions& nvrtc = cc::cuda::nvrtc();
+  CHECK(std::string(nvrtc.nvrtcGetErrorString(NVRTC_ERROR_COMPILATION)) == "NVRTC_ERROR_COMPILATION");
+  nvrtcProgram program = nullptr;
+  REQUIRE(nvrtc.nvrtcCreateProgram(&program, "extern \"C\" __global__ void nothing() {}", "nothing.cu", 0, nullptr,
+                                   nullptr) == NVRTC_SUCCESS);
+  const char* options[] = {"--gpu-architecture=sm_90"};
+  CHECK(nvrtc.nvrtcCompileProgram(program, 1, options) == NVRTC_SUCCESS);
+  std::size_t cubin_bytes = 0;
+  CHECK(nvrtc.nvrtcGetCUBINSize(program, &cubin_bytes) == NVRTC_SUCCESS);
+  CHECK(cubin_bytes > 0);
+  CHECK(nvrtc.nvrtcDestroyProgram(&program) == NVRTC_SUCCESS);
+}
+#endif
