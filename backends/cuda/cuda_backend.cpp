@@ -13,6 +13,7 @@
 
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/cuda_variants.h"
 #include "backends/cuda/cuda_peaks.h"
 #include "backends/cuda/cuda_resources.h"
@@ -193,7 +194,11 @@ class CudaApi final : public GpuApi {
     return names;
   }
 
-  std::string refuses(std::string_view variant, int) override { return std::string(api_variant(variant).missing); }
+  // A library missing from the build, or one that did not load here (cuFFT, NVRTC: opened on this first ask).
+  std::string refuses(std::string_view variant, int) override {
+    const cuda::ApiVariant& found = api_variant(variant);
+    return found.missing.empty() ? cuda::missing_library(found) : std::string(found.missing);
+  }
 
   DeviceLimits limits(int device, const Problem&) override {
     CC_CUDA_CHECK(cudaSetDevice(ordinals_[device]));

@@ -8,10 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include <cufft.h>
-
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_libraries.h"
 #include "common/domain/error.h"
 #include "kernels_cuda/launchers.h"
 
@@ -53,9 +52,9 @@ void check(cufftResult status, const char* call, const char* file, int line) {
 // same time); `work_bytes` says how much this one needs.
 FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes) {
   cufftHandle handle = 0;
-  CC_CUFFT_CHECK(cufftCreate(&handle));
+  CC_CUFFT_CHECK(cufft().cufftCreate(&handle));
   FftPlan plan(handle);
-  CC_CUFFT_CHECK(cufftSetAutoAllocation(handle, 0));
+  CC_CUFFT_CHECK(cufft().cufftSetAutoAllocation(handle, 0));
   long long sizes[] = {shape.transform_height, shape.transform_width};
   long long real_rows[] = {shape.transform_height, shape.real_pitch};
   long long complex_rows[] = {shape.transform_height, shape.complex_width()};
@@ -67,15 +66,15 @@ FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes
   const Layout complex_data{complex_rows, static_cast<long long>(shape.complex_count())};
   const Layout& in = type == CUFFT_R2C ? real_data : complex_data;
   const Layout& out = type == CUFFT_R2C ? complex_data : real_data;
-  CC_CUFFT_CHECK(cufftMakePlanMany64(handle, 2, sizes, in.rows, 1, in.distance, out.rows, 1, out.distance, type, 1,
-                                     &work_bytes));
+  CC_CUFFT_CHECK(cufft().cufftMakePlanMany64(handle, 2, sizes, in.rows, 1, in.distance, out.rows, 1, out.distance,
+                                             type, 1, &work_bytes));
   return plan;
 }
 
 }  // namespace
 
 FftPlan::~FftPlan() {
-  if (handle_ != kNone) cufftDestroy(handle_);  // status ignored: see cuda_resources.h
+  if (handle_ != kNone) cufft().cufftDestroy(handle_);  // status ignored: see cuda_resources.h
 }
 
 FftPlan& FftPlan::operator=(FftPlan&& other) noexcept {
@@ -91,8 +90,8 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
   const std::size_t work_bytes = std::max(forward_work, inverse_work);
   if (work_bytes > 0) {
     work_area_ = DeviceBuffer((work_bytes + sizeof(float) - 1) / sizeof(float));
-    CC_CUFFT_CHECK(cufftSetWorkArea(forward_.get(), work_area_.get()));
-    CC_CUFFT_CHECK(cufftSetWorkArea(inverse_.get(), work_area_.get()));
+    CC_CUFFT_CHECK(cufft().cufftSetWorkArea(forward_.get(), work_area_.get()));
+    CC_CUFFT_CHECK(cufft().cufftSetWorkArea(inverse_.get(), work_area_.get()));
   }
   spectrum_ = DeviceBuffer(shape_.buffer_floats());
   filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
@@ -103,8 +102,9 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
   float* filter_input = shape_.circular ? spectrum_.get() : filter_spectrum_.get();
   CC_CUDA_CHECK(cudaMemcpyAsync(filter_input, filter.data(), filter.size() * sizeof(float), cudaMemcpyHostToDevice,
                                 stream));
-  CC_CUFFT_CHECK(cufftSetStream(forward_.get(), stream));
-  CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), filter_input, reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
+  CC_CUFFT_CHECK(cufft().cufftSetStream(forward_.get(), stream));
+  CC_CUFFT_CHECK(
+      cufft().cufftExecR2C(forward_.get(), filter_input, reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
   std::vector<float> coefficients;
   if (shape_.edge_bands) {
     coefficients = fft_band_coefficients(problem.correlation_filter);
@@ -121,14 +121,14 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
   namespace kernels = cuda_kernels;
   const auto* filter_spectrum = reinterpret_cast<const float2*>(filter_spectrum_.get());
   const int count = static_cast<int>(shape_.complex_count());
-  CC_CUFFT_CHECK(cufftSetStream(forward_.get(), stream));
-  CC_CUFFT_CHECK(cufftSetStream(inverse_.get(), stream));
+  CC_CUFFT_CHECK(cufft().cufftSetStream(forward_.get(), stream));
+  CC_CUFFT_CHECK(cufft().cufftSetStream(inverse_.get(), stream));
   if (shape_.circular) {
     auto* spectrum = reinterpret_cast<cufftComplex*>(spectrum_.get());
     // cuFFT takes no const input; an out-of-place real-to-complex transform leaves it as it was.
-    CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
+    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
     CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, filter_spectrum, count, stream));
-    CC_CUFFT_CHECK(cufftExecC2R(inverse_.get(), spectrum, out));
+    CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, out));
     if (shape_.edge_bands)
       CC_CUDA_CHECK(kernels::launch_fft_bands(in, out, band_coefficients_.get(), band_column_length_, args_,
                                               band_blocks_, stream));
@@ -137,9 +137,9 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
   float* padded = spectrum_.get();
   auto* spectrum = reinterpret_cast<cufftComplex*>(padded);
   CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.transform_height, shape_.real_pitch, stream));
-  CC_CUFFT_CHECK(cufftExecR2C(forward_.get(), padded, spectrum));
+  CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), padded, spectrum));
   CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, filter_spectrum, count, stream));
-  CC_CUFFT_CHECK(cufftExecC2R(inverse_.get(), spectrum, padded));
+  CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, padded));
   CC_CUDA_CHECK(kernels::launch_fft_crop(padded, out, args_, shape_.real_pitch, stream));
 }
 

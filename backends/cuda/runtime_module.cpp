@@ -4,9 +4,8 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <nvrtc.h>
-
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_libraries.h"
 #include "common/domain/error.h"
 
 namespace cc::cuda {
@@ -15,7 +14,7 @@ namespace {
 
 struct ProgramDestroy {
   void operator()(nvrtcProgram* program) const noexcept {
-    nvrtcDestroyProgram(program);
+    if (*program) nvrtc().nvrtcDestroyProgram(program);  // null: never created (NVRTC may not have loaded)
     delete program;
   }
 };
@@ -28,7 +27,7 @@ struct ProgramDestroy {
     const auto start = error == std::string::npos ? 0 : log.rfind('\n', error) + 1;
     detail = log.substr(start == std::string::npos ? 0 : start, log.find('\n', error) - start);
   }
-  throw ApiError("NVRTC", code, nvrtcGetErrorString(code), call, __FILE__, line, detail, std::move(log));
+  throw ApiError("NVRTC", code, nvrtc().nvrtcGetErrorString(code), call, __FILE__, line, detail, std::move(log));
 }
 
 #define CC_NVRTC(expr)                                                            \
@@ -58,19 +57,19 @@ RuntimeModule::RuntimeModule(const RuntimeSource& source, const std::vector<std:
     header_texts.push_back(text.c_str());
   }
   std::unique_ptr<nvrtcProgram, ProgramDestroy> program(new nvrtcProgram{});
-  CC_NVRTC(nvrtcCreateProgram(program.get(), source.text.c_str(), source.name.c_str(),
+  CC_NVRTC(nvrtc().nvrtcCreateProgram(program.get(), source.text.c_str(), source.name.c_str(),
                               static_cast<int>(header_texts.size()), header_texts.data(), header_names.data()));
 
   std::vector<const char*> option_pointers;
   for (const std::string& option : all_options) option_pointers.push_back(option.c_str());
   const nvrtcResult compiled =
-      nvrtcCompileProgram(*program, static_cast<int>(option_pointers.size()), option_pointers.data());
+      nvrtc().nvrtcCompileProgram(*program, static_cast<int>(option_pointers.size()), option_pointers.data());
   if (compiled != NVRTC_SUCCESS) {
     std::size_t log_size = 0;
     std::string log;
-    if (nvrtcGetProgramLogSize(*program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    if (nvrtc().nvrtcGetProgramLogSize(*program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
       log.resize(log_size);
-      nvrtcGetProgramLog(*program, log.data());
+      nvrtc().nvrtcGetProgramLog(*program, log.data());
       log.resize(log_size - 1);
     }
     throw_nvrtc(compiled, fmt::format("nvrtcCompileProgram({}, \"{}\")", source.name, options_text_), __LINE__,
@@ -78,9 +77,9 @@ RuntimeModule::RuntimeModule(const RuntimeSource& source, const std::vector<std:
   }
 
   std::size_t cubin_size = 0;
-  CC_NVRTC(nvrtcGetCUBINSize(*program, &cubin_size));
+  CC_NVRTC(nvrtc().nvrtcGetCUBINSize(*program, &cubin_size));
   std::string cubin(cubin_size, '\0');
-  CC_NVRTC(nvrtcGetCUBIN(*program, cubin.data()));
+  CC_NVRTC(nvrtc().nvrtcGetCUBIN(*program, cubin.data()));
 
   cudaLibrary_t library = nullptr;
   CC_CUDA_CHECK(cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
