@@ -95,6 +95,10 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   if (!properties.clusterLaunch)
     limits.no_clusters = fmt::format("thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); "
                                      "this device is {}.{}", properties.major, properties.minor);
+  // Tensor maps and cp.async.bulk.tensor (the tma variant) exist from compute capability 9.0; no attribute names them.
+  if (properties.major < 9)
+    limits.no_tensor_maps = fmt::format("the tensor memory accelerator (TMA) needs compute capability 9.0 or later; "
+                                        "this device is {}.{}", properties.major, properties.minor);
   limits.memory_name = "free";
   limits.allocation_name = "global memory";
   limits.on_chip_name = "shared memory";
