@@ -108,6 +108,33 @@ TEST_CASE("cuda: tma validates float planes of a three-channel image") {
   }
 }
 
+// The tensor map is encoded at each launch from the unit's own address: float planes, the frames in
+// flight of --stream (three slots, each its own buffers), and frames in pageable, mapped (host memory
+// the kernel reaches over the host link: TMA reading it is what this confirms) and managed memory.
+TEST_CASE("cuda: tma validates in every memory mode and with frames in flight, each launch mapping its own unit") {
+  static const std::unique_ptr<cc::Backend> cuda = cc::testing::find_backend("cuda");
+  REQUIRE(cuda);
+  std::mt19937 rng(93);
+  for (const cc::HostMemory memory :
+       {cc::HostMemory::Pinned, cc::HostMemory::Pageable, cc::HostMemory::Mapped, cc::HostMemory::Managed})
+    for (const auto& [pixel, channels] : {std::pair{cc::PixelType::F32, 3}, std::pair{cc::PixelType::U8, 4}}) {
+      INFO(fmt::format("{} {}x{}", cc::to_string(memory), cc::to_string(pixel), channels));
+      const cc::Image input = integer_image(80, 45, channels, rng);
+      const cc::Problem problem =
+          cc::make_problem(input, integer_filter(4, 2, pixel, rng), cc::Border::Mirror, false, pixel);
+      const cc::Image reference = cc::reference_convolve(input, problem);
+      cc::RunOptions options = one_run();
+      options.memory = memory;
+      const cc::BackendRun run = cuda->run(problem, input, "tma", 0, options);
+      if (no_tma_here(run)) return;
+      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+      CHECK(cc::validate(run.output, reference, cc::testing::tolerance_of("tma", problem, input)).passed);
+      const cc::StreamRun stream = cuda->stream(problem, input, "tma", 0, 5, options);
+      REQUIRE_MESSAGE(stream.status == cc::Status::Ok, stream.reason);
+      CHECK(cc::validate(stream.last_output, reference, cc::testing::tolerance_of("tma", problem, input)).passed);
+    }
+}
+
 // What TMA cannot describe is a skip naming the limit (backends/cuda/tensor_map.cpp), not a wrong image:
 // rows that are no multiple of 16 bytes (37 floats, 40 bytes), a plane that starts off a 16-byte boundary
 // (one-row float planes of 37 pixels), a tile over 256 pixels wide (8-bit, a 261x1 filter).
