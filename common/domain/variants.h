@@ -137,7 +137,9 @@ std::string pixel_names(std::uint8_t pixels);
 const VariantTraits* find_variant(std::string_view name);  // nullptr when unknown
 
 // Taps per output pixel the variant computes, which "% of bound" counts: 2D for direct ones, the two
-// 1D passes for rank-1 ones; 0 for fft, whose work does not grow with them (no bound is given).
-double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y);
+// 1D passes for rank-1 ones, `terms` times the two 1D passes for low-rank ones (the 2D sum when
+// `terms` is unknown, 0: a report from before it was recorded); 0 for fft, whose work does not grow
+// with them (no bound is given).
+double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y, int terms = 1);
 
 }  // namespace cc
