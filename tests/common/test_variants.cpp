@@ -41,7 +41,8 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK_FALSE(cc::find_variant("auto")->in_all());
   CHECK(cc::find_variant("naive")->in_all());
   // auto's candidates, by name, so a new variant (a candidate or not) needs no edit here.
-  for (const char* candidate : {"global", "constant", "tiled", "texture", "separable", "fft", "fast"})
+  for (const char* candidate :
+       {"global", "constant", "tiled", "texture", "separable", "fft", "fast", "async", "shuffle", "cluster", "lowrank"})
     CHECK_MESSAGE(cc::find_variant(candidate)->auto_candidate, candidate);
   for (const char* other : {"naive", "auto", "npp", "npp-separable"})
     CHECK_FALSE_MESSAGE(cc::find_variant(other)->auto_candidate, other);
