@@ -30,7 +30,8 @@ inline constexpr int kTuningWarmup = 1;
 inline constexpr double kTuningTimeBudgetS = 0.3;
 // The time budget (RunOptions::time_budget_s) of all candidates' runs together: each gets an equal share, at
 // most kTuningTimeBudgetS, so a new candidate shortens the others' runs instead of adding its own 0.3 s (issue
-// #25 item 5). Builds (NVRTC, clBuildProgram) are outside every run's budget and still add up per candidate.
+// #25 item 5). What still adds up per candidate: its build (NVRTC, clBuildProgram), outside every run's
+// budget, and the launches a run makes whatever its budget (a warm-up and one sample, backends/measure.h).
 inline constexpr double kTuningTotalBudgetS = 2.0;
 
 // The time budget of each of `candidates` tuning runs.
