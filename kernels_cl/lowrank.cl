@@ -7,7 +7,11 @@
    staging folds coordinates (cc_border_index).
    Built with separable.cl's -D (RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND,
    BANDS, CC_PIXEL) and TERMS; row_filter holds TERMS rows of FILTER_W, column_filter TERMS columns of
-   FILTER_H, term by term. */
+   FILTER_H, term by term.
+   Two files, not separable.cl run as this one at TERMS = 1: separable.cl stays the plain rank-1 text
+   docs/memory-spaces.md teaches from, and its name keys the measured tables there and in
+   docs/vendor-resources.md (the CUDA twin's header has the measurement: at TERMS = 1 the two compile
+   to the same machine code). So a change to a pass of one file is made to the other. */
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)

@@ -8,6 +8,11 @@
 // Built with separable.cu's -D (RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND,
 // BANDS, CC_PIXEL) and TERMS; c_row_filter holds TERMS rows of FILTER_W, c_column_filter TERMS columns of
 // FILTER_H, term by term.
+// Two files, not separable.cu run as this one at TERMS = 1, although at TERMS = 1 this file compiles to
+// separable.cu's machine code byte for byte (nvcc 13.0 -arch=sm_90 -cubin, f32 and u8, r = 1, 3, 7, 16:
+// 2144 to 5824 identical SASS instructions, the same registers): separable.cu stays the plain rank-1 text
+// docs/memory-spaces.md teaches from, and its name keys the measured tables there and in
+// docs/vendor-resources.md. So a change to a pass of one file is made to the other.
 #include "common/geometry/pixel.h"
 
 #define FILTER_W (2 * RADIUS_X + 1)

@@ -58,7 +58,8 @@ struct VariantTraits {
   bool low_rank = false;            // runs the filter's SVD terms (Problem::correlation_low_rank), up to
                                     // kMaxLowRank of them, as fused 1D passes; validated with their residual
   bool compile_time_radius = false; // built per radius (NVRTC / clBuildProgram -D)
-  bool auto_candidate = false;      // measured by --variant auto
+  bool auto_candidate = false;      // measured by --variant auto (tools/convcompare/autotune.h): a new variant is
+                                    // one flag; one that cannot run on a device is left out there with the reason
   bool async_copies = false;        // OpenCL: waits on async_work_group_copy's events (wait_group_events),
                                     // which some drivers cannot link (DeviceLimits::no_async_copies)
   bool lane_shuffles = false;       // exchanges pixels between the lanes of a warp / sub-group: OpenCL
@@ -107,25 +108,25 @@ inline constexpr VariantTraits kVariants[] = {
      .apis = in_backends("cpu", "cuda", "opencl"), .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0xe377c2},
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
-     .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .async_copies = true,
-     .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
+     .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
+     .async_copies = true, .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
     {.name = "shuffle", .memory_space = "image from global memory into registers, neighbours exchanged by warp / sub-group shuffles (__shfl_sync / sub_group_shuffle)",
-     .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .lane_shuffles = true,
-     .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
+     .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
+     .lane_shuffles = true, .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
     {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
                                         "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
-     .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .clusters = true, .pixels = kF32 | kU8,
-     .plot_colour = 0x7b4173},
+     .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
+     .clusters = true, .pixels = kF32 | kU8, .plot_colour = 0x7b4173},
     {.name = "tma", .memory_space = "tiled's tile + apron copied as one box by the tensor memory accelerator, zeros "
                                     "filled by the hardware (CUDA sm_90: cp.async.bulk.tensor; OpenCL has no TMA: its "
                                     "nearest is async's async_work_group_copy)",
-     .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .tensor_maps = true,
-     .pixels = kF32 | kU8, .plot_colour = 0xad494a},
+     .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
+     .tensor_maps = true, .pixels = kF32 | kU8, .plot_colour = 0xad494a},
     {.name = "lowrank",
      .memory_space = "the filter's SVD terms (rank <= 4) as separable passes fused on chip, radius and rank compiled in",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
-     .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .pixels = kF32 | kU8,
-     .plot_colour = 0x98df8a},
+     .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .auto_candidate = true,
+     .pixels = kF32 | kU8, .plot_colour = 0x98df8a},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = in_backends("cpu", "cuda", "opencl"), .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
@@ -144,7 +145,9 @@ std::string pixel_names(std::uint8_t pixels);
 const VariantTraits* find_variant(std::string_view name);  // nullptr when unknown
 
 // Taps per output pixel the variant computes, which "% of bound" counts: 2D for direct ones, the two
-// 1D passes for rank-1 ones; 0 for fft, whose work does not grow with them (no bound is given).
-double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y);
+// 1D passes for rank-1 ones, `terms` times the two 1D passes for low-rank ones (the 2D sum when
+// `terms` is unknown, 0: a report from before it was recorded); 0 for fft, whose work does not grow
+// with them (no bound is given).
+double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y, int terms = 1);
 
 }  // namespace cc

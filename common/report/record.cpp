@@ -74,9 +74,11 @@ void derive_bound(RunRecord& record, const DevicePeaks& peaks) {
   const double ms = record.times.kernel_ms.median;
   if (record.status == Status::Skipped || !(ms > 0) || !(peaks.copy_gb_per_s > 0) || !(peaks.fma_gflop_per_s > 0))
     return;
-  // A variant missing from the table (a report from another version) counts as a 2D direct sum.
-  const VariantTraits* variant = find_variant(record.variant);
-  const double taps = variant ? taps_per_pixel(*variant, record.radius_x, record.radius_y)
+  // A variant missing from the table (a report from another version) counts as a 2D direct sum; an
+  // auto run does the work of the variant it ran.
+  const std::string picked = auto_pick(record);
+  const VariantTraits* variant = find_variant(picked.empty() ? record.variant : picked);
+  const double taps = variant ? taps_per_pixel(*variant, record.radius_x, record.radius_y, record.terms)
                               : static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
   if (taps == 0) return;  // fft: its work does not grow with the taps, so no ceiling applies
   const Footprint footprint = footprint_of(record);

@@ -38,6 +38,9 @@ struct RunRecord {
   // "bound_percent".
   std::string bound;
   double bound_percent = kNotMeasured;
+  // The separable terms a low-rank run computed (lowrank, or auto's pick of it: the filter's numerical
+  // rank), which bound_percent counts; 0 for every other run. JSON "terms".
+  int terms = 0;
   // --compare's verdict for this run against the baseline (compare.h, attach_verdicts), JSON "compare":
   // empty and not measured without --compare.
   std::string compare_verdict;
@@ -79,7 +82,8 @@ void derive_rates(RunRecord& record);
 
 // Fills bound and bound_percent from the device's measured peaks: whichever of DRAM (bytes / copy
 // rate) and FP32 (FMAs / FMA rate) takes longer for this radius bounds the run; separable variants
-// count their two 1D passes' taps (variants.h's taps_per_pixel). No-op without peaks, and for fft.
+// count their two 1D passes' taps, low-rank ones those of their `terms` (variants.h's taps_per_pixel),
+// an auto run those of the variant it ran. No-op without peaks, and for fft.
 void derive_bound(RunRecord& record, const DevicePeaks& peaks);
 
 }  // namespace cc

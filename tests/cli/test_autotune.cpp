@@ -92,6 +92,26 @@ std::size_t auto_candidate_count(const cc::Backend& backend) {
   });
 }
 
+bool was_measured(const cc::AutoChoice& choice, std::string_view variant) {
+  return std::ranges::any_of(choice.measured, [&](const auto& entry) { return entry.first == variant; });
+}
+
+// Why `variant` was left out, or "" when it was not.
+std::string left_out_because(const cc::AutoChoice& choice, std::string_view variant) {
+  const auto found = std::ranges::find(choice.left_out, variant, &std::pair<std::string, std::string>::first);
+  return found == choice.left_out.end() ? "" : found->second;
+}
+
+// Every candidate the backend has is either measured or left out with a reason, once.
+void check_every_candidate_accounted(const cc::Backend& backend, const cc::AutoChoice& choice) {
+  CHECK(choice.measured.size() + choice.left_out.size() == auto_candidate_count(backend));
+  for (const auto& [variant, why] : choice.left_out) {
+    CAPTURE(variant);
+    CHECK_FALSE(why.empty());
+    CHECK_FALSE(was_measured(choice, variant));
+  }
+}
+
 json read_json(const fs::path& path) {
   std::ifstream file(path);
   return json::parse(file);
@@ -133,9 +153,25 @@ TEST_CASE("auto: summary names the winner, where the figures came from, and ever
   CHECK(choice.summary() == "fast (cached; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms)");
   choice.from_cache = false;
   CHECK(choice.summary() == "fast (measured; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms)");
+  choice.left_out = {{"shuffle", "the device offers no sub-group shuffle (cl_khr_subgroup_shuffle)"},
+                     {"lowrank", "a rank-1 filter: separable runs the same passes"}};
+  CHECK(choice.summary() == "fast (measured; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms; left out: shuffle [the "
+                            "device offers no sub-group shuffle (cl_khr_subgroup_shuffle)], lowrank [a rank-1 filter: "
+                            "separable runs the same passes])");
   cc::AutoChoice none;
   none.reason = "fast: too big";
   CHECK(none.summary() == "none (fast: too big)");
+}
+
+TEST_CASE("auto: the candidates' runs share one time budget, so more candidates do not add up (#25 item 5)") {
+  CHECK(cc::tuning_budget_s(1) == cc::kTuningTimeBudgetS);
+  CHECK(cc::tuning_budget_s(0) == cc::kTuningTimeBudgetS);
+  for (const std::size_t candidates : {2u, 6u, 7u, 11u, 12u, 40u}) {
+    CAPTURE(candidates);
+    CHECK(cc::tuning_budget_s(candidates) <= cc::kTuningTimeBudgetS);
+    CHECK(cc::tuning_budget_s(candidates) * static_cast<double>(candidates) <= cc::kTuningTotalBudgetS + 1e-12);
+  }
+  CHECK(cc::tuning_budget_s(12) < cc::tuning_budget_s(6));  // past the cap, a share shrinks with each candidate
 }
 
 TEST_CASE("auto: the tuning key holds the shape, radius, border, separability and versions") {
@@ -156,6 +192,8 @@ TEST_CASE("auto: the tuning key holds the shape, radius, border, separability an
   const cc::TuningKey laplacian = cc::make_tuning_key(
       "cuda", fake_device(), cc::make_problem(image, cc::parse_filter_spec("laplacian"), cc::Border::Mirror, false));
   CHECK_FALSE(laplacian.separable);
+  CHECK(box.rank == 1);
+  CHECK(laplacian.rank == 2);  // lowrank runs it as two terms: a choice for rank 1 is not reused
   const cc::TuningKey eight_bit = cc::make_tuning_key(
       "cuda", fake_device(),
       cc::make_problem(cc::quantized_8bit(image), cc::parse_filter_spec("box:r=2"), cc::Border::Mirror, false,
@@ -202,16 +240,21 @@ TEST_CASE("auto: the cache keeps one file per device and finds only the exact ke
   for (auto change : {+[](cc::TuningKey& key) { key.width += 1; }, +[](cc::TuningKey& key) { key.radius_y += 1; },
                       +[](cc::TuningKey& key) { key.border = "wrap"; }, +[](cc::TuningKey& key) { key.pixel = "u8"; },
                       +[](cc::TuningKey& key) { key.separable = !key.separable; },
+                      +[](cc::TuningKey& key) { key.rank += 1; },
                       +[](cc::TuningKey& key) { key.versions += " changed"; }}) {
     cc::TuningKey other = sample_key();
     change(other);
     CHECK_FALSE(reopened.find(other));
   }
 
+  CHECK(found->left_out.empty());
+
   cc::AutoChoice replaced = sample_choice();
   replaced.variant = "separable";
   replaced.measured = {{"separable", 0.2}, {"fast", 0.3}};
+  replaced.left_out = {{"shuffle", "no sub-group shuffle"}};
   cache.store(sample_key(), replaced);
+  CHECK(cc::TuningCache(dir.path, fake_device()).find(sample_key())->left_out == replaced.left_out);
   const json document = read_json(cache.file());
   CHECK(document.at("entries").size() == 1);
   CHECK(document.at("device").at("name") == "NVIDIA H100 80GB HBM3");
@@ -298,6 +341,8 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
   const cc::Image image = cc::make_default_image(96, 64, 1);
   const int candidates = static_cast<int>(auto_candidate_count(*opencl));
   REQUIRE(candidates >= 2);
+  // These filters are rank 1: lowrank would run separable's passes, so it is left out without a run.
+  const int run = candidates - 1;
   cc::RunOptions options;
   options.repetitions = 50;  // the tuning runs use their own short settings, not these
   options.time_budget_s = 5;
@@ -311,14 +356,19 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
 
     const cc::AutoChoice first = cc::choose_variant(counting, 0, problem, image, options, cache, false);
     CHECK_FALSE(first.from_cache);
-    CHECK(counting.runs == candidates);
+    CHECK(counting.runs == run);
     CHECK(counting.last_options.repetitions == cc::kTuningRepetitions);
     CHECK(counting.last_options.warmup == cc::kTuningWarmup);
-    CHECK(counting.last_options.time_budget_s == cc::kTuningTimeBudgetS);
+    CHECK(counting.last_options.time_budget_s == cc::tuning_budget_s(run));
     const std::vector<std::string> implemented = opencl->variants();
     CHECK(std::ranges::find(implemented, first.variant) != implemented.end());
-    // A box and a Gaussian are rank-1: every OpenCL candidate runs on PoCL at these small radii.
-    REQUIRE(first.measured.size() == static_cast<std::size_t>(candidates));
+    check_every_candidate_accounted(*opencl, first);
+    CHECK(left_out_because(first, "lowrank") == "a rank-1 filter: separable runs the same passes");
+    // A box and a Gaussian are rank-1: every OpenCL candidate but lowrank runs on PoCL at these small radii,
+    // shuffle where the device offers a sub-group shuffle (PoCL 3 and 5 offer none: left out, with why).
+    const bool shuffles = left_out_because(first, "shuffle").empty();
+    if (!shuffles) CHECK(left_out_because(first, "shuffle").find("shuffle") != std::string::npos);
+    REQUIRE(first.measured.size() == static_cast<std::size_t>(run - (shuffles ? 0 : 1)));
     const auto fastest = std::ranges::min_element(first.measured, {}, &std::pair<std::string, double>::second);
     CHECK(first.measured.front() == *fastest);
     CHECK(first.variant == fastest->first);
@@ -331,19 +381,20 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
 
     const cc::AutoChoice second = cc::choose_variant(counting, 0, problem, image, options, cache, false);
     CHECK(second.from_cache);
-    CHECK(counting.runs == candidates);  // nothing ran
+    CHECK(counting.runs == run);  // nothing ran
     CHECK(second.variant == first.variant);
     CHECK(second.measured == first.measured);
+    CHECK(second.left_out == first.left_out);
     CHECK(second.summary().starts_with(first.variant + " (cached; "));
 
     // A new process (a new cache object over the same file) hits too.
     cc::TuningCache reopened(dir.path, opencl->devices()[0]);
     CHECK(cc::choose_variant(counting, 0, problem, image, options, reopened, false).from_cache);
-    CHECK(counting.runs == candidates);
+    CHECK(counting.runs == run);
 
     const cc::AutoChoice retuned = cc::choose_variant(counting, 0, problem, image, options, reopened, true);
     CHECK_FALSE(retuned.from_cache);
-    CHECK(counting.runs == 2 * candidates);
+    CHECK(counting.runs == 2 * run);
     CHECK(cc::TuningCache(dir.path, opencl->devices()[0]).find(cc::make_tuning_key("opencl", opencl->devices()[0],
                                                                                   problem))
               ->measured == retuned.measured);
@@ -367,10 +418,58 @@ TEST_CASE("auto: choose_variant leaves out candidates that skip, and re-measures
   const cc::AutoChoice choice = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
   CHECK(err.text.str().find("ignoring the tuning cache") != std::string::npos);
   CHECK_FALSE(choice.from_cache);
-  CHECK(counting.runs == static_cast<int>(auto_candidate_count(*opencl)));
-  CHECK(choice.measured.size() == auto_candidate_count(*opencl) - 1);
-  CHECK(std::ranges::none_of(choice.measured, [](const auto& entry) { return entry.first == "separable"; }));
+  CHECK(counting.runs == static_cast<int>(auto_candidate_count(*opencl)));  // rank 2: lowrank runs too
+  check_every_candidate_accounted(*opencl, choice);
+  CHECK_FALSE(was_measured(choice, "separable"));
+  CHECK(left_out_because(choice, "separable") == "filter is not separable");
   CHECK(read_json(file).at("entries")[0]["choice"]["variant"] == choice.variant);
+  CHECK(read_json(file).at("entries")[0]["choice"]["left_out"].size() == choice.left_out.size());
+}
+
+TEST_CASE("auto: a rank-2 LoG considers lowrank, and the summary says why the others were left out (#29)") {
+  cc::Backend* opencl = opencl_backend();
+  if (!opencl) return;
+  const TempDir dir("autotune");
+  const cc::Image image = cc::make_default_image(96, 64, 1);
+  const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec("log:sigma=1"), cc::Border::Clamp, false);
+  REQUIRE(problem.correlation_low_rank);
+  REQUIRE(problem.correlation_low_rank->rank == 2);
+  CountingBackend counting(*opencl);
+  cc::TuningCache cache(dir.path, opencl->devices()[0]);
+  const cc::AutoChoice choice = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
+  CHECK(counting.runs == static_cast<int>(auto_candidate_count(*opencl)));
+  check_every_candidate_accounted(*opencl, choice);
+  CHECK(was_measured(choice, "lowrank"));
+  CHECK(left_out_because(choice, "separable") == "filter is not separable");
+  const std::string summary = choice.summary();
+  CHECK(summary.find("lowrank ") != std::string::npos);
+  CHECK(summary.find("; left out: ") != std::string::npos);
+  CHECK(summary.find("separable [filter is not separable]") != std::string::npos);
+  CHECK(read_json(cache.file()).at("entries")[0]["key"]["rank"] == 2);
+}
+
+TEST_CASE("auto: a rank over lowrank's terms leaves lowrank out with the reason, never failing auto (#29)") {
+  cc::Backend* opencl = opencl_backend();
+  if (!opencl) return;
+  const TempDir dir("autotune");
+  const cc::Image image = cc::make_default_image(48, 32, 1);
+  // A disk of radius 6 has a numerical rank well over kMaxLowRank (4).
+  std::string spec = "file:" + (dir.path / "disk.txt").string();
+  {
+    std::ofstream disk(dir.path / "disk.txt");
+    disk << "13 13\n";
+    for (int y = -6; y <= 6; ++y)
+      for (int x = -6; x <= 6; ++x) disk << (x * x + y * y <= 36 ? 1 : 0) << (x == 6 ? "\n" : " ");
+  }
+  const cc::Problem problem = cc::make_problem(image, cc::parse_filter_spec(spec), cc::Border::Zero, false);
+  REQUIRE(problem.correlation_low_rank);
+  REQUIRE(problem.correlation_low_rank->rank > cc::kMaxLowRank);
+  CountingBackend counting(*opencl);
+  cc::TuningCache cache(dir.path, opencl->devices()[0]);
+  const cc::AutoChoice choice = cc::choose_variant(counting, 0, problem, image, {}, cache, false);
+  CHECK_FALSE(choice.variant.empty());
+  check_every_candidate_accounted(*opencl, choice);
+  CHECK(left_out_because(choice, "lowrank").find("numerical rank") != std::string::npos);
 }
 
 TEST_CASE("auto: a backend with one candidate (cpu: fast) still measures it once and caches it") {
@@ -409,10 +508,9 @@ TEST_CASE("auto: an 8-bit problem measures only the candidates with 8-bit kernel
     return traits && traits->auto_candidate && (traits->pixels & cc::kU8);
   });
   CHECK(eight_bit < static_cast<long>(auto_candidate_count(*opencl)));  // fft has no 8-bit kernels
-  CHECK(counting.runs == eight_bit);  // never a run that could only skip
-  CHECK(choice.measured.size() == static_cast<std::size_t>(eight_bit));
-  for (const char* variant : {"separable", "fast"})
-    CHECK(std::ranges::any_of(choice.measured, [&](const auto& entry) { return entry.first == variant; }));
-  CHECK(std::ranges::none_of(choice.measured, [](const auto& entry) { return entry.first == "fft"; }));
+  CHECK(counting.runs == eight_bit - 1);  // never a run that could only skip; lowrank is separable's at rank 1
+  check_every_candidate_accounted(*opencl, choice);
+  for (const char* variant : {"separable", "fast"}) CHECK(was_measured(choice, variant));
+  CHECK(left_out_because(choice, "fft") == "no u8 kernels");
   CHECK(read_json(cache.file()).at("entries")[0]["key"]["pixel"] == "u8");
 }

@@ -227,6 +227,32 @@ TEST_CASE("record: % bound against DRAM or FP32, whichever takes longer; separab
   cc::derive_bound(r, peaks);
   CHECK(r.bound == "fp32");
   CHECK(r.bound_percent == doctest::Approx(50));
+
+  // lowrank's k terms: k x (33 + 33) taps (#29), 2 terms = 264 Mflop = 0.0264 ms, not the 2D sum's 0.2178.
+  r.variant = "lowrank";
+  r.terms = 2;
+  r.times.kernel_ms = cc::summarize({0.0528});
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound == "fp32");
+  CHECK(r.bound_percent == doctest::Approx(50));
+  r.terms = 4;  // 528 Mflop = 0.0528 ms
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound_percent == doctest::Approx(100));
+  r.terms = 0;  // unknown (a report from before "terms"): the 2D sum, as any direct variant
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound_percent == doctest::Approx(100 * 0.2178 / 0.0528));
+
+  // An auto run counts the work of the variant it ran, read from its note.
+  r.variant = "auto";
+  r.terms = 2;
+  r.compile_time = "auto: lowrank (measured; lowrank 0.05 ms, fast 0.2 ms); radius: compile-time";
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound_percent == doctest::Approx(50));
+  r.terms = 0;
+  r.compile_time = "auto: separable (measured; separable 0.03 ms); radius: compile-time";
+  r.times.kernel_ms = cc::summarize({0.0264});
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound_percent == doctest::Approx(50));
 }
 
 TEST_CASE("variants: find_variant") {
@@ -417,7 +443,8 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
       "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "budget_skipped", "cold",
       "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
-      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "memory", "memory_note", "compile_time", "output",
+      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "terms", "memory", "memory_note", "compile_time",
+      "output",
       "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",

@@ -33,10 +33,16 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK(cc::taps_per_pixel(*separable, 3, 2) == 7 + 5);
   CHECK(cc::taps_per_pixel(*cc::find_variant("tiled"), 3, 2) == 7 * 5);
   CHECK(cc::taps_per_pixel(*cc::find_variant("fft"), 3, 2) == 0);
+  // lowrank computes each of its terms' row and column passes (#29); without a known count, the 2D sum.
+  CHECK(cc::taps_per_pixel(*cc::find_variant("lowrank"), 3, 2, 2) == 2 * (7 + 5));
+  CHECK(cc::taps_per_pixel(*cc::find_variant("lowrank"), 3, 2, 4) == 4 * (7 + 5));
+  CHECK(cc::taps_per_pixel(*cc::find_variant("lowrank"), 3, 2, 0) == 7 * 5);
+  CHECK(cc::taps_per_pixel(*separable, 3, 2, 3) == 7 + 5);  // terms are lowrank's only
   CHECK_FALSE(cc::find_variant("auto")->in_all());
   CHECK(cc::find_variant("naive")->in_all());
   // auto's candidates, by name, so a new variant (a candidate or not) needs no edit here.
-  for (const char* candidate : {"global", "constant", "tiled", "texture", "separable", "fft", "fast"})
+  for (const char* candidate :
+       {"global", "constant", "tiled", "texture", "separable", "fft", "fast", "async", "shuffle", "cluster", "lowrank"})
     CHECK_MESSAGE(cc::find_variant(candidate)->auto_candidate, candidate);
   for (const char* other : {"naive", "auto", "npp", "npp-separable"})
     CHECK_FALSE_MESSAGE(cc::find_variant(other)->auto_candidate, other);

@@ -33,7 +33,7 @@ namespace cc {
 // The cache file's key object: one JSON field per member; a missing or mistyped field throws
 // json::exception, and the file is then treated as corrupt.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TuningKey, width, height, channels, radius_x, radius_y, border, pixel, separable,
-                                   backend, versions)
+                                   rank, backend, versions)
 
 namespace {
 
@@ -42,7 +42,8 @@ using nlohmann::json;
 
 // Bumped when the file layout changes; a file of another format is rebuilt like a corrupt one.
 // 2: the key holds the pixel type (issue #16), so an f32 choice is never reused for u8.
-constexpr int kCacheFormat = 2;
+// 3: the key holds the filter's rank and the choice the candidates left out, with why (issue #25 item 5).
+constexpr int kCacheFormat = 3;
 
 // Letters, digits, '.' and '-' kept (case too, so the file name still reads as the device); every
 // other run of characters becomes one '-'.
@@ -68,7 +69,9 @@ std::string property(const DeviceInfo& device, std::string_view name) {
 json to_json(const AutoChoice& choice) {
   json measured = json::array();
   for (const auto& [variant, ms] : choice.measured) measured.push_back({{"variant", variant}, {"kernel_ms", ms}});
-  return {{"variant", choice.variant}, {"measured", measured}};
+  json left_out = json::array();
+  for (const auto& [variant, why] : choice.left_out) left_out.push_back({{"variant", variant}, {"reason", why}});
+  return {{"variant", choice.variant}, {"measured", measured}, {"left_out", left_out}};
 }
 
 AutoChoice choice_from_json(const json& object) {
@@ -76,6 +79,8 @@ AutoChoice choice_from_json(const json& object) {
   choice.variant = object.at("variant").get<std::string>();
   for (const json& entry : object.at("measured"))
     choice.measured.emplace_back(entry.at("variant").get<std::string>(), entry.at("kernel_ms").get<double>());
+  for (const json& entry : object.at("left_out"))
+    choice.left_out.emplace_back(entry.at("variant").get<std::string>(), entry.at("reason").get<std::string>());
   if (choice.variant.empty() || choice.measured.empty() || choice.measured.front().first != choice.variant)
     throw std::runtime_error("an entry's winner is not its fastest measurement");
   return choice;
@@ -83,11 +88,19 @@ AutoChoice choice_from_json(const json& object) {
 
 }  // namespace
 
+double tuning_budget_s(std::size_t candidates) {
+  return std::min(kTuningTimeBudgetS, kTuningTotalBudgetS / static_cast<double>(std::max<std::size_t>(candidates, 1)));
+}
+
 std::string AutoChoice::summary() const {
   if (variant.empty()) return fmt::format("none ({})", reason);
   std::vector<std::string> times;
   for (const auto& [name, ms] : measured) times.push_back(fmt::format("{} {:.3g} ms", name, ms));
-  return fmt::format("{} ({}; {})", variant, from_cache ? "cached" : "measured", fmt::join(times, ", "));
+  // Brackets, not parentheses: a reason may hold "(...)", ", " and "; " of its own.
+  std::vector<std::string> others;
+  for (const auto& [name, why] : left_out) others.push_back(fmt::format("{} [{}]", name, why));
+  return fmt::format("{} ({}; {}{}{})", variant, from_cache ? "cached" : "measured", fmt::join(times, ", "),
+                     others.empty() ? "" : "; left out: ", fmt::join(others, ", "));
 }
 
 TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, const Problem& problem) {
@@ -100,6 +113,7 @@ TuningKey make_tuning_key(std::string_view backend, const DeviceInfo& device, co
   key.border = std::string(to_string(problem.border));
   key.pixel = std::string(to_string(problem.pixel));
   key.separable = problem.correlation_factors.has_value();
+  key.rank = problem.correlation_low_rank ? problem.correlation_low_rank->rank : 0;
   key.backend = std::string(backend);
   std::vector<std::string> versions;
   for (const std::string_view name : {"driver version", "runtime version", "platform version"})
@@ -393,12 +407,16 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
                           const RunOptions& options, TuningCache& cache, bool retune) {
   // The backend's variants as table lines, resolved once and carried to its runs (issue #24); only the
   // candidates with kernels for the problem's pixel type (the table's `pixels`).
-  std::vector<const VariantTraits*> candidates;
-  for (const std::string& variant : backend.variants())
-    if (const VariantTraits* traits = find_variant(variant);
-        traits && traits->auto_candidate && (traits->pixels & pixel_bit(problem.pixel)))
-      candidates.push_back(traits);
   AutoChoice choice;
+  std::vector<const VariantTraits*> candidates;
+  for (const std::string& variant : backend.variants()) {
+    const VariantTraits* traits = find_variant(variant);
+    if (!traits || !traits->auto_candidate) continue;
+    if (traits->pixels & pixel_bit(problem.pixel))
+      candidates.push_back(traits);
+    else
+      choice.left_out.emplace_back(variant, fmt::format("no {} kernels", to_string(problem.pixel)));
+  }
   if (candidates.empty()) {
     choice.reason = fmt::format("the {} backend has none of the variants auto chooses from for {} pixels",
                                 backend.name(), to_string(problem.pixel));
@@ -411,28 +429,49 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
         cached && std::ranges::find(candidates, cached->variant, &VariantTraits::name) != candidates.end())
       return *cached;
 
+  // A rank-1 filter is one term: lowrank would run separable's passes (docs/architecture.md, "The variant
+  // table"), so where separable is measured lowrank is left out, a build and a run saved.
+  const bool rank_one_measured =
+      problem.correlation_factors &&
+      std::ranges::any_of(candidates, [](const VariantTraits* traits) { return traits->rank_one; });
+  if (rank_one_measured)
+    std::erase_if(candidates, [&](const VariantTraits* traits) {
+      if (!traits->low_rank) return false;
+      choice.left_out.emplace_back(traits->name, "a rank-1 filter: separable runs the same passes");
+      return true;
+    });
+
   RunOptions tuning = options;
   tuning.repetitions = kTuningRepetitions;
   tuning.warmup = kTuningWarmup;
-  tuning.time_budget_s = kTuningTimeBudgetS;
+  tuning.time_budget_s = tuning_budget_s(candidates.size());
   std::vector<std::string> skip_reasons;
   for (const VariantTraits* candidate : candidates) {
     const std::string_view variant = candidate->name;
+    std::string why;
     try {
       const BackendRun run = backend.run(problem, input, *candidate, device, tuning);
       if (run.status == Status::Ok && run.times.kernel_ms.samples > 0)
         choice.measured.emplace_back(std::string(variant), run.times.kernel_ms.median);
       else
-        skip_reasons.push_back(fmt::format("{}: {}", variant, run.reason.empty() ? "no kernel time measured" : run.reason));
+        why = run.reason.empty() ? "no kernel time measured" : run.reason;
     } catch (const ApiError& error) {
       // One candidate's API failure (out of resources, a build failure) leaves the others to choose from.
-      skip_reasons.push_back(fmt::format("{}: {}", variant, error.what()));
+      why = error.what();
     }
+    if (why.empty()) continue;
+    skip_reasons.push_back(fmt::format("{}: {}", variant, why));
+    choice.left_out.emplace_back(std::string(variant), std::move(why));
   }
   if (choice.measured.empty()) {
     choice.reason = fmt::format("{}", fmt::join(skip_reasons, "; "));
     return choice;
   }
+  // In table order, as --list shows them, whichever step left each out.
+  const auto table_place = [](const std::pair<std::string, std::string>& entry) {
+    return find_variant(entry.first) - all_variants().data();
+  };
+  std::ranges::stable_sort(choice.left_out, {}, table_place);
   std::ranges::stable_sort(choice.measured, {}, &std::pair<std::string, double>::second);
   choice.variant = choice.measured.front().first;
   cache.store(key, choice);

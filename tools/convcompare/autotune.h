@@ -17,8 +17,10 @@ namespace cc {
 
 // Auto chooses among the variants the table marks auto_candidate (common/domain/variants.h) that store the
 // problem's pixel type (the table's `pixels`: fft does not run u8, so an 8-bit auto never measures it): every one of
-// the project's own single-pass and two-pass forms, so that "auto" is never slower than the best of
-// them by more than the timing noise; not naive (a one-thread CPU baseline) nor the vendor baselines.
+// the project's own single-pass, two-pass and low-rank forms and the memory paths of issue #25 (async, shuffle,
+// cluster), so that "auto" is never slower than the best of them by more than the timing noise; not naive (a
+// one-thread CPU baseline) nor the vendor baselines. A candidate that cannot run here (no lane shuffles, no
+// clusters, a rank over lowrank's terms, no kernels for the pixel type) is left out with its reason, never an error.
 // The tile shape is not tuned here: `fast` picks its shape per radius at compile time
 // (common/geometry/fast_shape.h), and no backend exposes the shape as a run option, so auto tunes the variant.
 
@@ -26,15 +28,27 @@ namespace cc {
 inline constexpr int kTuningRepetitions = 5;
 inline constexpr int kTuningWarmup = 1;
 inline constexpr double kTuningTimeBudgetS = 0.3;
+// The time budget (RunOptions::time_budget_s) of all candidates' runs together: each gets an equal share, at
+// most kTuningTimeBudgetS, so a new candidate shortens the others' runs instead of adding its own 0.3 s (issue
+// #25 item 5). What still adds up per candidate: its build (NVRTC, clBuildProgram), outside every run's
+// budget, and the launches a run makes whatever its budget (a warm-up and one sample, backends/measure.h).
+inline constexpr double kTuningTotalBudgetS = 2.0;
+
+// The time budget of each of `candidates` tuning runs.
+double tuning_budget_s(std::size_t candidates);
 
 struct AutoChoice {
   std::string variant;      // the winner, e.g. "fast"; empty when no candidate could run (see reason)
   bool from_cache = false;  // true: no measurement this time
   // Candidate -> median kernel ms (this time or cached), fastest first; skipped candidates absent.
   std::vector<std::pair<std::string, double>> measured;
+  // Candidate -> why it was not measured (it skipped here, has no kernels for the pixel type, or another
+  // candidate runs the same kernels): with `measured`, every candidate the backend has, in table order.
+  std::vector<std::pair<std::string, std::string>> left_out;
   std::string reason;  // when variant is empty: why each candidate was skipped
 
-  // For the report's compile_time column: "fast (cached; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms)".
+  // For the report's compile_time column: "fast (cached; fast 0.262 ms, separable 0.41 ms, fft 1.9 ms; left
+  // out: shuffle [the device offers no sub-group shuffle])".
   std::string summary() const;
 };
 
@@ -45,6 +59,7 @@ struct TuningKey {
   std::string border;      // "zero", "clamp", ...
   std::string pixel;       // "f32", "u8": the device frame's pixels, which decide the candidates and their speed
   bool separable = false;  // rank-1 filter: the separable variant can run
+  int rank = 0;            // the filter's numerical rank (Problem::correlation_low_rank), which lowrank runs as terms
   std::string backend;     // "cuda", "opencl", "cpu"
   std::string versions;    // the device's driver / runtime / platform versions and convcompare's
 
@@ -98,8 +113,8 @@ class TuningCache {
 // options above and picks the lowest median kernel time; the exact winner, no setup-cost trade-offs.
 // A cache hit (unless `retune`) returns without running anything; a fresh choice is stored. Results
 // are not validated here: the driver validates the "auto" row it runs with the winner. Candidates
-// that skip or throw ApiError are left out (their reasons go to `reason` when none is left). A
-// single candidate (the CPU backend's fast) is measured and cached too, so every auto row reads alike.
+// that skip or throw ApiError are left out (in `left_out`, and their reasons go to `reason` when none is
+// left). A single candidate (the CPU backend's fast) is measured and cached too, so every auto row reads alike.
 AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,
                           const RunOptions& options, TuningCache& cache, bool retune);
 

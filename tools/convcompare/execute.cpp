@@ -82,6 +82,8 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   record.memory = run.memory;
   record.memory_note = run.memory_note;
   record.compile_time = choice + run.compile_time;
+  // What "% of bound" counts for a low-rank run (derive_bound): its terms, the filter's rank.
+  if (ran && ran->low_rank && problem.correlation_low_rank) record.terms = problem.correlation_low_rank->rank;
   if (run.device_bytes > 0) record.device_mb = static_cast<double>(run.device_bytes) / (1 << 20);
   if (run.status != Status::Ok) {
     record.status = run.status;
