@@ -129,9 +129,10 @@ const std::string& callback_ltoir() {
 // real_pitch floats (the image's rows out of place, the padded rows in place), complex rows of
 // complex_width numbers. No work area of its own: the plans share one (they never run at the
 // same time); `work_bytes` says how much this one needs. `callback`, where given, is set before the
-// plan is made (cuFFT links it in then), reading `callback_info` (a device address).
+// plan is made (cuFFT links it in then), reading the device address at `callback_info`, which outlives
+// the plan (cufftXtSetJITCallback takes the address of the pointer, not the pointer).
 FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes, const JitCallback* callback = nullptr,
-                  void* callback_info = nullptr) {
+                  void** callback_info = nullptr) {
   cufftHandle handle = 0;
   CC_CUFFT_CHECK(cufftCreate(&handle));
   FftPlan plan(handle);
@@ -139,7 +140,7 @@ FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes
   if (callback) {
     const std::string& ltoir = callback_ltoir();
     CC_CUFFT_CHECK(cufftXtSetJITCallback(handle, callback->symbol, ltoir.data(), ltoir.size(), callback->type,
-                                         &callback_info));
+                                         callback_info));
   }
   long long sizes[] = {shape.transform_height, shape.transform_width};
   long long real_rows[] = {shape.transform_height, shape.real_pitch};
@@ -174,6 +175,7 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
   filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
   const FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum_.get()), args_, shape_.real_pitch};
   callback_info_ = DeviceBuffer((sizeof(info) + sizeof(float) - 1) / sizeof(float));
+  callback_info_address_ = callback_info_.get();
   CC_CUDA_CHECK(cudaMemcpyAsync(callback_info_.get(), &info, sizeof(info), cudaMemcpyHostToDevice, stream));
 
   // The product inside the inverse transform's loads; on the padded path the padding inside the
@@ -181,8 +183,8 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
   // filter's spectrum goes through a plan of its own there, without the padding callback.
   std::size_t forward_work = 0, inverse_work = 0, filter_work = 0;
   forward_ = shape_.circular ? make_plan(shape_, CUFFT_R2C, forward_work)
-                             : make_plan(shape_, CUFFT_R2C, forward_work, &kPadLoad, callback_info_.get());
-  inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work, &kMultiplyLoad, callback_info_.get());
+                             : make_plan(shape_, CUFFT_R2C, forward_work, &kPadLoad, &callback_info_address_);
+  inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work, &kMultiplyLoad, &callback_info_address_);
   FftPlan filter_plan = shape_.circular ? FftPlan() : make_plan(shape_, CUFFT_R2C, filter_work);
   const cufftHandle filter_handle = shape_.circular ? forward_.get() : filter_plan.get();
   const std::size_t work_bytes = std::max({forward_work, inverse_work, filter_work});

@@ -57,6 +57,7 @@ class FftConvolver {
   FftPlan forward_, inverse_;
   // callback_info_: the callbacks' FftCallbackInfo (fft_callbacks.cu), on the device.
   DeviceBuffer spectrum_, filter_spectrum_, callback_info_, work_area_, band_coefficients_;
+  void* callback_info_address_ = nullptr;  // callback_info_.get(), where the plans' callbacks were told to look
   int band_column_length_ = 0, band_blocks_ = 0;
 };
 
