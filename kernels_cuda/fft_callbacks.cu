@@ -26,7 +26,7 @@ extern "C" __device__ float2 cc_fft_multiply_load(void* spectrum, unsigned long 
 
 // CUFFT_CB_LD_REAL on the forward (real-to-complex) plan of the padded path, which cuFFT runs out of
 // place from the image plane: element `offset` of the padded layout (rows of padded_pitch floats),
-// kernels_cuda/fft.cu's fft_pad computed where the transform reads it instead of in a pass of its own.
+// kernels_cl/fft.cl's fft_pad (the OpenCL path's pass) computed where the transform reads it.
 extern "C" __device__ float cc_fft_pad_load(void* image, unsigned long long offset, void* info, void*)
 {
     const FftCallbackInfo* callback = static_cast<const FftCallbackInfo*>(info);
