@@ -1,7 +1,7 @@
-/* fft.cl: the `fft` variant's own kernels around VkFFT's convolution (transforms and product are all
+/* fft.cl: the `fft` variant's own kernels around VkFFT's convolution (transforms and product are
    VkFFT's, backends/opencl/opencl_fft.h): pad a plane into the transform buffer by the border rule and
    crop the result back out; or, on the unpadded path, recompute the edge bands that the transform's
-   wrap-around got wrong. */
+   wrap-around got wrong; and the product, for shapes VkFFT's convolution cannot take. */
 
 #define FFT_BAND_ROWS 8  /* outputs per work-item down a column: common/geometry/fft_shape.h's kFftBandRows */
 
@@ -25,6 +25,20 @@ __kernel void fft_pad(__global const float* restrict input,
         if (sx >= 0 && sy >= 0) value = input[sy * args.pitch + sx];
     }
     padded[(size_t)v * padded_pitch + u] = value;
+}
+
+/* The plane's spectrum times the filter's (already reversed and scaled), one complex number each: only
+   where VkFFT's convolution cannot take the shape (backends/opencl/opencl_fft.h's VkFftPlan::fused). */
+__kernel void fft_multiply(__global float2* restrict spectrum,
+                           __global const float2* restrict filter_spectrum,
+                           const int count)
+{
+    const int i = get_global_id(0);
+    if (i >= count) return;
+
+    const float2 a = spectrum[i];
+    const float2 b = filter_spectrum[i];
+    spectrum[i] = (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
 /* Output pixel (x, y) is the correlation centred on padded (x + radius_x, y + radius_y). */

@@ -154,7 +154,9 @@ class ClBuild final : public VariantBuild {
                                    build_options_);
     if (!options.kernel_dir.empty()) text += "; sources: " + options.kernel_dir;
     if (fft_)
-      text += fmt::format("; VkFFT convolution (real-to-complex, product, back) at {}, generated at run time",
+      text += fmt::format("; VkFFT {} at {}, generated at run time",
+                          fft_->fused() ? "convolution (real-to-complex, product, back)"
+                                        : "real-to-complex and back, the product separate (rows split)",
                           fft_shape_text(plan.fft));
     return text;
   }

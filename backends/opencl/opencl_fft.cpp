@@ -56,7 +56,7 @@ struct VkFftPlan::Application {
 
 VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const cl::CommandQueue& queue,
                      const FftShape& shape)
-    : filter_application_(std::make_unique<Application>()),
+    : transform_application_(std::make_unique<Application>()),
       correlation_application_(std::make_unique<Application>()),
       device_(device()),
       context_(context()),
@@ -90,11 +90,6 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
           fmt::format("{} of {}", what, fft_shape_text(shape)));
   };
   const auto start = std::chrono::steady_clock::now();
-  // The filter's transform: VkFFT lays a spectrum out for its convolution as the convolution's own
-  // forward stages do (no four-step reordering, no register boost), which kernelConvolution asks for.
-  VkFFTConfiguration filter = configuration;
-  filter.kernelConvolution = 1;
-  initialize(*filter_application_, filter, "the filter's real-to-complex transform");
   // The correlation. VkFFT's convolution always divides by the last axis's length in the stage that
   // multiplies; `normalize` has the first axis's inverse divide by its own, so the filter's spectrum
   // is unscaled (FftInverse::Normalized).
@@ -104,13 +99,30 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
   correlation.kernel = &kernel_;
   correlation.kernelSize = &buffer_bytes_;
   initialize(*correlation_application_, correlation, "the convolution");
+  // A row too long for one pass through local memory makes VkFFT split the real-to-complex step off
+  // (multiUploadR2C), and its convolution is then wrong: 640x20 on Oclgrind with 2 KB of local memory
+  // missed by 86 (wrap border), where 20x640 (the column axis split) validated. Such a shape keeps
+  // the separate passes: one plain application, forward and inverse, and fft.cl's product between.
+  fused_ = !correlation_application_->vkfft.localFFTPlan->multiUploadR2C &&
+           !correlation_application_->vkfft.localFFTPlan_inverse->multiUploadR2C;
+  VkFFTConfiguration transforms = configuration;
+  if (fused_) {
+    // VkFFT lays a spectrum out for its convolution as the convolution's own forward stages do (no
+    // four-step reordering, no register boost), which kernelConvolution asks for.
+    transforms.kernelConvolution = 1;
+  } else {
+    correlation_application_.reset();
+    transforms.inverseReturnToInputBuffer = out_of_place_ ? 1 : 0;  // the inverse writes where the forward read
+  }
+  initialize(*transform_application_, transforms, fused_ ? "the filter's real-to-complex transform" : "the transforms");
   build_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 VkFftPlan::~VkFftPlan() = default;
 
 bool VkFftPlan::needs_temporary() const {
-  for (const Application* application : {filter_application_.get(), correlation_application_.get()}) {
+  for (const Application* application : {transform_application_.get(), correlation_application_.get()}) {
+    if (!application) continue;
     const VkFFTApplication& vkfft = application->vkfft;
     for (int axis = 0; axis < 2; ++axis) {
       if (vkfft.localFFTPlan->numAxisUploads[axis] > 1 || vkfft.useBluesteinFFT[axis]) return true;
@@ -120,18 +132,18 @@ bool VkFftPlan::needs_temporary() const {
   return false;
 }
 
-void VkFftPlan::filter_spectrum(const cl::CommandQueue& queue, const cl::Buffer& filter_real,
-                                const cl::Buffer& filter_spectrum, const cl::Buffer& temporary) {
+void VkFftPlan::transform(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
+                          const cl::Buffer& temporary, int direction) {
   queue_ = queue();
-  input_ = filter_real();
-  buffer_ = filter_spectrum();
+  input_ = real();
+  buffer_ = spectrum();
   temporary_ = temporary();
   VkFFTLaunchParams launch = {};
   launch.commandQueue = &queue_;
   launch.buffer = &buffer_;
   launch.tempBuffer = &temporary_;
   if (out_of_place_) launch.inputBuffer = &input_;
-  CC_VKFFT_CHECK(VkFFTAppend(&filter_application_->vkfft, -1, &launch));
+  CC_VKFFT_CHECK(VkFFTAppend(&transform_application_->vkfft, direction, &launch));
 }
 
 void VkFftPlan::correlate(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& spectrum,
@@ -169,10 +181,12 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
     temporary_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err));
   // The filter's spectrum, once per frame: its reversed placement transformed in place on the padded
   // path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
-  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_, FftInverse::Normalized);
+  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_,
+                                                      plan_.fused() ? FftInverse::Normalized : FftInverse::Unnormalized);
   const cl::Buffer& filter_input = shape_.circular ? spectrum_ : filter_spectrum_;
   CC_CL(queue.enqueueWriteBuffer(filter_input, CL_FALSE, 0, filter.size() * sizeof(float), filter.data()));
-  plan_.filter_spectrum(queue, filter_input, filter_spectrum_, temporary_);
+  plan_.forward(queue, filter_input, filter_spectrum_, temporary_);
+  if (!plan_.fused()) multiply_ = CC_CL_OUT(cl::Kernel(program, "fft_multiply", err));
   std::vector<float> coefficients;
   if (shape_.edge_bands) {
     coefficients = fft_band_coefficients(problem.correlation_filter);
@@ -189,16 +203,32 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
   finish_queue(queue);  // `filter` and `coefficients` are freed on return
 }
 
+void FftConvolver::multiply(ClQueue& queue) {
+  const int count = static_cast<int>(shape_.complex_count());
+  CC_CL(multiply_.setArg(0, spectrum_));
+  CC_CL(multiply_.setArg(1, filter_spectrum_));
+  CC_CL(multiply_.setArg(2, count));
+  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
+                                            cl::NDRange(group_x_ * group_y_), nullptr, event));
+}
+
 void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue) {
   const cl::NDRange group(group_x_, group_y_);
   if (shape_.circular) {
     // A marker stands where no kernel of ours does, so the events still bracket VkFFT's kernels.
     CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
-    plan_.correlate(queue.get(), in, spectrum_, filter_spectrum_, temporary_);
-    // The result is in the spectrum buffer's real rows: copied out as the padded path's crop with no
-    // apron. VkFFT 1.2.26's convolution overruns a separate output buffer (isOutputFormatted: writes
-    // past the plane's end on PoCL, valgrind), so the plane is written by our kernel.
-    crop(out, zero_apron_args_, 2 * shape_.complex_width(), queue);
+    if (plan_.fused()) {
+      plan_.correlate(queue.get(), in, spectrum_, filter_spectrum_, temporary_);
+      // The result is in the spectrum buffer's real rows: copied out as the padded path's crop with
+      // no apron. VkFFT 1.2.26's convolution overruns a separate output buffer (isOutputFormatted:
+      // writes past the plane's end on PoCL, valgrind), so the plane is written by our kernel.
+      crop(out, zero_apron_args_, 2 * shape_.complex_width(), queue);
+    } else {
+      plan_.forward(queue.get(), in, spectrum_, temporary_);
+      multiply(queue);
+      plan_.inverse(queue.get(), spectrum_, out, temporary_);
+      if (!shape_.edge_bands) CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
+    }
     if (!shape_.edge_bands) return;
     CC_CL(bands_.setArg(0, in));
     CC_CL(bands_.setArg(1, out));
@@ -220,7 +250,13 @@ void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, C
   CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(pad_, cl::NullRange,
                                             cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
                                             group, nullptr, event));
-  plan_.correlate(queue.get(), spectrum_, spectrum_, filter_spectrum_, temporary_);
+  if (plan_.fused()) {
+    plan_.correlate(queue.get(), spectrum_, spectrum_, filter_spectrum_, temporary_);
+  } else {
+    plan_.forward(queue.get(), spectrum_, spectrum_, temporary_);
+    multiply(queue);
+    plan_.inverse(queue.get(), spectrum_, spectrum_, temporary_);
+  }
   crop(out, args_, padded_pitch, queue);
 }
 

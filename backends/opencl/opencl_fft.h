@@ -38,20 +38,37 @@ class VkFftPlan {
   // Queue on `queue`, without events (an in-order queue keeps each between the commands around it,
   // and their events bracket it). `temporary`, as large as the spectrum (FftShape::buffer_bytes()),
   // only when needs_temporary().
-  // The filter's spectrum, as the correlation reads it, from fft_filter_buffer(..., FftInverse::Normalized)
-  // in `filter_real`: the spectrum buffer's own start on the padded path (in place).
-  void filter_spectrum(const cl::CommandQueue& queue, const cl::Buffer& filter_real, const cl::Buffer& filter_spectrum,
-                       const cl::Buffer& temporary);
-  // One plane's correlation from `in` into the real rows of `spectrum` (rows of 2 * complex_width()
-  // floats); on the padded path `in` is `spectrum` itself (the padded plane, in place).
+  // Whether correlate() is VkFFT's convolution; otherwise (a row split over several passes, where that
+  // convolution is wrong) the plan has only forward() and inverse(), and the product is fft.cl's.
+  bool fused() const { return fused_; }
+
+  // A forward transform from `real` (FftShape::real_floats(); the spectrum buffer itself in place)
+  // into `spectrum`: the filter's, laid out as correlate() reads it (fft_filter_buffer(...,
+  // FftInverse::Normalized) when fused, else Unnormalized), or, unfused, a plane's.
+  void forward(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
+               const cl::Buffer& temporary) {
+    transform(queue, real, spectrum, temporary, -1);
+  }
+  // Unfused only: the inverse, unnormalized, from `spectrum` back where forward() read (`real`).
+  void inverse(const cl::CommandQueue& queue, const cl::Buffer& spectrum, const cl::Buffer& real,
+               const cl::Buffer& temporary) {
+    transform(queue, real, spectrum, temporary, 1);
+  }
+  // Fused only: one plane's correlation from `in` into the real rows of `spectrum` (rows of
+  // 2 * complex_width() floats); on the padded path `in` is `spectrum` itself (in place).
   void correlate(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& spectrum,
                  const cl::Buffer& filter_spectrum, const cl::Buffer& temporary);
 
   double build_ms() const { return build_ms_; }
 
  private:
+  void transform(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
+                 const cl::Buffer& temporary, int direction);
+
   struct Application;  // VkFFTApplication, so that only opencl_fft.cpp includes vkFFT.h
-  std::unique_ptr<Application> filter_application_, correlation_application_;
+  // transform_application_: the filter's transform (kernelConvolution) when fused, else the plain
+  // transforms both ways; correlation_application_: the convolution, null when not fused.
+  std::unique_ptr<Application> transform_application_, correlation_application_;
   // The handles VkFFT reads through pointers, set before each call: every launch binds the buffers
   // and queue it is given.
   cl_device_id device_ = nullptr;
@@ -59,7 +76,7 @@ class VkFftPlan {
   cl_command_queue queue_ = nullptr;
   cl_mem buffer_ = nullptr, temporary_ = nullptr, input_ = nullptr, kernel_ = nullptr;
   cl_ulong buffer_bytes_ = 0, real_bytes_ = 0;
-  bool out_of_place_ = false;
+  bool out_of_place_ = false, fused_ = false;
   double build_ms_ = 0;
 };
 
@@ -91,12 +108,14 @@ class FftConvolver {
   // fft_crop from the spectrum buffer's real rows (rows of `padded_pitch` floats) into `out`, with the
   // apron of `args`: the padded path's, or none on the unpadded one.
   void crop(const cl::Buffer& out, const ConvArgs& args, int padded_pitch, ClQueue& queue);
+  // fft.cl's product of the spectrum buffer and the filter's, where the plan is not fused.
+  void multiply(ClQueue& queue);
 
   ConvArgs args_, zero_apron_args_;
   FftShape shape_;
   VkFftPlan& plan_;
   cl::Buffer spectrum_, filter_spectrum_, temporary_, band_coefficients_;
-  cl::Kernel pad_, crop_, bands_;
+  cl::Kernel pad_, crop_, bands_, multiply_;  // multiply_: unfused plans only
   std::size_t group_x_, group_y_;
   std::size_t band_group_x_ = 0, band_group_y_ = 0;
   int band_column_length_ = 0, band_blocks_ = 0;

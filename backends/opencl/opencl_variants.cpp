@@ -276,7 +276,7 @@ constexpr std::string_view kNoFft = "VkFFT not found at build time";
 // The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
 constexpr ApiVariant kLibraryVariants[] = {
-    {"fft", kFft, kNoFft, "fft", "fft_pad fft_crop fft_bands"},
+    {"fft", kFft, kNoFft, "fft", "fft_pad fft_multiply fft_crop fft_bands"},
 };
 
 std::vector<ApiVariant> make_api_variants() {
