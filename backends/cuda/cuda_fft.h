@@ -45,9 +45,10 @@ class FftConvolver {
   // `in` is only read (cuFFT's out-of-place real-to-complex transform keeps its input).
   void convolve_plane(const float* in, float* out, cudaStream_t stream);
 
-  // cuFFT's work area: the device memory it holds beyond what the plan counted (the spectrum and
-  // filter-spectrum buffers and the edge bands' coefficients, backends/launch_plan.cpp).
-  std::size_t work_area_bytes() const { return work_area_.bytes(); }
+  // cuFFT's work area and the callbacks' parameters: the device memory it holds beyond what the plan
+  // counted (the spectrum and filter-spectrum buffers and the edge bands' coefficients,
+  // backends/launch_plan.cpp).
+  std::size_t work_area_bytes() const { return work_area_.bytes() + callback_info_.bytes(); }
 
   const FftShape& shape() const { return shape_; }
 
