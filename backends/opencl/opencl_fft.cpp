@@ -98,13 +98,15 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
   correlation.normalize = 1;
   correlation.kernel = &kernel_;
   correlation.kernelSize = &buffer_bytes_;
-  initialize(*correlation_application_, correlation, "the convolution");
   // A row too long for one pass through local memory makes VkFFT split the real-to-complex step off
   // (multiUploadR2C), and its convolution is then wrong: 640x20 on Oclgrind with 2 KB of local memory
-  // missed by 86 (wrap border), where 20x640 (the column axis split) validated. Such a shape keeps
-  // the separate passes: one plain application, forward and inverse, and fft.cl's product between.
-  fused_ = !correlation_application_->vkfft.localFFTPlan->multiUploadR2C &&
-           !correlation_application_->vkfft.localFFTPlan_inverse->multiUploadR2C;
+  // missed by 86 (wrap border), where 20x640 (the column axis split) validated. Such a shape, or a
+  // device where the convolution cannot be planned at all, keeps the separate passes: one plain
+  // application, forward and inverse, and fft.cl's product between (compile_time says which ran).
+  const VkFFTApplication& convolution = correlation_application_->vkfft;
+  fused_ = initializeVkFFT(&correlation_application_->vkfft, correlation) == VKFFT_SUCCESS &&
+           !convolution.localFFTPlan->multiUploadR2C &&
+           !(convolution.localFFTPlan_inverse && convolution.localFFTPlan_inverse->multiUploadR2C);
   VkFFTConfiguration transforms = configuration;
   if (fused_) {
     // VkFFT lays a spectrum out for its convolution as the convolution's own forward stages do (no
