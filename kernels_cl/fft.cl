@@ -1,6 +1,7 @@
-/* fft.cl: the `fft` variant's own kernels around VkFFT's transforms: pad a plane into the transform
-   buffer by the border rule, multiply its spectrum by the filter's, crop the result back out; or, on
-   the unpadded path, recompute the edge bands that the transform's wrap-around got wrong. */
+/* fft.cl: the `fft` variant's own kernels around VkFFT's convolution (transforms and product are
+   VkFFT's, backends/opencl/opencl_fft.h): pad a plane into the transform buffer by the border rule and
+   crop the result back out; or, on the unpadded path, recompute the edge bands that the transform's
+   wrap-around got wrong; and the product, for shapes VkFFT's convolution cannot take. */
 
 #define FFT_BAND_ROWS 8  /* outputs per work-item down a column: common/geometry/fft_shape.h's kFftBandRows */
 
@@ -26,7 +27,8 @@ __kernel void fft_pad(__global const float* restrict input,
     padded[(size_t)v * padded_pitch + u] = value;
 }
 
-/* The plane's spectrum times the filter's (already reversed and scaled), one complex number each. */
+/* The plane's spectrum times the filter's (already reversed and scaled), one complex number each: only
+   where VkFFT's convolution cannot take the shape (backends/opencl/opencl_fft.h's VkFftPlan::fused). */
 __kernel void fft_multiply(__global float2* restrict spectrum,
                            __global const float2* restrict filter_spectrum,
                            const int count)

@@ -153,7 +153,7 @@ size=601x20 check "fft, two-pass transforms: uninitialized values" 1 "${uninitia
 # fft's unpadded path (an even, smooth image: out of place from the input plane, edge bands redone
 # directly), in one pass and in two. Races and API only: VkFFT's kernels for a separate input buffer
 # store never-loaded registers of their idle work-items to local memory, which --uninitialized reports
-# (and carries on into fft_multiply) although the results do not depend on them: prefilling every
+# (and carries on into the convolution's product) although the results do not depend on them: prefilling every
 # buffer with NaN changes nothing, and every border validates.
 size=40x30 check "fft unpadded, edge bands: races, API" 1 --data-races --check-api -- \
   --variant fft --filter box:r=3 --border mirror --channels 2

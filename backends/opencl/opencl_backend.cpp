@@ -153,7 +153,11 @@ class ClBuild final : public VariantBuild {
     std::string text = fmt::format("radius: {}; options: {}", traits_.compile_time_radius ? "compile-time" : "run-time",
                                    build_options_);
     if (!options.kernel_dir.empty()) text += "; sources: " + options.kernel_dir;
-    if (fft_) text += fmt::format("; VkFFT real-to-complex and back at {}, generated at run time", fft_shape_text(plan.fft));
+    if (fft_)
+      text += fmt::format("; VkFFT {} at {}, generated at run time",
+                          fft_->fused() ? "convolution (real-to-complex, product, back)"
+                                        : "real-to-complex and back, the product separate (rows split)",
+                          fft_shape_text(plan.fft));
     return text;
   }
   double build_ms() const override { return build_ms_; }

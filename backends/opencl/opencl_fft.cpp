@@ -51,11 +51,13 @@ std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + 
 
 struct VkFftPlan::Application {
   VkFFTApplication vkfft = {};
+  ~Application() { deleteVkFFT(&vkfft); }  // idempotent: it nulls what it frees, a failed initialization too
 };
 
 VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const cl::CommandQueue& queue,
                      const FftShape& shape)
-    : application_(std::make_unique<Application>()),
+    : transform_application_(std::make_unique<Application>()),
+      correlation_application_(std::make_unique<Application>()),
       device_(device()),
       context_(context()),
       queue_(queue()),
@@ -69,8 +71,7 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
   configuration.performR2C = 1;  // in place: rows of real_pitch floats, as FftShape lays them out
   if (out_of_place_) {  // the real rows are a plane's, apart from the half spectrum in `buffer`
     configuration.isInputFormatted = 1;
-    configuration.inverseReturnToInputBuffer = 1;
-    configuration.inputBuffer = &real_;
+    configuration.inputBuffer = &input_;
     configuration.inputBufferSize = &real_bytes_;
     configuration.inputBufferStride[0] = static_cast<uint64_t>(shape.real_pitch);
     configuration.inputBufferStride[1] = static_cast<uint64_t>(shape.real_floats());
@@ -83,62 +84,111 @@ VkFftPlan::VkFftPlan(const cl::Device& device, const cl::Context& context, const
   configuration.userTempBuffer = 1;  // each convolver brings its own, so concurrent queues share none
   configuration.tempBuffer = &temporary_;
   configuration.tempBufferSize = &buffer_bytes_;
-  const auto start = std::chrono::steady_clock::now();
-  const VkFFTResult result = initializeVkFFT(&application_->vkfft, configuration);
-  if (result != VKFFT_SUCCESS) {
-    deleteVkFFT(&application_->vkfft);  // idempotent: it nulls what it frees
+  const auto initialize = [&](Application& application, const VkFFTConfiguration& made, const char* what) {
+    const VkFFTResult result = initializeVkFFT(&application.vkfft, made);
     check(result, "initializeVkFFT(&application, configuration)", __FILE__, __LINE__,
-          fmt::format("real-to-complex transform of {}", fft_shape_text(shape)));
+          fmt::format("{} of {}", what, fft_shape_text(shape)));
+  };
+  const auto start = std::chrono::steady_clock::now();
+  // The correlation. VkFFT's convolution always divides by the last axis's length in the stage that
+  // multiplies; `normalize` has the first axis's inverse divide by its own, so the filter's spectrum
+  // is unscaled (FftInverse::Normalized).
+  VkFFTConfiguration correlation = configuration;
+  correlation.performConvolution = 1;
+  correlation.normalize = 1;
+  correlation.kernel = &kernel_;
+  correlation.kernelSize = &buffer_bytes_;
+  // A row too long for one pass through local memory makes VkFFT split the real-to-complex step off
+  // (multiUploadR2C), and its convolution is then wrong: 640x20 on Oclgrind with 2 KB of local memory
+  // missed by 86 (wrap border), where 20x640 (the column axis split) validated. Such a shape, or a
+  // device where the convolution cannot be planned at all, keeps the separate passes: one plain
+  // application, forward and inverse, and fft.cl's product between (compile_time says which ran).
+  const VkFFTApplication& convolution = correlation_application_->vkfft;
+  fused_ = initializeVkFFT(&correlation_application_->vkfft, correlation) == VKFFT_SUCCESS &&
+           !convolution.localFFTPlan->multiUploadR2C &&
+           !(convolution.localFFTPlan_inverse && convolution.localFFTPlan_inverse->multiUploadR2C);
+  VkFFTConfiguration transforms = configuration;
+  if (fused_) {
+    // VkFFT lays a spectrum out for its convolution as the convolution's own forward stages do (no
+    // four-step reordering, no register boost), which kernelConvolution asks for.
+    transforms.kernelConvolution = 1;
+  } else {
+    correlation_application_.reset();
+    transforms.inverseReturnToInputBuffer = out_of_place_ ? 1 : 0;  // the inverse writes where the forward read
   }
+  initialize(*transform_application_, transforms, fused_ ? "the filter's real-to-complex transform" : "the transforms");
   build_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-VkFftPlan::~VkFftPlan() { deleteVkFFT(&application_->vkfft); }
+VkFftPlan::~VkFftPlan() = default;
 
 bool VkFftPlan::needs_temporary() const {
-  const VkFFTApplication& vkfft = application_->vkfft;
-  for (int axis = 0; axis < 2; ++axis)
-    if (vkfft.localFFTPlan->numAxisUploads[axis] > 1 || vkfft.localFFTPlan_inverse->numAxisUploads[axis] > 1 ||
-        vkfft.useBluesteinFFT[axis])
-      return true;
+  for (const Application* application : {transform_application_.get(), correlation_application_.get()}) {
+    if (!application) continue;
+    const VkFFTApplication& vkfft = application->vkfft;
+    for (int axis = 0; axis < 2; ++axis) {
+      if (vkfft.localFFTPlan->numAxisUploads[axis] > 1 || vkfft.useBluesteinFFT[axis]) return true;
+      if (vkfft.localFFTPlan_inverse && vkfft.localFFTPlan_inverse->numAxisUploads[axis] > 1) return true;
+    }
+  }
   return false;
 }
 
 void VkFftPlan::transform(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
                           const cl::Buffer& temporary, int direction) {
   queue_ = queue();
-  real_ = real();
+  input_ = real();
   buffer_ = spectrum();
   temporary_ = temporary();
   VkFFTLaunchParams launch = {};
   launch.commandQueue = &queue_;
   launch.buffer = &buffer_;
   launch.tempBuffer = &temporary_;
-  if (out_of_place_) launch.inputBuffer = &real_;
-  CC_VKFFT_CHECK(VkFFTAppend(&application_->vkfft, direction, &launch));
+  if (out_of_place_) launch.inputBuffer = &input_;
+  CC_VKFFT_CHECK(VkFFTAppend(&transform_application_->vkfft, direction, &launch));
+}
+
+void VkFftPlan::correlate(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& spectrum,
+                          const cl::Buffer& filter_spectrum, const cl::Buffer& temporary) {
+  queue_ = queue();
+  input_ = in();
+  buffer_ = spectrum();
+  kernel_ = filter_spectrum();
+  temporary_ = temporary();
+  VkFFTLaunchParams launch = {};
+  launch.commandQueue = &queue_;
+  launch.buffer = &buffer_;
+  launch.tempBuffer = &temporary_;
+  launch.kernel = &kernel_;
+  if (out_of_place_) launch.inputBuffer = &input_;
+  // The forward direction: with performConvolution it runs the inverse as well.
+  CC_VKFFT_CHECK(VkFFTAppend(&correlation_application_->vkfft, -1, &launch));
 }
 
 FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,
                            std::size_t group_x, std::size_t group_y, VkFftPlan& plan, const Problem& problem)
     : args_(problem.conv_args()),
+      zero_apron_args_(args_),
       shape_(fft_shape(problem)),
       plan_(plan),
       spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
       filter_spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
       pad_(CC_CL_OUT(cl::Kernel(program, "fft_pad", err))),
-      multiply_(CC_CL_OUT(cl::Kernel(program, "fft_multiply", err))),
       crop_(CC_CL_OUT(cl::Kernel(program, "fft_crop", err))),
       bands_(CC_CL_OUT(cl::Kernel(program, "fft_bands", err))),
       group_x_(group_x),
       group_y_(group_y) {
+  zero_apron_args_.radius_x = zero_apron_args_.radius_y = 0;
   if (plan_.needs_temporary())
     temporary_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err));
-  // The filter's spectrum: its reversed, scaled placement transformed by the same plan, in place on
-  // the padded path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
-  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
+  // The filter's spectrum, once per frame: its reversed placement transformed in place on the padded
+  // path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
+  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_,
+                                                      plan_.fused() ? FftInverse::Normalized : FftInverse::Unnormalized);
   const cl::Buffer& filter_input = shape_.circular ? spectrum_ : filter_spectrum_;
   CC_CL(queue.enqueueWriteBuffer(filter_input, CL_FALSE, 0, filter.size() * sizeof(float), filter.data()));
   plan_.forward(queue, filter_input, filter_spectrum_, temporary_);
+  if (!plan_.fused()) multiply_ = CC_CL_OUT(cl::Kernel(program, "fft_multiply", err));
   std::vector<float> coefficients;
   if (shape_.edge_bands) {
     coefficients = fft_band_coefficients(problem.correlation_filter);
@@ -155,27 +205,33 @@ FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& q
   finish_queue(queue);  // `filter` and `coefficients` are freed on return
 }
 
+void FftConvolver::multiply(ClQueue& queue) {
+  const int count = static_cast<int>(shape_.complex_count());
+  CC_CL(multiply_.setArg(0, spectrum_));
+  CC_CL(multiply_.setArg(1, filter_spectrum_));
+  CC_CL(multiply_.setArg(2, count));
+  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
+                                            cl::NDRange(group_x_ * group_y_), nullptr, event));
+}
+
 void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue) {
   const cl::NDRange group(group_x_, group_y_);
-  const int count = static_cast<int>(shape_.complex_count());
-  const auto multiply = [&] {
-    CC_CL(multiply_.setArg(0, spectrum_));
-    CC_CL(multiply_.setArg(1, filter_spectrum_));
-    CC_CL(multiply_.setArg(2, count));
-    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
-                                              cl::NDRange(group_x_ * group_y_), nullptr, event));
-  };
-
   if (shape_.circular) {
-    // Markers stand where no kernel of ours does, so the events still bracket both transforms.
+    // A marker stands where no kernel of ours does, so the events still bracket VkFFT's kernels.
     CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
-    plan_.forward(queue.get(), in, spectrum_, temporary_);
-    multiply();
-    plan_.inverse(queue.get(), spectrum_, out, temporary_);
-    if (!shape_.edge_bands) {
-      CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
-      return;
+    if (plan_.fused()) {
+      plan_.correlate(queue.get(), in, spectrum_, filter_spectrum_, temporary_);
+      // The result is in the spectrum buffer's real rows: copied out as the padded path's crop with
+      // no apron. VkFFT 1.2.26's convolution overruns a separate output buffer (isOutputFormatted:
+      // writes past the plane's end on PoCL, valgrind), so the plane is written by our kernel.
+      crop(out, zero_apron_args_, 2 * shape_.complex_width(), queue);
+    } else {
+      plan_.forward(queue.get(), in, spectrum_, temporary_);
+      multiply(queue);
+      plan_.inverse(queue.get(), spectrum_, out, temporary_);
+      if (!shape_.edge_bands) CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
     }
+    if (!shape_.edge_bands) return;
     CC_CL(bands_.setArg(0, in));
     CC_CL(bands_.setArg(1, out));
     CC_CL(bands_.setArg(2, band_coefficients_));
@@ -196,16 +252,24 @@ void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, C
   CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(pad_, cl::NullRange,
                                             cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
                                             group, nullptr, event));
-  plan_.forward(queue.get(), spectrum_, spectrum_, temporary_);
-  multiply();
-  plan_.inverse(queue.get(), spectrum_, spectrum_, temporary_);
+  if (plan_.fused()) {
+    plan_.correlate(queue.get(), spectrum_, spectrum_, filter_spectrum_, temporary_);
+  } else {
+    plan_.forward(queue.get(), spectrum_, spectrum_, temporary_);
+    multiply(queue);
+    plan_.inverse(queue.get(), spectrum_, spectrum_, temporary_);
+  }
+  crop(out, args_, padded_pitch, queue);
+}
+
+void FftConvolver::crop(const cl::Buffer& out, const ConvArgs& args, int padded_pitch, ClQueue& queue) {
   CC_CL(crop_.setArg(0, spectrum_));
   CC_CL(crop_.setArg(1, out));
-  CC_CL(crop_.setArg(2, args_));
+  CC_CL(crop_.setArg(2, args));
   CC_CL(crop_.setArg(3, padded_pitch));
   CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(crop_, cl::NullRange,
-                                            cl::NDRange(round_up(args_.width, group_x_), round_up(args_.height, group_y_)),
-                                            group, nullptr, event));
+                                            cl::NDRange(round_up(args.width, group_x_), round_up(args.height, group_y_)),
+                                            cl::NDRange(group_x_, group_y_), nullptr, event));
 }
 
 }  // namespace cc::opencl

@@ -55,9 +55,11 @@ std::string fft_shape_text(const FftShape& shape) {
                      shape.edge_bands ? ", edge bands direct" : "");
 }
 
-std::vector<float> fft_filter_buffer(const Filter& correlation_filter, const FftShape& shape) {
+std::vector<float> fft_filter_buffer(const Filter& correlation_filter, const FftShape& shape, FftInverse inverse) {
   std::vector<float> buffer(shape.real_floats(), 0.0f);
-  const double scale = 1.0 / (static_cast<double>(shape.transform_width) * shape.transform_height);
+  const double scale = inverse == FftInverse::Normalized
+                           ? 1.0
+                           : 1.0 / (static_cast<double>(shape.transform_width) * shape.transform_height);
   const int radius_x = correlation_filter.radius_x(), radius_y = correlation_filter.radius_y();
   for (int fy = 0; fy < correlation_filter.height; ++fy)
     for (int fx = 0; fx < correlation_filter.width; ++fx) {

@@ -45,12 +45,18 @@ FftShape fft_shape(const Problem& problem);
 // "8192x8192 unpadded, edge bands direct" or "8400x8400 padded": the report's note on the path taken.
 std::string fft_shape_text(const FftShape& shape);
 
+// Whether the inverse transform divides by transform_width * transform_height itself: cuFFT's never
+// does; VkFFT's convolution always divides by the last axis's length, so the OpenCL path asks it for
+// the whole normalization (backends/opencl/opencl_fft.h).
+enum class FftInverse { Unnormalized, Normalized };
+
 // The real data (transform_height rows of real_pitch floats) whose forward transform is the spectrum
 // a plane's spectrum is multiplied by. The correlation filter is stored reversed, tap (i, j) at
 // (-i mod transform_width, -j mod transform_height), so the product of spectra computes a correlation
-// (a plain product of spectra is a convolution); and it is scaled by 1 / (transform_width *
-// transform_height), because neither library normalizes its inverse transform.
-std::vector<float> fft_filter_buffer(const Filter& correlation_filter, const FftShape& shape);
+// (a plain product of spectra is a convolution); and, for an unnormalized inverse, it is scaled by
+// 1 / (transform_width * transform_height).
+std::vector<float> fft_filter_buffer(const Filter& correlation_filter, const FftShape& shape,
+                                     FftInverse inverse = FftInverse::Unnormalized);
 
 // The edge-band kernels (fft_bands in kernels_cuda/fft.cu and kernels_cl/fft.cl): each thread computes
 // this many outputs down one column, and a block of block_x x block_y threads covers block_x columns

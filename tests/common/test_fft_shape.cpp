@@ -105,6 +105,19 @@ TEST_CASE("fft: on the unpadded path the filter is placed in the image's own row
   CHECK(at(5, 0) == doctest::Approx(6));  // offset (+1, 0)
 }
 
+TEST_CASE("fft: for an inverse that normalizes itself (VkFFT's convolution) the filter is placed unscaled") {
+  const cc::Problem problem = problem_of(6, 4, 3, 3);  // weights 1..9, radius 1
+  const cc::FftShape shape = cc::fft_shape(problem);
+  const std::vector<float> scaled = cc::fft_filter_buffer(problem.correlation_filter, shape);
+  const std::vector<float> unscaled =
+      cc::fft_filter_buffer(problem.correlation_filter, shape, cc::FftInverse::Normalized);
+  REQUIRE(unscaled.size() == scaled.size());
+  CHECK(unscaled[0] == doctest::Approx(5));
+  CHECK(unscaled[1 * 6 + 1] == doctest::Approx(1));
+  CHECK(unscaled[3 * 6 + 5] == doctest::Approx(9));
+  for (std::size_t i = 0; i < scaled.size(); ++i) CHECK(unscaled[i] == doctest::Approx(scaled[i] * 24.0f));
+}
+
 TEST_CASE("fft: edge-band coefficients are the filter's columns with zeros around, and the bands' block count") {
   const cc::Problem problem = problem_of(40, 30, 3, 5);  // weights 1..15 row by row
   // A thread reads 5 + 7 = 12 input rows in 2 chunks, 16 coefficients from the second's start (8).

@@ -132,6 +132,23 @@ TEST_CASE("fft: even smooth images take the unpadded path, exact in every border
   }
 }
 
+TEST_CASE("fft: a row that fits local memory runs VkFFT's convolution, the product fused, on both paths") {
+  // Rows of 40 and 50 floats fit any device's local memory in one pass, so VkFFT's convolution runs
+  // (backends/opencl/opencl_fft.h); the results are validated above and here.
+  const cc::Filter filter = random_filter(7, 5);
+  for (const int width : {40, 43}) {  // unpadded, padded (50x34)
+    CAPTURE(width);
+    const cc::Image input = random_image(width, 30, 1);
+    const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Clamp, false);
+    const cc::BackendRun run = backend().run(problem, input, "fft", 0, quick_options());
+    REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+    CHECK(run.compile_time.find("VkFFT convolution") != std::string::npos);
+    const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
+    const cc::Validation result = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
+    CHECK_MESSAGE(result.passed, result.message());
+  }
+}
+
 TEST_CASE("fft: without the edge bands the unpadded path would be wrong at the edges, so the test can fail") {
   // The wrap-border result (what the transform alone gives) misses the zero-border reference.
   const cc::Image input = random_image(40, 30, 1);
