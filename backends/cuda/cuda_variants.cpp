@@ -79,6 +79,24 @@ struct CudaFrame final : DeviceFrame {
     }
     CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit), layout.unit_bytes, cudaMemcpyDeviceToHost, queue.stream()));
   }
+  // --split's rows of a unit (copies only: the split refuses mapped and managed frames).
+  void write_rows(int unit, const std::byte* host, int row, int rows, CudaQueue& queue) {
+    if (!copies_frames(memory)) throw std::logic_error("rows are copied only between pinned or pageable frames");
+    const std::size_t row_bytes = layout.unit_bytes / height, first = static_cast<std::size_t>(row);
+    const std::size_t count = static_cast<std::size_t>(rows);
+    if (textures.empty())
+      CC_CUDA_CHECK(cudaMemcpyAsync(at(input_at, unit) + first * row_bytes, host, count * row_bytes,
+                                    cudaMemcpyHostToDevice, queue.stream()));
+    else
+      CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[unit].array(), 0, first, host, row_bytes, row_bytes, count,
+                                             cudaMemcpyHostToDevice, queue.stream()));
+  }
+  void read_rows(int unit, std::byte* host, int row, int rows, CudaQueue& queue) const {
+    if (!copies_frames(memory)) throw std::logic_error("rows are copied only between pinned or pageable frames");
+    const std::size_t row_bytes = layout.unit_bytes / height;
+    CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit) + static_cast<std::size_t>(row) * row_bytes,
+                                  static_cast<std::size_t>(rows) * row_bytes, cudaMemcpyDeviceToHost, queue.stream()));
+  }
   void fill(unsigned char byte, CudaQueue& queue) {
     CC_CUDA_CHECK(cudaMemsetAsync(output_at, byte, layout.bytes(), queue.stream()));
   }

@@ -176,6 +176,7 @@ Job make_job(const Config& config) {
   for (const std::string& name : config.pixels)
     if (const PixelType pixel = parse_pixel(name); !contains(job.pixels, pixel)) job.pixels.push_back(pixel);
   job.stream_frames = config.stream_frames;
+  job.split = config.split;
   job.retune = config.retune;
   job.measure_peaks = config.measure_peaks;
 
