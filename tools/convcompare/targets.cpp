@@ -134,7 +134,7 @@ std::vector<MultiTarget> plan_multi_targets(const Job& job, const std::vector<Ta
       backends_differ = backends_differ || selector.id.backend != job.devices.front().id.backend;
     }
     throw InputError(fmt::format("--split needs two or more devices of one backend that run a selected variant "
-                                 "(--device opencl:0:0,opencl:0:1 or cuda:0,cuda:1); --device names {}{}",
+                                 "other than auto (--device opencl:0:0,opencl:0:1 or cuda:0,cuda:1); --device names {}{}",
                                  named.empty() ? "none" : fmt::format("{}", fmt::join(named, ", ")),
                                  backends_differ ? ": a frame is not split across backends" : ""));
   }
