@@ -112,14 +112,18 @@ class GpuBackend final : public Backend {
     std::vector<std::unique_ptr<DeviceSession>> sessions;
     for (const int device : devices) sessions.push_back(api_->make_session(device));
     SplitSession session(std::move(sessions), std::move(bands), problem.height);
+    std::string halo_route;  // how the halos crossed, for the report (memory_note)
     const PrepareVariant prepare_all = [&](DeviceQueue& queue) -> std::unique_ptr<PreparedVariant> {
       std::vector<std::unique_ptr<PreparedVariant>> prepared;
       for (std::size_t i = 0; i < planned.size(); ++i)
         prepared.push_back(
             planned[i].build->prepare(planned[i].plan, parts[i], SplitSession::part(queue, static_cast<int>(i))));
-      return std::make_unique<SplitVariant>(std::move(prepared), session, queue);
+      auto split = std::make_unique<SplitVariant>(std::move(prepared), session, queue);
+      halo_route = split->halo_route();
+      return split;
     };
     BackendRun run = measure_run(session, prepare_all, problem, input, planned_bytes, options);
+    run.memory_note = halo_route;
     run.compile_time = planned.front().build->compile_time(planned.front().plan, options);
     run.times.build_ms = 0;  // the slowest device's build: they are built one after the other, but cached
     for (const Planned& part : planned) run.times.build_ms = std::max(run.times.build_ms, part.build->build_ms());

@@ -126,7 +126,24 @@ std::unique_ptr<CacheScratch> SplitSession::make_cache_scratch(std::size_t bytes
 
 SplitVariant::SplitVariant(std::vector<std::unique_ptr<PreparedVariant>> parts, const SplitSession& session,
                            DeviceQueue& setup)
-    : parts_(std::move(parts)), session_(session), setup_(setup) {}
+    : parts_(std::move(parts)), session_(session), setup_(setup) {
+  // Peer copies only where every pair a halo crosses allows them; one refusal sends every halo through
+  // the host, so that a frame's bands are all timed the same way.
+  std::string refusal;
+  for (std::size_t i = 0; i < parts_.size() && refusal.empty(); ++i) {
+    const auto* peer = dynamic_cast<const PeerRows*>(parts_[i].get());
+    if (!peer) {
+      refusal = "this API's frames take no rows from another device's";
+      break;
+    }
+    for (const HaloCopy& halo : halo_copies(session_.plan(), static_cast<int>(i), session_.height()))
+      if (refusal.empty()) refusal = peer->peer_refusal(*parts_[static_cast<std::size_t>(halo.source)]);
+  }
+  peer_ = refusal.empty();
+  halo_route_ = peer_ ? "halo rows peer to peer: each device uploads its own rows, then copies its halo rows "
+                        "from the devices holding them"
+                      : "halo rows through the host: " + refusal;
+}
 
 std::unique_ptr<DeviceFrame> SplitVariant::make_frame() const {
   auto frame = std::make_unique<SplitFrame>();
@@ -138,9 +155,29 @@ std::unique_ptr<DeviceFrame> SplitVariant::make_frame() const {
 }
 
 void SplitVariant::upload(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const {
+  if (peer_) return upload_peer(frame, host, queue);
   for (std::size_t i = 0; i < parts_.size(); ++i)
     for (const RowCopy& copy : input_copies(session_.plan().bands[i], session_.height()))
       parts_[i]->upload_rows(*parts_of(frame).parts[i], host, copy, SplitSession::part(queue, static_cast<int>(i)));
+}
+
+// Every device's own rows first, all queued before any halo copy waits on them; then each device's
+// halo rows from the devices holding them (halo_copies: only their own rows, uploaded above).
+void SplitVariant::upload_peer(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const {
+  const BandPlan& plan = session_.plan();
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    const Band& band = plan.bands[i];
+    parts_[i]->upload_rows(*parts_of(frame).parts[i], host, {band.first_row, band.halo_above, band.rows},
+                           SplitSession::part(queue, static_cast<int>(i)));
+  }
+  for (std::size_t i = 0; i < parts_.size(); ++i) {
+    const auto& peer = dynamic_cast<const PeerRows&>(*parts_[i]);
+    for (const HaloCopy& halo : halo_copies(plan, static_cast<int>(i), session_.height())) {
+      DeviceQueue& source_queue = SplitSession::part(queue, halo.source);
+      peer.copy_rows_from(*parts_of(frame).parts[i], SplitSession::part(queue, static_cast<int>(i)),
+                          *parts_of(frame).parts[static_cast<std::size_t>(halo.source)], source_queue, halo.rows);
+    }
+  }
 }
 
 void SplitVariant::launch(DeviceFrame& frame, DeviceQueue& queue) const {

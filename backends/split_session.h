@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/device_api.h"
@@ -17,7 +18,8 @@ namespace cc {
 //  - the host frames are the whole image's, made by the first device's session (CUDA's page-locked
 //    memory is every device's under unified addressing; an OpenCL mapped buffer is host memory any
 //    queue can copy from); the upload copies each band its input rows from them, halo rows included
-//    (the halos go through the host: docs/multi-device.md says why), the download each band's own rows back.
+//    (or, where the API's devices reach each other, only its own rows, the halos then copied device to
+//    device: SplitVariant), the download each band's own rows back.
 // `sessions` and `plan.bands` are in the same order; the variants that measure_run's prepare step
 // makes, one per device, are joined by SplitVariant below.
 class SplitSession final : public DeviceSession {
@@ -40,7 +42,25 @@ class SplitSession final : public DeviceSession {
   int height_;
 };
 
+// What an API variant offers where its devices reach each other's memory (CUDA: cudaMemcpyPeerAsync):
+// a frame's input rows copied from another device's frame of the same API, after the commands already
+// queued on that device's queue (its upload), for --split's halo exchange (docs/multi-device.md).
+class PeerRows {
+ public:
+  virtual ~PeerRows() = default;
+  // Why this variant's frames cannot take rows from `source`'s (a variant on another device), or "".
+  // May enable the access it needs (cudaDeviceEnablePeerAccess), and leave another device current.
+  virtual std::string peer_refusal(const PreparedVariant& source) const = 0;
+  // Queues on `queue`, after everything queued so far on `source_queue`: `copy.rows` rows of every unit
+  // from row `copy.from` of `source_frame`'s input to row `copy.to` of `frame`'s input.
+  virtual void copy_rows_from(DeviceFrame& frame, DeviceQueue& queue, const DeviceFrame& source_frame,
+                              DeviceQueue& source_queue, const RowCopy& copy) const = 0;
+};
+
 // Each device's variant, set up for its band's sub-problem, as one PreparedVariant of the whole frame.
+// Where every device's variant offers PeerRows and each pair a halo crosses can use it, each device
+// uploads only its own rows and takes its halo rows from the devices that hold them (halo_copies);
+// else every band's upload carries its halo rows from the host (input_copies).
 class SplitVariant final : public PreparedVariant {
  public:
   // `setup`: the split queue the parts were prepared on, which outlives this variant (measure.h).
@@ -54,9 +74,15 @@ class SplitVariant final : public PreparedVariant {
                      DeviceQueue& queue) const override;
   void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const override;
   std::size_t device_bytes(const DeviceFrame& frame) const override;
+  // How the halo rows cross, for the report: "halo rows peer to peer (...)" or "halo rows through the host: why".
+  const std::string& halo_route() const { return halo_route_; }
 
  private:
+  void upload_peer(DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const;
+
   std::vector<std::unique_ptr<PreparedVariant>> parts_;
+  bool peer_ = false;
+  std::string halo_route_;
   const SplitSession& session_;
   DeviceQueue& setup_;
 };

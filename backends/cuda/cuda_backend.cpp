@@ -246,9 +246,8 @@ class CudaApi final : public GpuApi {
       limits_.push_back(read_limits(properties));
       ordinals_.push_back(ordinal);
     }
-    // Which other devices each can reach directly (cudaDeviceCanAccessPeer, per ordered pair): what a
-    // peer halo exchange between --split's bands would need. --list shows it; the split's halos go
-    // through the host today whatever it says (docs/multi-device.md).
+    // Which other devices each can reach directly (cudaDeviceCanAccessPeer, per ordered pair): where
+    // --split's halo rows may go device to device (cuda_peer.h asks again per pair; docs/multi-device.md).
     for (std::size_t i = 0; i < found.devices.size(); ++i) {
       std::vector<std::string> peers;
       for (std::size_t j = 0; j < found.devices.size(); ++j) {
