@@ -67,7 +67,9 @@ for r in splits + streams:
         continue
     bad.append(f'{r["device"]} {r["variant"]} {r["filter"]} {r.get("border", "")} {r["pixel"]}: {r["status"]} {r.get("reason") or ""}')
 ran = [r for r in splits if r["status"] == "ok"]
-print(f"{sys.argv[2]}: {len(ran)} of {len(splits)} splits ran and validated, {len(streams)} dealt streams, {len(bad)} failed")
+peer = sum(1 for r in ran if (r.get("memory_note") or "").startswith("halo rows peer to peer"))
+print(f"{sys.argv[2]}: {len(ran)} of {len(splits)} splits ran and validated ({peer} with halos peer to peer, "
+      f"{len(ran) - peer} through the host), {len(streams)} dealt streams, {len(bad)} failed")
 for line in bad[:20]:
     print("  " + line)
 sys.exit(1 if bad or not ran or not streams else 0)
