@@ -130,7 +130,11 @@ struct StreamRun {
   double d2h_ms_per_frame = kNotMeasured;     // one frame's download alone (device events)
   std::string untimed;  // why the device figures above are not given (PhaseTimes::untimed), or empty
   std::string memory_note;  // as BackendRun's
+  std::vector<int> frames_per_device;  // frames each device took, in the order the devices were given
 };
+
+// Shared by every backend: a BackendRun that says "skipped: <reason>".
+BackendRun skipped(std::string reason);
 
 class Backend {
  public:
@@ -175,6 +179,31 @@ class Backend {
     return stream(problem, input, table_line(variant), device, frames, options);
   }
 
+  // Several devices of this backend (indexes into devices(), two or more; docs/multi-device.md):
+  // --stream's frames dealt round robin over them, each device its own slots (StreamRun's
+  // frames_per_device); and --split, one frame cut into horizontal bands, one per device, each with its
+  // filter's halo rows, the bands stitched into `output` and validated like any run. A variant or problem
+  // one of the devices cannot run is skipped with that device's reason; so is a split with more devices
+  // than rows. Backends without devices to combine skip.
+  virtual StreamRun stream_over(const Problem& /*problem*/, const Image& /*input*/, const VariantTraits& /*variant*/,
+                                const std::vector<int>& /*devices*/, int /*frames*/, const RunOptions& /*options*/) {
+    StreamRun run;
+    run.reason = "no devices to deal frames over on this backend";
+    return run;
+  }
+  virtual BackendRun split(const Problem& /*problem*/, const Image& /*input*/, const VariantTraits& /*variant*/,
+                           const std::vector<int>& /*devices*/, const RunOptions& /*options*/) {
+    return skipped("no devices to split a frame over on this backend");
+  }
+  BackendRun split(const Problem& problem, const Image& input, std::string_view variant, const std::vector<int>& devices,
+                   const RunOptions& options) {
+    return split(problem, input, table_line(variant), devices, options);
+  }
+  StreamRun stream_over(const Problem& problem, const Image& input, std::string_view variant,
+                        const std::vector<int>& devices, int frames, const RunOptions& options) {
+    return stream_over(problem, input, table_line(variant), devices, frames, options);
+  }
+
  private:
   // The table's line of `variant`; InputError, naming this backend's variants, when there is none.
   const VariantTraits& table_line(std::string_view variant);
@@ -186,8 +215,5 @@ std::vector<std::unique_ptr<Backend>> make_backends();
 
 // What this binary was built with, for --version: "cpu", "cuda (npp, cufft)", "opencl"; no discovery.
 std::vector<std::string> compiled_backends();
-
-// Shared by every backend: a BackendRun that says "skipped: <reason>".
-BackendRun skipped(std::string reason);
 
 }  // namespace cc

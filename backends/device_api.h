@@ -10,6 +10,7 @@
 
 #include "common/domain/image.h"
 #include "common/domain/problem.h"
+#include "common/geometry/band_plan.h"
 
 namespace cc {
 
@@ -56,6 +57,10 @@ class DeviceQueue {
   virtual void finish() = 0;  // wait until everything queued has completed
   // Waits until the last command queued so far has completed (a frame slot's previous frame).
   virtual void wait_for_last() = 0;
+  // Makes this queue's device the one the API's next calls act on, where an API has such a state
+  // (CUDA's current device: cudaSetDevice); for one thread driving several devices (--split, a
+  // --stream dealt over devices: docs/multi-device.md). OpenCL names the queue in every call: nothing.
+  virtual void make_current() {}
 };
 
 // A frame's host side of the transfers: page-locked memory (cudaMallocHost, a mapped
@@ -118,6 +123,12 @@ class PreparedVariant {
   virtual std::unique_ptr<HostFrame> host_view(DeviceFrame& /*frame*/, bool /*output*/) const {
     throw std::logic_error("this variant keeps no frame in host memory");
   }
+  // --split's copies of some rows only (backends/split_session.h; copies, --memory pinned or pageable):
+  // `rows` rows of every unit from row `copy.from` of `host` to row `copy.to` of the frame's input, and
+  // from the frame's output back. `host` may be taller than the frame (the whole image, the frame one band).
+  virtual void upload_rows(DeviceFrame& frame, const HostFrame& host, const RowCopy& copy, DeviceQueue& queue) const = 0;
+  virtual void download_rows(const DeviceFrame& frame, const HostFrame& host, const RowCopy& copy,
+                             DeviceQueue& queue) const = 0;
   // Every output byte set to `byte`: all-ones is a NaN in every float, so a pixel the launches never
   // write fails validation (8-bit has no NaN: measure_run poisons twice, backends/measure.h).
   virtual void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const = 0;

@@ -17,6 +17,8 @@ namespace cc {
 //   void read(int unit, std::byte* host, Queue& queue) const;       // the unit's output -> host
 //   void fill(unsigned char byte, Queue& queue);                    // every output byte
 //   std::vector<std::byte*> host_units(bool output) const;          // mapped / managed: the host's view
+//   void write_rows(int unit, const std::byte* host, int row, int rows, Queue& queue);  // --split: rows only
+//   void read_rows(int unit, std::byte* host, int row, int rows, Queue& queue) const;
 // and a variant says how it sets its filter up (its constructor) and launches one unit.
 template <typename Frame, typename Queue>
 class FrameVariant : public PreparedVariant {
@@ -41,6 +43,18 @@ class FrameVariant : public PreparedVariant {
   void download(const DeviceFrame& frame, const HostFrame& host, DeviceQueue& queue) const final {
     for (int unit = 0; unit < layout_.units; ++unit)
       static_cast<const Frame&>(frame).read(unit, host.units()[unit], of(queue));
+  }
+
+  void upload_rows(DeviceFrame& frame, const HostFrame& host, const RowCopy& copy, DeviceQueue& queue) const final {
+    for (int unit = 0; unit < layout_.units; ++unit)
+      of(frame).write_rows(unit, host.units()[unit] + row_bytes() * copy.from, copy.to, copy.rows, of(queue));
+  }
+
+  void download_rows(const DeviceFrame& frame, const HostFrame& host, const RowCopy& copy,
+                     DeviceQueue& queue) const final {
+    for (int unit = 0; unit < layout_.units; ++unit)
+      static_cast<const Frame&>(frame).read_rows(unit, host.units()[unit] + row_bytes() * copy.to, copy.from,
+                                                 copy.rows, of(queue));
   }
 
   std::unique_ptr<HostFrame> host_view(DeviceFrame& frame, bool output) const final {
@@ -76,6 +90,8 @@ class FrameVariant : public PreparedVariant {
   FrameLayout layout_;
 
  private:
+  // One row of one unit: the host frame's rows and the device frame's are the same width.
+  std::size_t row_bytes() const { return layout_.unit_bytes / static_cast<std::size_t>(problem_.height); }
   static Frame& of(DeviceFrame& frame) { return static_cast<Frame&>(frame); }
   static Queue& of(DeviceQueue& queue) { return static_cast<Queue&>(queue); }
 };

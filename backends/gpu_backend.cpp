@@ -9,6 +9,8 @@
 #include <fmt/ranges.h>
 
 #include "backends/measure.h"
+#include "backends/split_session.h"
+#include "common/geometry/band_plan.h"
 #include "common/domain/error.h"
 
 namespace cc {
@@ -64,6 +66,70 @@ class GpuBackend final : public Backend {
     return run;
   }
 
+  StreamRun stream_over(const Problem& problem, const Image& input, const VariantTraits& variant,
+                        const std::vector<int>& devices, int frames, const RunOptions& options) override {
+    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
+    std::vector<Planned> planned(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (std::string reason = plan(planned[i], problem, variant, devices[i], options, kStreamSlots); !reason.empty()) {
+        StreamRun skip;
+        skip.reason = fmt::format("{}: {}", device_id(devices[i]), reason);
+        return skip;
+      }
+    const RunningVariant running(variant.name, options.kernel_timeout_s);
+    std::vector<std::unique_ptr<DeviceSession>> sessions;
+    std::vector<StreamDevice> dealt;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      sessions.push_back(api_->make_session(devices[i]));
+      dealt.push_back({*sessions.back(), prepare(planned[i], problem)});
+    }
+    StreamRun run = measure_stream(dealt, problem, input, frames, options);
+    run.memory_note = planned.front().memory_note;
+    return run;
+  }
+
+  BackendRun split(const Problem& problem, const Image& input, const VariantTraits& variant,
+                   const std::vector<int>& devices, const RunOptions& options) override {
+    if (devices.size() < 2) throw InputError("--split needs two or more devices of one backend (--device)");
+    if (!copies_frames(options.memory))
+      return skipped(fmt::format("--split copies each band between host and device: --memory {} keeps a frame "
+                                 "where one device reaches it", to_string(options.memory)));
+    BandPlan bands = plan_bands(problem.height, problem.radius_y(), static_cast<int>(devices.size()),
+                                problem.border == Border::Wrap);
+    if (!bands.skip_reason.empty()) return skipped(std::move(bands.skip_reason));
+    // Each device's problem is its band's sub-image (its halo rows and its own), planned and built for
+    // that device; the variants hold these, so they live until the run ends.
+    std::vector<Problem> parts(devices.size(), problem);
+    std::vector<Planned> planned(devices.size());
+    std::size_t planned_bytes = 0;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      parts[i].height = bands.bands[i].input_rows();
+      if (std::string reason = plan(planned[i], parts[i], variant, devices[i], options, 1); !reason.empty())
+        return skipped(fmt::format("{}: {}", device_id(devices[i]), reason));
+      planned_bytes += planned[i].plan.frame_bytes + planned[i].plan.filter_bytes;
+    }
+    const RunningVariant running(variant.name, options.kernel_timeout_s);
+    std::vector<std::unique_ptr<DeviceSession>> sessions;
+    for (const int device : devices) sessions.push_back(api_->make_session(device));
+    SplitSession session(std::move(sessions), std::move(bands), problem.height);
+    std::string halo_route;  // how the halos crossed, for the report (memory_note)
+    const PrepareVariant prepare_all = [&](DeviceQueue& queue) -> std::unique_ptr<PreparedVariant> {
+      std::vector<std::unique_ptr<PreparedVariant>> prepared;
+      for (std::size_t i = 0; i < planned.size(); ++i)
+        prepared.push_back(
+            planned[i].build->prepare(planned[i].plan, parts[i], SplitSession::part(queue, static_cast<int>(i))));
+      auto split = std::make_unique<SplitVariant>(std::move(prepared), session, queue);
+      halo_route = split->halo_route();
+      return split;
+    };
+    BackendRun run = measure_run(session, prepare_all, problem, input, planned_bytes, options);
+    run.memory_note = halo_route;
+    run.compile_time = planned.front().build->compile_time(planned.front().plan, options);
+    run.times.build_ms = 0;  // the slowest device's build: they are built one after the other, but cached
+    for (const Planned& part : planned) run.times.build_ms = std::max(run.times.build_ms, part.build->build_ms());
+    return run;
+  }
+
   DevicePeaks measure_peaks(int device) override {
     check_device(device);
     if (auto found = peaks_.find(device); found != peaks_.end()) return found->second;
@@ -81,6 +147,11 @@ class GpuBackend final : public Backend {
     if (discovered_) return;
     discovered_ = true;
     discovery_ = api_->discover();
+  }
+
+  const std::string& device_id(int device) {
+    check_device(device);
+    return discovery_.devices[static_cast<std::size_t>(device)].id;
   }
 
   void check_device(int device) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -273,9 +274,10 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
 
 namespace {
 
-// One frame in flight: its own queue, host and device buffers (the queue outlives them: members go in
-// reverse order).
+// One frame in flight: its device, its own queue, host and device buffers (the queue outlives them:
+// members go in reverse order).
 struct Slot {
+  int device = 0;  // index into measure_stream's devices
   std::unique_ptr<DeviceQueue> queue;
   std::unique_ptr<HostFrame> input, output;
   std::unique_ptr<DeviceFrame> frame;
@@ -285,42 +287,74 @@ struct Slot {
 
 StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,
                          const Image& input, int frames, const RunOptions& options) {
+  StreamDevice device{session, prepare};
+  return measure_stream(std::span<StreamDevice>(&device, 1), problem, input, frames, options);
+}
+
+StreamRun measure_stream(std::span<StreamDevice> devices, const Problem& problem, const Image& input, int frames,
+                         const RunOptions& options) {
   if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
+  if (devices.empty()) throw std::logic_error("measure_stream needs a device");
   const FrameLayout layout = FrameLayout::for_problem(problem);
+  const int count = static_cast<int>(devices.size());
   StreamRun run;
 
-  std::unique_ptr<DeviceQueue> setup_queue = session.make_queue();
-  const std::unique_ptr<PreparedVariant> variant = prepare(*setup_queue);
-  std::vector<Slot> slots(kStreamSlots);
+  // Per device: a setup queue and the variant set up there (setup queues before the slots: they outlive them).
+  std::vector<std::unique_ptr<DeviceQueue>> setup_queues;
+  std::vector<std::unique_ptr<PreparedVariant>> variants;
+  for (StreamDevice& device : devices) {
+    setup_queues.push_back(device.session.make_queue());
+    variants.push_back(device.prepare(*setup_queues.back()));
+  }
+  // kStreamSlots slots per device, slot s on device s % count: frame i goes to device i % count.
+  std::vector<Slot> slots(static_cast<std::size_t>(kStreamSlots * count));
   // Every queue finished before any slot's memory goes, on the way out whatever happens.
   struct FinishAll {
     std::vector<Slot>& slots;
     ~FinishAll() {
       for (Slot& slot : slots)
         try {
-          if (slot.queue) slot.queue->finish();
+          if (slot.queue) {
+            slot.queue->make_current();
+            slot.queue->finish();
+          }
         } catch (...) {  // already failing: the first error is the one reported
         }
     }
   } drain{slots};
-  const bool copies = copies_frames(options.memory), timed_transfers = variant->transfers_are_commands();
-  for (Slot& slot : slots) {
-    slot.queue = session.make_queue();
-    slot.frame = variant->make_frame();
+  const bool copies = copies_frames(options.memory), timed_transfers = variants.front()->transfers_are_commands();
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    Slot& slot = slots[s];
+    slot.device = static_cast<int>(s) % count;
+    DeviceSession& session = devices[static_cast<std::size_t>(slot.device)].session;
+    const PreparedVariant& variant = *variants[static_cast<std::size_t>(slot.device)];
+    slot.queue = session.make_queue();  // its device current from here (CUDA: make_queue sets it)
+    slot.frame = variant.make_frame();
     slot.input = copies ? session.make_host_frame(layout, options.memory == HostMemory::Pinned, *slot.queue)
-                        : variant->host_view(*slot.frame, false);
+                        : variant.host_view(*slot.frame, false);
     slot.output = copies ? session.make_host_frame(layout, options.memory == HostMemory::Pinned, *slot.queue)
-                         : variant->host_view(*slot.frame, true);
+                         : variant.host_view(*slot.frame, true);
   }
-  setup_queue->finish();  // the filter, and what make_frame() queued there
+  for (const auto& queue : setup_queues) {  // the filter, and what make_frame() queued there
+    queue->make_current();
+    queue->finish();
+  }
+  const auto variant_of = [&](const Slot& slot) -> const PreparedVariant& {
+    return *variants[static_cast<std::size_t>(slot.device)];
+  };
   const auto issue_frame = [&](Slot& slot) {
-    variant->upload(*slot.frame, *slot.input, *slot.queue);
-    variant->launch(*slot.frame, *slot.queue);
-    variant->download(*slot.frame, *slot.output, *slot.queue);
+    const PreparedVariant& variant = variant_of(slot);
+    slot.queue->make_current();
+    variant.upload(*slot.frame, *slot.input, *slot.queue);
+    variant.launch(*slot.frame, *slot.queue);
+    variant.download(*slot.frame, *slot.output, *slot.queue);
     slot.queue->flush();  // submitted now: a driver may hold an unflushed queue's commands back
   };
   const auto finish_all = [&] {
-    for (Slot& slot : slots) slot.queue->finish();
+    for (Slot& slot : slots) {
+      slot.queue->make_current();
+      slot.queue->finish();
+    }
   };
 
   // Warm-up, one frame per slot: first touch of every buffer and queue stays out of the figures.
@@ -330,23 +364,26 @@ StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, 
   }
   finish_all();
 
-  // One frame alone on slot 0, in spans: each transfer, then the whole frame without overlap.
+  // One frame alone on the first device's first slot, in spans: each transfer, then the whole frame
+  // without overlap.
   Slot& first = slots.front();
+  const PreparedVariant& variant = variant_of(first);
+  first.queue->make_current();
   const auto time_alone = [&](const auto& work) {
     const std::unique_ptr<Span> span = bracket(*first.queue, work);
     first.queue->finish();
     return span->brackets_nothing() ? kNotMeasured : span->elapsed_ms();
   };
   // CUDA's mapped frames have no upload or download to time: the kernel's span holds the host-link traffic.
-  const double h2d_ms = timed_transfers ? time_alone([&] { variant->upload(*first.frame, *first.input, *first.queue); })
+  const double h2d_ms = timed_transfers ? time_alone([&] { variant.upload(*first.frame, *first.input, *first.queue); })
                                         : kNotMeasured;
   const double d2h_ms = timed_transfers
-                            ? time_alone([&] { variant->download(*first.frame, *first.output, *first.queue); })
+                            ? time_alone([&] { variant.download(*first.frame, *first.output, *first.queue); })
                             : kNotMeasured;
   const double serial_ms = time_alone([&] {
-    variant->upload(*first.frame, *first.input, *first.queue);
-    variant->launch(*first.frame, *first.queue);
-    variant->download(*first.frame, *first.output, *first.queue);
+    variant.upload(*first.frame, *first.input, *first.queue);
+    variant.launch(*first.frame, *first.queue);
+    variant.download(*first.frame, *first.output, *first.queue);
   });
 
   // NaN everywhere a result could come from, so the last frame's output is its own.
@@ -354,19 +391,25 @@ StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, 
   std::fill(poison.data.begin(), poison.data.end(), kNotMeasured);
   for (Slot& slot : slots) {
     layout.pack(poison, slot.output->units());
-    variant->poison(*slot.frame, *slot.queue, 0xFF);
+    slot.queue->make_current();
+    variant_of(slot).poison(*slot.frame, *slot.queue, 0xFF);
   }
   finish_all();
 
-  // Frame i on slot i % kStreamSlots: wait for that slot's previous frame, queue the next. Each frame is
-  // taken to arrive in its slot's host buffer, as a decoder or capture API writing into it would deliver
-  // it (the warm-up filled them): a copy into the buffer would time the host's memcpy, not the pipeline.
-  // The clock starts as the first upload is queued.
+  // Frame i on slot i % slots (device i % devices): wait for that slot's previous frame, queue the next.
+  // Each frame is taken to arrive in its slot's host buffer, as a decoder or capture API writing into it
+  // would deliver it (the warm-up filled them): a copy into the buffer would time the host's memcpy, not
+  // the pipeline. The clock starts as the first upload is queued.
+  run.frames_per_device.assign(devices.size(), 0);
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < frames; ++i) {
-    Slot& slot = slots[i % kStreamSlots];
-    if (i >= kStreamSlots) slot.queue->wait_for_last();
+    Slot& slot = slots[static_cast<std::size_t>(i) % slots.size()];
+    if (i >= static_cast<int>(slots.size())) {
+      slot.queue->make_current();
+      slot.queue->wait_for_last();
+    }
     issue_frame(slot);
+    ++run.frames_per_device[static_cast<std::size_t>(slot.device)];
   }
   finish_all();
   run.total_ms = ms_since(start);
@@ -381,8 +424,8 @@ StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, 
     run.serial_ms_per_frame = serial_ms;
   }
   run.last_output = Image(input.width, input.height, input.channels, input.eight_bit);
-  layout.unpack(slots[(frames - 1) % kStreamSlots].output->const_units(), run.last_output);
-  run.queues = kStreamSlots;
+  layout.unpack(slots[static_cast<std::size_t>(frames - 1) % slots.size()].output->const_units(), run.last_output);
+  run.queues = static_cast<int>(slots.size());
   run.status = Status::Ok;
   return run;
 }

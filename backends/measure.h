@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "backends/backend.h"
@@ -50,6 +51,18 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
 inline constexpr int kStreamSlots = 3;
 StreamRun measure_stream(DeviceSession& session, const PrepareVariant& prepare, const Problem& problem,
                          const Image& input, int frames, const RunOptions& options);
+
+// The same protocol with the frames dealt over several devices of one API (--stream with two or more
+// --device: docs/multi-device.md): kStreamSlots slots per device, each its own queue, device frame and
+// host buffers (pinned by its own device's session), frame i on device i % devices (round robin; every
+// slot waits only for its own previous frame). The serial and PCIe-floor figures are the first device's;
+// StreamRun::frames_per_device counts what each device got. One device is the protocol above.
+struct StreamDevice {
+  DeviceSession& session;
+  PrepareVariant prepare;
+};
+StreamRun measure_stream(std::span<StreamDevice> devices, const Problem& problem, const Image& input, int frames,
+                         const RunOptions& options);
 
 // --cold's scratch: twice the cache the API reports, and never under 64 MB, since some runtimes report
 // a first-level cache or nothing (0) for CL_DEVICE_GLOBAL_MEM_CACHE_SIZE.

@@ -48,10 +48,13 @@ class CudaCacheScratch final : public CacheScratch {
 }  // namespace
 
 CudaQueue::CudaQueue() : stream_(make_stream()) {
+  CC_CUDA_CHECK(cudaGetDevice(&ordinal_));
   cudaEvent_t event = nullptr;
   CC_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
   last_.reset(event);
 }
+
+void CudaQueue::make_current() { CC_CUDA_CHECK(cudaSetDevice(ordinal_)); }
 
 std::unique_ptr<Span> CudaQueue::make_span() { return std::make_unique<EventSpan>(); }
 void CudaQueue::begin(Span& span) { static_cast<EventSpan&>(span).events.record_start(stream()); }

@@ -23,8 +23,10 @@ class CudaQueue final : public DeviceQueue {
   void flush() override {}  // a stream starts its work as it is queued
   void finish() override;
   void wait_for_last() override;
+  void make_current() override;
 
  private:
+  int ordinal_ = 0;  // the device the stream was made on (the current one then)
   Stream stream_;
   Event last_;  // recorded by wait_for_last(): a marker without timestamps, cheaper to wait on
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
@@ -258,6 +259,19 @@ class CudaApi final : public GpuApi {
       found.devices.push_back(describe(ordinal, properties, driver, runtime));
       limits_.push_back(read_limits(properties));
       ordinals_.push_back(ordinal);
+    }
+    // Which other devices each can reach directly (cudaDeviceCanAccessPeer, per ordered pair): where
+    // --split's halo rows may go device to device (cuda_peer.h asks again per pair; docs/multi-device.md).
+    for (std::size_t i = 0; i < found.devices.size(); ++i) {
+      std::vector<std::string> peers;
+      for (std::size_t j = 0; j < found.devices.size(); ++j) {
+        int can = 0;
+        if (i != j && cudaDeviceCanAccessPeer(&can, ordinals_[i], ordinals_[j]) == cudaSuccess && can == 1)
+          peers.push_back(found.devices[j].id);
+      }
+      cudaGetLastError();
+      if (found.devices.size() > 1)
+        found.devices[i].properties.emplace_back("peer access", peers.empty() ? "none" : fmt::format("{}", fmt::join(peers, ", ")));
     }
     return found;
   }

@@ -14,9 +14,11 @@
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_fft.h"
+#include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/tensor_map.h"
 #include "backends/frame_variant.h"
+#include "backends/split_session.h"
 #include "backends/kernel_descriptions.h"
 #include "common/geometry/pixel_format.h"
 #include "kernels_cuda/launchers.h"
@@ -80,6 +82,17 @@ struct CudaFrame final : DeviceFrame {
     }
     CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit), layout.unit_bytes, cudaMemcpyDeviceToHost, queue.stream()));
   }
+  // --split's rows of a unit: copies only (GpuBackend::split refuses mapped and managed frames).
+  void write_rows(int unit, const std::byte* host, int row, int rows, CudaQueue& queue) {
+    const std::size_t bytes = layout.unit_bytes / height, first = static_cast<std::size_t>(row), count = static_cast<std::size_t>(rows);
+    if (textures.empty()) CC_CUDA_CHECK(cudaMemcpyAsync(at(input_at, unit) + first * bytes, host, count * bytes, cudaMemcpyHostToDevice, queue.stream()));
+    else CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[unit].array(), 0, first, host, bytes, bytes, count, cudaMemcpyHostToDevice, queue.stream()));
+  }
+  void read_rows(int unit, std::byte* host, int row, int rows, CudaQueue& queue) const {
+    const std::size_t bytes = layout.unit_bytes / height;
+    CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit) + static_cast<std::size_t>(row) * bytes,
+                                  static_cast<std::size_t>(rows) * bytes, cudaMemcpyDeviceToHost, queue.stream()));
+  }
   void fill(unsigned char byte, CudaQueue& queue) {
     CC_CUDA_CHECK(cudaMemsetAsync(output_at, byte, layout.bytes(), queue.stream()));
   }
@@ -128,15 +141,30 @@ struct CudaFrame final : DeviceFrame {
 
 // What every CUDA variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
 // its filter setup (constructor) and its launch of one plane.
-class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
+class CudaVariant : public FrameVariant<CudaFrame, CudaQueue>, public PeerRows {
  public:
   CudaVariant(const ApiVariantSetup& setup, cudaStream_t stream)
       : FrameVariant(setup.plan, setup.problem), limits_(setup.limits), setup_stream_(stream),
         format_(pixel_format(setup.problem)) {
-    int ordinal = 0, concurrent = 0;
-    CC_CUDA_CHECK(cudaGetDevice(&ordinal));
-    CC_CUDA_CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, ordinal));
+    int concurrent = 0;
+    CC_CUDA_CHECK(cudaGetDevice(&ordinal_));
+    CC_CUDA_CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, ordinal_));
     prefetches_ = concurrent != 0;
+  }
+
+  // --split's halo exchange (backends/split_session.h, cuda_peer.h): input buffers, not textures' arrays.
+  std::string peer_refusal(const PreparedVariant& source) const override {
+    const auto* other = dynamic_cast<const CudaVariant*>(&source);
+    const bool buffers = other && !plan_.variant->input_as_image && !other->plan_.variant->input_as_image;
+    return buffers ? peer_refusal_between(ordinal_, other->ordinal_) : "a texture's input is a CUDA array, which cudaMemcpyPeerAsync does not reach";
+  }
+  void copy_rows_from(DeviceFrame& frame, DeviceQueue& queue, const DeviceFrame& source, DeviceQueue& source_queue,
+                      const RowCopy& copy) const override {
+    const auto &to = static_cast<CudaFrame&>(frame), &from = static_cast<const CudaFrame&>(source);
+    const std::size_t row = layout_.unit_bytes / static_cast<std::size_t>(problem_.height);
+    for (int unit = 0; unit < layout_.units; ++unit)
+      copy_peer(static_cast<CudaQueue&>(queue), to.at(to.input_at, unit) + row * copy.to, to.ordinal, static_cast<CudaQueue&>(source_queue),
+                from.at(from.input_at, unit) + row * copy.from, from.ordinal, row * copy.rows);
   }
 
  protected:
@@ -162,6 +190,7 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue> {
   }
 
   const DeviceLimits& limits_;
+  int ordinal_ = 0;  // the device this variant was set up on
   cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
   bool prefetches_ = false;  // managed memory may be prefetched here (concurrentManagedAccess)
   int format_;  // the frame's pixel format (common/geometry/pixel.h): which kernels read it

@@ -70,6 +70,24 @@ struct ClFrame final : DeviceFrame {
       CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, 0, 0}, {width, height, 1},
                                              layout.unit_bytes / height, 0, host_bytes, nullptr, event));
   }
+  // --split's rows of a unit (copies only: the split refuses mapped and managed frames).
+  void write_rows(int unit, const std::byte* host_bytes, int row, int rows, ClQueue& queue) {
+    const std::size_t row_bytes = layout.unit_bytes / height;
+    if (!copies_frames(memory)) throw std::logic_error("rows are copied only between pinned or pageable frames");
+    if (images.empty())
+      CC_CL_ENQUEUE(queue, enqueueWriteBuffer(inputs[unit], CL_FALSE, row_bytes * static_cast<std::size_t>(row),
+                                              row_bytes * static_cast<std::size_t>(rows), host_bytes, nullptr, event));
+    else
+      CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, static_cast<std::size_t>(row), 0},
+                                             {width, static_cast<std::size_t>(rows), 1}, row_bytes, 0, host_bytes,
+                                             nullptr, event));
+  }
+  void read_rows(int unit, std::byte* host_bytes, int row, int rows, ClQueue& queue) const {
+    const std::size_t row_bytes = layout.unit_bytes / height;
+    if (!copies_frames(memory)) throw std::logic_error("rows are copied only between pinned or pageable frames");
+    CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, row_bytes * static_cast<std::size_t>(row),
+                                           row_bytes * static_cast<std::size_t>(rows), host_bytes, nullptr, event));
+  }
   void read(int unit, std::byte* host_bytes, ClQueue& queue) const {
     if (copies_frames(memory))
       return (void)CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, 0, layout.unit_bytes, host_bytes,

@@ -103,6 +103,7 @@ const std::vector<Field<StreamRecord>>& stream_fields() {
       field<&StreamRecord::floor_fraction>("floor_fraction"),
       field<&StreamRecord::max_abs_error>("max_abs_error"),
       field<&StreamRecord::untimed>("untimed", kNullWhenDefault),
+      field<&StreamRecord::frames_per_device>("frames_per_device", kNullWhenDefault),
   };
   return fields;
 }

@@ -65,6 +65,8 @@ struct StreamRecord {
   double floor_fraction = kNotMeasured;    // pcie_floor_ms_per_frame / (total_ms / frames), 1 = at floor
   double max_abs_error = kNotMeasured;     // of the last frame against the reference
   std::string untimed;  // why the per-frame device figures are not given (PhaseTimes::untimed), or empty
+  // Frames dealt over several devices (device "opencl:0:0+0:1"): what each took, "opencl:0:0=50 opencl:0:1=50".
+  std::string frames_per_device;
 };
 
 // The spec without its radius: what a radius sweep holds fixed ("gaussian:sigma=2,r=5" -> "gaussian:sigma=2").

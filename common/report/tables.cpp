@@ -244,6 +244,11 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
     if (full) row.push_back(short_error(s->max_abs_error));
     t.add_row(std::move(row), s->reason);
   }
+  // Frames dealt over several devices: how many each took (docs/multi-device.md).
+  for (const StreamRecord* s : group.records)
+    if (!s->frames_per_device.empty())
+      t.notes.push_back(fmt::format("{} {}: frames per device {}", shorten(s->device, kDeviceWidth), s->variant,
+                                    s->frames_per_device));
   // A mapped run has no transfer to set a floor by: its note says what its frame time holds.
   for (const StreamRecord* s : group.records)
     if (!s->memory_note.empty()) {

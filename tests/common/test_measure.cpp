@@ -67,6 +67,13 @@ class FakeVariant final : public cc::PreparedVariant {
     for (std::size_t c = 0; c < host.units().size(); ++c)
       std::memcpy(host.units()[c], fake.output.data() + c * plane_, plane_ * sizeof(float));
   }
+  // --split's row copies: these fakes are never split (test_multi_device splits real devices).
+  void upload_rows(cc::DeviceFrame&, const cc::HostFrame&, const cc::RowCopy&, cc::DeviceQueue&) const override {
+    FAIL("not split");
+  }
+  void download_rows(const cc::DeviceFrame&, const cc::HostFrame&, const cc::RowCopy&, cc::DeviceQueue&) const override {
+    FAIL("not split");
+  }
   void poison(cc::DeviceFrame& frame, cc::DeviceQueue&, unsigned char) const override {
     auto& fake = static_cast<FakeFrame&>(frame);
     std::fill(fake.output.begin(), fake.output.end(), std::nanf(""));
@@ -297,6 +304,13 @@ class ByteVariant final : public cc::PreparedVariant {
   void download(const cc::DeviceFrame& frame, const cc::HostFrame& host, cc::DeviceQueue&) const override {
     const auto& fake = static_cast<const FakeFrame&>(frame);
     for (std::size_t i = 0; i < bytes_; ++i) host.units()[0][i] = static_cast<std::byte>(fake.output[i]);
+  }
+  // --split's row copies: these fakes are never split (test_multi_device splits real devices).
+  void upload_rows(cc::DeviceFrame&, const cc::HostFrame&, const cc::RowCopy&, cc::DeviceQueue&) const override {
+    FAIL("not split");
+  }
+  void download_rows(const cc::DeviceFrame&, const cc::HostFrame&, const cc::RowCopy&, cc::DeviceQueue&) const override {
+    FAIL("not split");
   }
   void poison(cc::DeviceFrame& frame, cc::DeviceQueue&, unsigned char byte) const override {
     auto& fake = static_cast<FakeFrame&>(frame);

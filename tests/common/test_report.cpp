@@ -412,7 +412,7 @@ TEST_CASE("report: JSON carries every docs/json-schema.md field, NaN as null") {
   const std::vector<std::string> stream_keys = {
       "backend", "device", "variant", "filter", "width", "height", "channels", "frames", "pixel", "memory", "memory_note",
       "status", "reason", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
-      "floor_fraction", "max_abs_error", "untimed"};
+      "floor_fraction", "max_abs_error", "untimed", "frames_per_device"};
   const auto ordered = nlohmann::ordered_json::parse(out.str());
   std::vector<std::string> keys;
   for (const auto& item : ordered["streams"][0].items()) keys.push_back(item.key());
@@ -448,7 +448,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
-      "floor_fraction", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "peaks_untimed",
+      "floor_fraction", "frames_per_device", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "peaks_untimed",
       "compute_units", "global_memory_bytes", "cache_bytes"};
   CHECK(columns == expected);
 

@@ -338,9 +338,14 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(CLI::Range(1e-12, 1.0))
       ->default_str("0.01");
   app.add_option("--stream", config.stream_frames,
-                 "Also push N frames through upload, filter and download, overlapped, per GPU variant")
+                 "Also push N frames through upload, filter and download, overlapped, per GPU variant; with two "
+                 "or more --device of one backend, also the N frames dealt round robin over them (one row, "
+                 "frames per device)")
       ->type_name("N")
       ->check(CLI::Range(1, 100000));
+  app.add_flag("--split", config.split,
+               "Also run one frame cut in horizontal bands over the --device list of one backend (two or more, "
+               "e.g. --device opencl:0:0,opencl:0:1), each band with its halo rows, stitched and validated");
   app.add_flag("!--no-peaks", config.measure_peaks,
                "Do not measure the devices' copy and FMA rates (no % of bound; for simulators such as Oclgrind)");
   app.add_flag("--retune", config.retune, "With --variant auto: measure the candidates again and rewrite the cache");

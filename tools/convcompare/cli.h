@@ -41,6 +41,7 @@ struct Config {
   std::string plot_path;            // .png or .svg
   std::string compare_path;         // baseline JSON report
   int stream_frames = 0;            // --stream N: also push N frames through with overlap
+  bool split = false;               // --split: one frame in bands over the --device list of one backend
   bool retune = false;
   bool measure_peaks = true;        // the device block's copy and FMA rates (off for simulators)
   std::vector<std::string> merge_reports;  // `convcompare merge a.json b.json ...`

@@ -170,6 +170,8 @@ int run_job(const Config& config) {
   }
   check_devices(job, backends);
   const std::vector<Target> targets = plan_targets(job, backends);
+  // Two or more devices of one backend named: --split and --stream also run on them together.
+  const std::vector<MultiTarget> multi_targets = plan_multi_targets(job, targets);
   const std::vector<std::string> unavailable = unavailable_backends(targets);
   if (std::ranges::none_of(targets, &Target::runs))
     throw InputError(unavailable.empty() ? "nothing to run: no backend, device and variant selected"
@@ -196,7 +198,8 @@ int run_job(const Config& config) {
   };
   // Only the targets that run are steps: a skipped one takes no time, and counting it made the
   // estimate far too short (issue #28).
-  const std::size_t runs_per_problem = std::ranges::count_if(targets, &Target::runs) + std::ranges::count_if(targets, streams);
+  const std::size_t runs_per_problem = std::ranges::count_if(targets, &Target::runs) + std::ranges::count_if(targets, streams) +
+                                        multi_targets.size() * ((job.split ? 1 : 0) + (job.stream_frames > 0 ? 1 : 0));
   Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
                         job.memories.size() * runs_per_problem,
                     std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
@@ -242,6 +245,21 @@ int run_job(const Config& config) {
                 outcome.record.output = outputs.write_result(target, memory, std::move(outcome.output),
                                                              outcome.record.status == Status::Ok);
                 report.runs.push_back(std::move(outcome.record));
+              }
+              for (const MultiTarget& multi : multi_targets) {
+                const std::string what = fmt::format("{} {} {} {} {}", multi.device_id, multi.variant->name,
+                                                     filter.spec, to_string(border), to_string(pixel));
+                if (job.split) {
+                  if (stop.signal() != 0) return;
+                  progress.step(fmt::format("{} --split", what));
+                  report.runs.push_back(split_target(multi, problem, input, reference, options).record);
+                }
+                if (job.stream_frames > 0) {
+                  if (stop.signal() != 0) return;
+                  progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
+                  report.streams.push_back(
+                      stream_over_target(multi, problem, input, reference, job.stream_frames, options));
+                }
               }
             }
             outputs.end_problem();

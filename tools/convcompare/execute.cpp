@@ -2,6 +2,7 @@
 #include "tools/convcompare/execute.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,13 @@ RunRecord describe_run(const Target& target, const Problem& problem) {
   record.pixel = to_string(problem.pixel);
   return record;
 }
+
+// `ran`: the variant that ran (null only when nothing did: auto without a candidate, a skipped run).
+void validate_run(Outcome& outcome, BackendRun run, const VariantTraits* ran, const Problem& problem,
+                  const Image& input, const Image& reference);
+
+// The stream record's identity and figures from a StreamRun, its last frame validated by `tolerance`.
+void fill_stream(StreamRecord& record, const StreamRun& stream, const Image& reference, const Tolerance& tolerance);
 
 }  // namespace
 
@@ -78,17 +86,28 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
                                error.build_log());
     return outcome;
   }
+  record.compile_time = choice;
+  validate_run(outcome, std::move(run), ran, problem, input, reference);
+  return outcome;
+}
+
+namespace {
+
+// The record of a run the backend returned, and its output validated by the tolerance of `ran`.
+void validate_run(Outcome& outcome, BackendRun run, const VariantTraits* ran, const Problem& problem,
+                  const Image& input, const Image& reference) {
+  RunRecord& record = outcome.record;
   record.times = run.times;
   record.memory = run.memory;
   record.memory_note = run.memory_note;
-  record.compile_time = choice + run.compile_time;
+  record.compile_time += run.compile_time;
   // What "% of bound" counts for a low-rank run (derive_bound): its terms, the filter's rank.
   if (ran && ran->low_rank && problem.correlation_low_rank) record.terms = problem.correlation_low_rank->rank;
   if (run.device_bytes > 0) record.device_mb = static_cast<double>(run.device_bytes) / (1 << 20);
-  if (run.status != Status::Ok) {
+  if (run.status != Status::Ok || !ran) {
     record.status = run.status;
     record.reason = run.reason;
-    return outcome;
+    return;
   }
 
   outcome.tolerance = tolerance_for_variant(*ran, problem, input);
@@ -101,8 +120,9 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   record.exact = validation.exact;
   derive_rates(record);
   outcome.output = std::move(run.output);
-  return outcome;
 }
+
+}  // namespace
 
 StreamRecord stream_target(const Target& target, const Outcome& single, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options) {
@@ -126,9 +146,17 @@ StreamRecord stream_target(const Target& target, const Outcome& single, const Pr
     record.reason = error.what();
     return record;
   }
+  fill_stream(record, stream, reference, single.tolerance);
+  return record;
+}
+
+namespace {
+
+void fill_stream(StreamRecord& record, const StreamRun& stream, const Image& reference, const Tolerance& tolerance) {
+  const int frames = record.frames;
   record.status = stream.status;
   record.reason = stream.reason;
-  if (stream.status != Status::Ok) return record;
+  if (stream.status != Status::Ok) return;
   record.queues = stream.queues;
   record.total_ms = stream.total_ms;
   record.frames_per_s = frames / (stream.total_ms / 1e3);
@@ -138,13 +166,61 @@ StreamRecord stream_target(const Target& target, const Outcome& single, const Pr
   // Upload and download use separate copy engines, so the slower direction is the floor per frame.
   record.pcie_floor_ms_per_frame = std::max(stream.h2d_ms_per_frame, stream.d2h_ms_per_frame);
   record.floor_fraction = record.pcie_floor_ms_per_frame / (stream.total_ms / frames);
-  // The single run's own tolerance, not one rebuilt from the record: 8-bit frames keep the rounding rule.
-  const Validation validation = validate(stream.last_output, reference, single.tolerance);
+  // The caller's tolerance (a single run's own, not one rebuilt from the record: 8-bit frames keep the
+  // rounding rule).
+  const Validation validation = validate(stream.last_output, reference, tolerance);
   record.max_abs_error = validation.max_abs_error;
   if (!validation.passed) {
     record.status = Status::Failed;
     record.reason = "last frame: " + validation.message();
   }
+}
+
+}  // namespace
+
+Outcome split_target(const MultiTarget& target, const Problem& problem, const Image& input, const Image& reference,
+                     const RunOptions& options) {
+  Outcome outcome;
+  Target first{target.backend_name, target.device_id, target.backend, target.devices.front(), target.variant, ""};
+  outcome.record = describe_run(first, problem);
+  outcome.record.times.cold = options.cold;
+  BackendRun run;
+  try {
+    run = target.backend->split(problem, input, *target.variant, target.devices, options);
+  } catch (const ApiError& error) {
+    outcome.record.status = Status::Failed;
+    outcome.record.reason = error.what();
+    return outcome;
+  }
+  validate_run(outcome, std::move(run), target.variant, problem, input, reference);
+  return outcome;
+}
+
+StreamRecord stream_over_target(const MultiTarget& target, const Problem& problem, const Image& input,
+                                const Image& reference, int frames, const RunOptions& options) {
+  StreamRecord record;
+  const RunRecord identity = describe_run({target.backend_name, target.device_id, target.backend,
+                                          target.devices.front(), target.variant, ""}, problem);
+  std::tie(record.backend, record.device, record.variant, record.filter) =
+      std::tie(identity.backend, identity.device, identity.variant, identity.filter);
+  std::tie(record.width, record.height, record.channels, record.pixel) =
+      std::tie(identity.width, identity.height, identity.channels, identity.pixel);
+  record.frames = frames;
+  record.memory = to_string(options.memory);
+  StreamRun stream;
+  try {
+    stream = target.backend->stream_over(problem, input, *target.variant, target.devices, frames, options);
+  } catch (const ApiError& error) {
+    record.status = Status::Failed;
+    record.reason = error.what();
+    return record;
+  }
+  std::vector<std::string> counts;
+  for (std::size_t i = 0; i < stream.frames_per_device.size() && i < target.devices.size(); ++i)
+    counts.push_back(fmt::format("{}={}", target.backend->devices()[static_cast<std::size_t>(target.devices[i])].id,
+                                 stream.frames_per_device[i]));
+  record.frames_per_device = fmt::format("{}", fmt::join(counts, " "));
+  fill_stream(record, stream, reference, tolerance_for_variant(*target.variant, problem, input));
   return record;
 }
 

@@ -42,6 +42,16 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
 StreamRecord stream_target(const Target& target, const Outcome& single, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options);
 
+// --split: the frame in bands over the group's devices, stitched and validated like any run (its row's
+// device is the group's joined id).
+Outcome split_target(const MultiTarget& target, const Problem& problem, const Image& input, const Image& reference,
+                     const RunOptions& options);
+
+// --stream with two or more devices of one backend: `frames` frames dealt over them, the last validated
+// by the variant's tolerance; the record says how many each device took (frames_per_device).
+StreamRecord stream_over_target(const MultiTarget& target, const Problem& problem, const Image& input,
+                                const Image& reference, int frames, const RunOptions& options);
+
 // Measured once per device that will run something, before the runs, so "% of bound" has a ceiling.
 void measure_device_peaks(const std::vector<Target>& targets, Report& report);
 

@@ -176,6 +176,7 @@ Job make_job(const Config& config) {
   for (const std::string& name : config.pixels)
     if (const PixelType pixel = parse_pixel(name); !contains(job.pixels, pixel)) job.pixels.push_back(pixel);
   job.stream_frames = config.stream_frames;
+  job.split = config.split;
   job.retune = config.retune;
   job.measure_peaks = config.measure_peaks;
 
@@ -206,8 +207,11 @@ void check_run_memory(const Job& job, int width, int height, int channels, bool 
     parts.push_back(fmt::format("an encoded copy and {} contact-sheet tiles", tiles));
   }
   if (job.stream_frames > 0) {
-    images += 6;
-    parts.emplace_back("the --stream frames");
+    // Three slots' input and output per device; frames dealt over several devices hold every
+    // device's at once (docs/multi-device.md): as many devices as --device names, at most.
+    const std::size_t devices = std::max<std::size_t>(1, job.devices.size());
+    images += 6 * devices;
+    parts.emplace_back(devices == 1 ? "the --stream frames" : fmt::format("the --stream frames of {} devices", devices));
   }
   check_host_memory(images * image_bytes,
                     fmt::format("a {}x{} image with {} channel{} ({} images of {}: {})", width, height, channels,

@@ -60,6 +60,7 @@ struct Job {
   std::vector<HostMemory> memories;  // per --memory mode, in order
   std::vector<PixelType> pixels;  // per --pixel type, in order
   int stream_frames = 0;
+  bool split = false;  // --split over the devices of each backend named twice or more (docs/multi-device.md)
   bool retune = false;
   bool measure_peaks = true;
 

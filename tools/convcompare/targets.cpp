@@ -97,6 +97,50 @@ std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_p
   return targets;
 }
 
+std::string joined_device_id(const std::vector<std::string>& ids) {
+  std::string joined;
+  for (const std::string& id : ids) {
+    const std::size_t colon = id.find(':');
+    if (joined.empty()) joined = id;
+    else joined += "+" + (colon == std::string::npos ? id : id.substr(colon + 1));
+  }
+  return joined;
+}
+
+std::vector<MultiTarget> plan_multi_targets(const Job& job, const std::vector<Target>& targets) {
+  std::vector<MultiTarget> groups;
+  if (job.devices.empty()) return groups;
+  for (const Target& target : targets) {
+    if (!target.runs() || !target.has_device_memory() || target.variant->kind == VariantKind::Choice) continue;
+    auto group = std::ranges::find_if(groups, [&](const MultiTarget& multi) {
+      return multi.backend == target.backend && multi.variant == target.variant;
+    });
+    if (group == groups.end()) group = groups.insert(groups.end(), {target.backend_name, "", target.backend, {}, target.variant});
+    if (!contains(group->devices, target.device)) group->devices.push_back(target.device);
+  }
+  std::erase_if(groups, [](const MultiTarget& group) { return group.devices.size() < 2; });
+  for (MultiTarget& group : groups) {
+    std::vector<std::string> ids;
+    for (const int device : group.devices) ids.push_back(group.backend->devices()[static_cast<std::size_t>(device)].id);
+    group.device_id = joined_device_id(ids);
+  }
+  // Devices of two backends (cuda:0 and opencl:0:0) share no queue or memory: a frame is not split
+  // across APIs (docs/multi-device.md); said once, before any run.
+  if (job.split && groups.empty()) {
+    std::vector<std::string_view> named;
+    bool backends_differ = false;
+    for (const DeviceSelector& selector : job.devices) {
+      named.push_back(selector.text);
+      backends_differ = backends_differ || selector.id.backend != job.devices.front().id.backend;
+    }
+    throw InputError(fmt::format("--split needs two or more devices of one backend that run a selected variant "
+                                 "other than auto (--device opencl:0:0,opencl:0:1 or cuda:0,cuda:1); --device names {}{}",
+                                 named.empty() ? "none" : fmt::format("{}", fmt::join(named, ", ")),
+                                 backends_differ ? ": a frame is not split across backends" : ""));
+  }
+  return groups;
+}
+
 std::vector<std::string> unavailable_backends(const std::vector<Target>& targets) {
   std::vector<std::string> lines;
   for (const Target& target : targets)

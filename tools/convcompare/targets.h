@@ -36,6 +36,24 @@ void check_devices(const Job& job, const std::vector<std::unique_ptr<Backend>>& 
 // Every target in report order, a backend without a device (or not built) as skipped targets.
 std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends);
 
+// Two or more devices of one backend named by --device, and a variant each of them runs: --split and a
+// --stream dealt over them run on all of them together, as one row (docs/multi-device.md).
+struct MultiTarget {
+  std::string backend_name;
+  std::string device_id;  // the devices' ids joined: "opencl:0:0+0:1", "cuda:0+1"
+  Backend* backend = nullptr;
+  std::vector<int> devices;  // indexes into backend->devices(), in the order found
+  const VariantTraits* variant = nullptr;
+};
+
+// The targets' groups of one backend and variant over two or more devices, when --device named them
+// (naming devices is how a user asks for them together; auto chooses per device, so it is left out).
+// With --split and no such group, InputError: the devices named are of different backends or too few.
+std::vector<MultiTarget> plan_multi_targets(const Job& job, const std::vector<Target>& targets);
+
+// "opencl:0:0", "opencl:0:1" -> "opencl:0:0+0:1": the backend once, then each device's numbers.
+std::string joined_device_id(const std::vector<std::string>& ids);
+
 // "cuda: no CUDA driver installed": each backend among the targets that cannot run, once.
 std::vector<std::string> unavailable_backends(const std::vector<Target>& targets);
 

@@ -1,0 +1,80 @@
+// test_multi_device_cli.cpp: --split and a dealt --stream as a user runs them on PoCL's devices: --list, the rows, the refusals.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+using nlohmann::json;
+
+cc::test::CommandResult convcompare(std::vector<std::string> args) {
+  args.insert(args.begin(), CONVCOMPARE_EXE);
+  const cc::test::CommandResult result = cc::test::run_command(args, std::chrono::seconds(300));
+  REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
+  return result;
+}
+
+std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::ranges::count(text, '\n')); }
+
+}  // namespace
+
+TEST_CASE("multi-device: POCL_DEVICES=\"pthread pthread\" makes two PoCL devices, opencl:0:0 and opencl:0:1") {
+  const std::string before = ::getenv("POCL_DEVICES");  // the suite's main set three
+  ::setenv("POCL_DEVICES", "pthread pthread", 1);
+  const auto result = convcompare({"--list", "--backend", "opencl"});
+  ::setenv("POCL_DEVICES", before.c_str(), 1);
+  CHECK(result.status == 0);
+  CHECK(result.out.find("  opencl:0:0  ") != std::string::npos);
+  CHECK(result.out.find("  opencl:0:1  ") != std::string::npos);
+  CHECK(result.out.find("  opencl:0:2  ") == std::string::npos);
+}
+
+TEST_CASE("multi-device: --split and --stream over two devices: one row each beside every device's own") {
+  const cc::test::TempDir dir("multi-device");
+  const std::string path = dir.file("report.json");
+  const auto result = convcompare({"--device", "opencl:0:0,opencl:0:1", "--variant", "global,tiled", "--size", "64x40",
+                                   "--filter", "box:r=3", "--border", "wrap", "--split", "--stream", "9", "--no-peaks",
+                                   "--time-budget", "0.3", "--quiet", "--json", path});
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  std::ifstream file(path);
+  const json report = json::parse(file);
+  int splits = 0, dealt = 0;
+  for (const json& run : report["runs"]) {
+    if (run["device"] != "opencl:0:0+0:1") continue;
+    ++splits;
+    CHECK(run["status"] == "ok");
+    // Each pixel is computed as on one device, from the same rows in the same order: the same error.
+    for (const json& single : report["runs"])
+      if (single["device"] == "opencl:0:0" && single["variant"] == run["variant"])
+        CHECK(single["max_abs_error"] == run["max_abs_error"]);
+  }
+  for (const json& stream : report["streams"]) {
+    if (stream["device"] != "opencl:0:0+0:1") continue;
+    ++dealt;
+    CHECK(stream["status"] == "ok");
+    CHECK(stream["queues"] == 6);
+    CHECK(stream["frames_per_device"] == "opencl:0:0=5 opencl:0:1=4");
+  }
+  CHECK(splits == 2);  // one per variant
+  CHECK(dealt == 2);
+  CHECK(report["runs"].size() == 6);  // each device alone, and the split, per variant
+}
+
+TEST_CASE("multi-device: --split refuses one device, and devices of two backends, in one line with exit 2") {
+  const auto one = convcompare({"--device", "opencl:0:0", "--split", "--size", "32x32", "--no-peaks"});
+  CHECK(one.status == 2);
+  CHECK(lines(one.err) == 1);
+  CHECK(one.err.find("--split needs two or more devices of one backend") != std::string::npos);
+  const auto two_apis = convcompare({"--device", "cpu,opencl:0:0", "--split", "--size", "32x32", "--no-peaks"});
+  CHECK(two_apis.status == 2);
+  CHECK(lines(two_apis.err) == 1);
+  CHECK(two_apis.err.find("a frame is not split across backends") != std::string::npos);
+}

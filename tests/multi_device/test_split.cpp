@@ -1,0 +1,134 @@
+// test_split.cpp: --split and a dealt --stream over PoCL's devices: bit for bit against one device, every border, u8, tall radii, 3 devices, too many devices.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
+#include "tests/multi_device/multi_device.h"
+
+namespace {
+
+using cc::Border;
+constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
+
+// Small integers, and a filter of small integer weights: every sum is exact in float, so any two
+// correct runs agree bit for bit whatever order they add in.
+cc::Image integer_image(int width, int height, int channels) {
+  cc::Image image(width, height, channels, true);
+  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 23);
+  return image;
+}
+
+cc::Filter integer_filter(int radius_x, int radius_y) {
+  cc::Filter filter;
+  filter.spec = fmt::format("integers:{}x{}", radius_x, radius_y);
+  filter.width = 2 * radius_x + 1;
+  filter.height = 2 * radius_y + 1;
+  for (int i = 0; i < filter.width * filter.height; ++i) filter.weights.push_back(static_cast<float>(1 + i % 3));
+  return filter;
+}
+
+cc::RunOptions quick() {
+  cc::RunOptions options;
+  options.repetitions = 2;
+  options.warmup = 1;
+  options.time_budget_s = 0.5;
+  return options;
+}
+
+std::vector<int> first(int count) {
+  std::vector<int> devices = cc::testing::pocl_devices();
+  REQUIRE(devices.size() >= static_cast<std::size_t>(count));
+  devices.resize(static_cast<std::size_t>(count));
+  return devices;
+}
+
+// The split of `variant` over `devices` and the same variant on the first device alone.
+struct Pair {
+  cc::BackendRun split, single;
+};
+Pair run_both(const cc::Problem& problem, const cc::Image& input, const char* variant, const std::vector<int>& devices) {
+  cc::Backend& backend = cc::testing::opencl_backend();
+  return {backend.split(problem, input, variant, devices, quick()),
+          backend.run(problem, input, variant, devices.front(), quick())};
+}
+
+}  // namespace
+
+TEST_CASE("split: equals one device bit for bit in integer-exact cases, every border, 2 and 3 devices") {
+  const cc::Image input = integer_image(37, 29, 2);
+  for (const char* variant : {"global", "tiled", "texture", "fast"})
+    for (const Border border : kBorders)
+      for (const int count : {2, 3}) {
+        CAPTURE(variant);
+        CAPTURE(cc::to_string(border));
+        CAPTURE(count);
+        const cc::Problem problem = cc::make_problem(input, integer_filter(2, 3), border, false);
+        const Pair runs = run_both(problem, input, variant, first(count));
+        if (runs.single.status == cc::Status::Skipped) {  // the device's own limit: the split says the same
+          CHECK(runs.split.status == cc::Status::Skipped);
+          continue;
+        }
+        REQUIRE_MESSAGE(runs.split.status == cc::Status::Ok, runs.split.reason);
+        CHECK(runs.split.output.data == runs.single.output.data);
+        const cc::Image reference = cc::reference_convolve(input, problem);
+        CHECK(runs.split.output.data == reference.data);
+        CHECK(runs.split.times.kernel_ms.median > 0);
+      }
+}
+
+TEST_CASE("split: a radius taller than a band, and u8, validate against the CPU reference") {
+  // 12 rows over 3 devices: bands of 4, a radius of 6 reaching past the neighbour band on every side.
+  const cc::Image input = integer_image(40, 12, 1);
+  for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8})
+    for (const Border border : kBorders) {
+      CAPTURE(cc::to_string(pixel));
+      CAPTURE(cc::to_string(border));
+      cc::Filter filter = integer_filter(1, 6);
+      for (float& weight : filter.weights) weight /= 60.0f;  // u8: sums in range, rounding exercised
+      const cc::Problem problem = cc::make_problem(input, filter, border, false, pixel);
+      cc::BackendRun split = cc::testing::opencl_backend().split(problem, input, "global", first(3), quick());
+      REQUIRE_MESSAGE(split.status == cc::Status::Ok, split.reason);
+      const cc::Image reference = cc::reference_convolve(input, problem);
+      const cc::VariantTraits& global = *cc::find_variant("global");
+      const cc::Validation validation =
+          cc::validate(split.output, reference, cc::tolerance_for_variant(global, problem, input));
+      CHECK_MESSAGE(validation.passed, validation.message());
+    }
+}
+
+TEST_CASE("split: more devices than rows is skipped with the reason; mapped frames too") {
+  const cc::Image input = integer_image(16, 2, 1);
+  const cc::Problem problem = cc::make_problem(input, integer_filter(1, 1), Border::Clamp, false);
+  const cc::BackendRun run = cc::testing::opencl_backend().split(problem, input, "global", first(3), quick());
+  CHECK(run.status == cc::Status::Skipped);
+  CHECK(run.reason == "3 devices for 2 rows: a band needs at least one row of its own");
+  cc::RunOptions mapped = quick();
+  mapped.memory = cc::HostMemory::Mapped;
+  const cc::Image tall = integer_image(16, 16, 1);
+  const cc::Problem tall_problem = cc::make_problem(tall, integer_filter(1, 1), Border::Clamp, false);
+  const cc::BackendRun refused = cc::testing::opencl_backend().split(tall_problem, tall, "global", first(2), mapped);
+  CHECK(refused.status == cc::Status::Skipped);
+  CHECK(refused.reason.find("--memory mapped") != std::string::npos);
+}
+
+TEST_CASE("stream over devices: frames dealt round robin, per-device counts summing to N, last frame valid") {
+  const cc::Image input = integer_image(33, 21, 1);
+  const cc::Problem problem = cc::make_problem(input, integer_filter(2, 2), Border::Mirror, false);
+  const cc::Image reference = cc::reference_convolve(input, problem);
+  for (const int count : {2, 3}) {
+    CAPTURE(count);
+    const cc::StreamRun run = cc::testing::opencl_backend().stream_over(problem, input, "global", first(count), 20, quick());
+    REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+    REQUIRE(run.frames_per_device.size() == static_cast<std::size_t>(count));
+    CHECK(std::accumulate(run.frames_per_device.begin(), run.frames_per_device.end(), 0) == 20);
+    for (const int frames : run.frames_per_device) CHECK(frames >= 20 / count);
+    CHECK(run.queues == 3 * count);
+    CHECK(run.total_ms > 0);
+    CHECK(run.last_output.data == reference.data);
+  }
+}
