@@ -36,8 +36,6 @@ struct LoadedNvrtc {
     CC_FIND(library, functions, nvrtcGetProgramLog);
     CC_FIND(library, functions, nvrtcGetCUBINSize);
     CC_FIND(library, functions, nvrtcGetCUBIN);
-    CC_FIND(library, functions, nvrtcGetLTOIRSize);
-    CC_FIND(library, functions, nvrtcGetLTOIR);
     CC_FIND(library, functions, nvrtcDestroyProgram);
     CC_FIND(library, functions, nvrtcGetErrorString);
   }
@@ -56,7 +54,6 @@ struct LoadedCufft {
     CC_FIND(library, functions, cufftCreate);
     CC_FIND(library, functions, cufftDestroy);
     CC_FIND(library, functions, cufftSetAutoAllocation);
-    CC_FIND(library, functions, cufftXtSetJITCallback);
     CC_FIND(library, functions, cufftMakePlanMany64);
     CC_FIND(library, functions, cufftSetWorkArea);
     CC_FIND(library, functions, cufftSetStream);
