@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -21,8 +22,16 @@ void parallel_for_rows(int rows, Body&& body) {
   workers.reserve(threads - 1);
   // Bands differ by at most one row; the calling thread takes the first band itself.
   auto band_start = [&](int t) { return static_cast<int>(static_cast<long long>(rows) * t / threads); };
-  for (int t = 1; t < threads; ++t) workers.emplace_back([&body, begin = band_start(t), end = band_start(t + 1)] { body(begin, end); });
+  // A thread the system refuses (EAGAIN under `ulimit -v` or `ulimit -u`: each reserves its stack) leaves
+  // its band and the rest to the calling thread, which gives the same rows: slower, never a failed run.
+  int started = 1;
+  try {
+    for (; started < threads; ++started)
+      workers.emplace_back([&body, begin = band_start(started), end = band_start(started + 1)] { body(begin, end); });
+  } catch (const std::system_error&) {
+  }
   body(0, band_start(1));
+  for (int t = started; t < threads; ++t) body(band_start(t), band_start(t + 1));
 }
 
 }  // namespace cc
