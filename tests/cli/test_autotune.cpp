@@ -368,7 +368,11 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
     // shuffle where the device offers a sub-group shuffle (PoCL 3 and 5 offer none: left out, with why).
     const bool shuffles = left_out_because(first, "shuffle").empty();
     if (!shuffles) CHECK(left_out_because(first, "shuffle").find("shuffle") != std::string::npos);
-    REQUIRE(first.measured.size() == static_cast<std::size_t>(run - (shuffles ? 0 : 1)));
+    // What else a device leaves out varies (PoCL 5 on the GPU host left one more out, with its reason):
+    // check_every_candidate_accounted above counts every one; here, at least two were raced.
+    for (const auto& [variant, why] : first.left_out) MESSAGE(variant << " left out: " << why);
+    REQUIRE(first.measured.size() >= 2);
+    CHECK(first.measured.size() <= static_cast<std::size_t>(run - (shuffles ? 0 : 1)));
     const auto fastest = std::ranges::min_element(first.measured, {}, &std::pair<std::string, double>::second);
     CHECK(first.measured.front() == *fastest);
     CHECK(first.variant == fastest->first);
