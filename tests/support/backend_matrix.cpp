@@ -163,7 +163,10 @@ std::vector<std::pair<int, int>> filter_radii(const std::vector<int>& radii) {
 bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_t border, int largest_radius,
                const MatrixOptions& options) {
   const long long pixels = static_cast<long long>(c.width) * c.height;
-  if (!options.trim || pixels <= 1024) return true;
+  if (!options.trim) return true;
+  if (pixels <= 1024)
+    return options.small_image_channels.empty() ||
+           std::ranges::find(options.small_image_channels, c.channels) != options.small_image_channels.end();
   const std::size_t turn = shape + border;
   if (c.flip != (turn % 2 == 1)) return false;
   if (pixels <= 65536) return channel == turn % options.channels.size();
@@ -194,6 +197,7 @@ std::vector<Case> matrix_cases(const MatrixOptions& options) {
 MatrixOptions eight_bit_matrix() {
   MatrixOptions options;
   options.channels = {1, 3, 4};
+  options.small_image_channels = {1, 4};
   options.pixel = PixelType::U8;
   options.largest_radius_on_largest_image = false;
   return options;
