@@ -14,6 +14,9 @@ struct MatrixOptions {
   std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {33, 17}, {257, 131}, {1023, 769}};
   std::vector<int> radii{0, 1, 2, 3, 8, 16};
   std::vector<int> channels{1, 3};
+  // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
+  // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
+  std::vector<std::pair<int, int>> compiled_shapes{};
   // The channel counts the small images take the full product over (empty: all of `channels`); the
   // medium images still rotate over every count in `channels`.
   std::vector<int> small_image_channels{};
@@ -31,8 +34,15 @@ struct MatrixOptions {
 // the full product over 3 repeated 4's programs on the same problems (a third of the 8-bit matrix's runs,
 // issue #24); 3 channels still take their turn on the medium images of every variant, and
 // "u8 fast and separable" and "u8: one program per pixel format" (tests/opencl) run 3 on every shape.
+// fast, separable and lowrank, built per radius, take four filter shapes, not ten: (1,1), (3,2), (2,1)
+// and (6,5), the radii "u8 fast and separable" and the integer-exact u8 case build in the same process
+// (tests/CMakeLists.txt's u8 group), so the 8-bit matrix compiles almost nothing of its own. An 8-bit
+// program differs from its float twin only in its loads and stores (common/geometry/pixel.h): the float
+// matrix checks every radius's program, "u8 fast and separable" every 8-bit scheme and shape, and these
+// four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
+// compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
 // Less the largest radius on the largest image: the float matrix runs
-// that one, the medium images run radius 16 in 8 bits, and an 8-bit run launches twice (its unwritten
+// that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
 MatrixOptions eight_bit_matrix();
 
