@@ -217,9 +217,10 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   std::mt19937 rng(kSeed);
   int ran = 0;
   EightBitCoverage coverage;
-  // The filter shapes: the radii's, or where a variant is built per radius, the options' own.
+  // The filter shapes: the radii's, or where a variant compiles programs per filter size, the options' own.
   std::vector<std::pair<int, int>> shapes = filter_radii(options.radii);
   if (traits && traits->compile_time_radius && !options.compiled_shapes.empty()) shapes = options.compiled_shapes;
+  if (traits && traits->kind == VariantKind::Fft && !options.fft_shapes.empty()) shapes = options.fft_shapes;
   for (const Case& c : matrix_cases(options, shapes)) {
     const Image input = random_image(c, rng);
     Filter filter = random_filter(c, needs_rank_one(variant) || needs_low_rank(variant), rng);

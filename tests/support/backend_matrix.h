@@ -17,6 +17,13 @@ struct MatrixOptions {
   // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
   // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
   std::vector<std::pair<int, int>> compiled_shapes{};
+  // Where not empty, fft's filter shapes instead of the radii's. Each (image size, shape) is a transform
+  // size of its own, and VkFFT generates and compiles its kernels per transform size (on PoCL the float
+  // matrix's 50 sizes cost 124 s of CPU, half the float group, issue #24). These keep radius 0, 1 and
+  // 16 (filters over the image, and the largest on the largest image) and both asymmetric directions,
+  // one with a zero radius, over every image size, border and flip; test_fft.cpp covers the unpadded
+  // path, which no odd-sized image here takes.
+  std::vector<std::pair<int, int>> fft_shapes{{0, 0}, {1, 1}, {16, 16}, {2, 1}, {0, 2}};
   // The channel counts the small images take the full product over (empty: all of `channels`); the
   // medium images still rotate over every count in `channels`.
   std::vector<int> small_image_channels{};
