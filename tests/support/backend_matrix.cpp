@@ -163,7 +163,10 @@ std::vector<std::pair<int, int>> filter_radii(const std::vector<int>& radii) {
 bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_t border, int largest_radius,
                const MatrixOptions& options) {
   const long long pixels = static_cast<long long>(c.width) * c.height;
-  if (!options.trim || pixels <= 1024) return true;
+  if (!options.trim) return true;
+  if (pixels <= 1024)
+    return options.small_image_channels.empty() ||
+           std::ranges::find(options.small_image_channels, c.channels) != options.small_image_channels.end();
   const std::size_t turn = shape + border;
   if (c.flip != (turn % 2 == 1)) return false;
   if (pixels <= 65536) return channel == turn % options.channels.size();
@@ -172,9 +175,10 @@ bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_
   return channel == 0 && (radius_one || (largest && border == 0 && options.largest_radius_on_largest_image));
 }
 
-std::vector<Case> matrix_cases(const MatrixOptions& options) {
-  const auto shapes = filter_radii(options.radii);
-  const int largest_radius = options.radii.empty() ? 0 : *std::max_element(options.radii.begin(), options.radii.end());
+std::vector<Case> matrix_cases(const MatrixOptions& options, const std::vector<std::pair<int, int>>& shapes) {
+  int largest_radius = 0;  // of the square shapes
+  for (const auto& [radius_x, radius_y] : shapes)
+    if (radius_x == radius_y) largest_radius = std::max(largest_radius, radius_x);
   std::vector<Case> cases;
   std::mt19937 coin(kSeed);  // pinned or pageable: a coin toss, so it lines up with no other factor
   for (auto [width, height] : options.sizes)
@@ -194,6 +198,8 @@ std::vector<Case> matrix_cases(const MatrixOptions& options) {
 MatrixOptions eight_bit_matrix() {
   MatrixOptions options;
   options.channels = {1, 3, 4};
+  options.small_image_channels = {1, 4};
+  options.compiled_shapes = {{1, 1}, {3, 2}, {2, 1}, {6, 5}};
   options.pixel = PixelType::U8;
   options.largest_radius_on_largest_image = false;
   return options;
@@ -206,12 +212,16 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   // run is only the costliest of all (PoCL samples texture's 1089 taps a pixel in software: two minutes
   // of the test command, issue #24).
   MatrixOptions options = requested;
-  if (const VariantTraits* traits = find_variant(variant); traits && traits->geometry == Geometry::PerPixel)
-    options.largest_radius_on_largest_image = false;
+  const VariantTraits* traits = find_variant(variant);
+  if (traits && traits->geometry == Geometry::PerPixel) options.largest_radius_on_largest_image = false;
   std::mt19937 rng(kSeed);
   int ran = 0;
   EightBitCoverage coverage;
-  for (const Case& c : matrix_cases(options)) {
+  // The filter shapes: the radii's, or where a variant compiles programs per filter size, the options' own.
+  std::vector<std::pair<int, int>> shapes = filter_radii(options.radii);
+  if (traits && traits->compile_time_radius && !options.compiled_shapes.empty()) shapes = options.compiled_shapes;
+  if (traits && traits->kind == VariantKind::Fft && !options.fft_shapes.empty()) shapes = options.fft_shapes;
+  for (const Case& c : matrix_cases(options, shapes)) {
     const Image input = random_image(c, rng);
     Filter filter = random_filter(c, needs_rank_one(variant) || needs_low_rank(variant), rng);
     if (needs_low_rank(variant)) {

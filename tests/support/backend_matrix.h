@@ -14,6 +14,19 @@ struct MatrixOptions {
   std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {33, 17}, {257, 131}, {1023, 769}};
   std::vector<int> radii{0, 1, 2, 3, 8, 16};
   std::vector<int> channels{1, 3};
+  // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
+  // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
+  std::vector<std::pair<int, int>> compiled_shapes{};
+  // Where not empty, fft's filter shapes instead of the radii's. Each (image size, shape) is a transform
+  // size of its own, and VkFFT generates and compiles its kernels per transform size (on PoCL the float
+  // matrix's 50 sizes cost 124 s of CPU, half the float group, issue #24). These keep radius 0, 1 and
+  // 16 (filters over the image, and the largest on the largest image) and both asymmetric directions,
+  // one with a zero radius, over every image size, border and flip; test_fft.cpp covers the unpadded
+  // path, which no odd-sized image here takes.
+  std::vector<std::pair<int, int>> fft_shapes{{0, 0}, {1, 1}, {16, 16}, {2, 1}, {0, 2}};
+  // The channel counts the small images take the full product over (empty: all of `channels`); the
+  // medium images still rotate over every count in `channels`.
+  std::vector<int> small_image_channels{};
   PixelType pixel = PixelType::F32;  // how the frame is stored on the device
   bool trim = true;  // cover every factor without the full product (CI time on 2 cores)
   // Trimmed, the largest image runs radius 1 and, once, the largest radius: the costliest run of all.
@@ -23,8 +36,20 @@ struct MatrixOptions {
 // The matrix for 8-bit pixels (docs/correctness.md, "8-bit results"): 1 channel, 3 (padded to RGBA8)
 // and 4; integer images 0..255, as 8-bit pixels hold them; filters whose sums leave 0..255 at both
 // ends and fall between integers, so saturation and rounding are both exercised (checked: see below).
-// Trimmed as the float matrix, less the largest radius on the largest image: the float matrix runs
-// that one, the medium images run radius 16 in 8 bits, and an 8-bit run launches twice (its unwritten
+// Trimmed as the float matrix, and the small images' full product over 1 and 4 channels only: 3 and 4
+// channels are one compiled program (RGBA8, the 3 padded on the host by code every variant shares), so
+// the full product over 3 repeated 4's programs on the same problems (a third of the 8-bit matrix's runs,
+// issue #24); 3 channels still take their turn on the medium images of every variant, and
+// "u8 fast and separable" and "u8: one program per pixel format" (tests/opencl) run 3 on every shape.
+// fast, separable and lowrank, built per radius, take four filter shapes, not ten: (1,1), (3,2), (2,1)
+// and (6,5), the radii "u8 fast and separable" and the integer-exact u8 case build in the same process
+// (tests/CMakeLists.txt's u8 group), so the 8-bit matrix compiles almost nothing of its own. An 8-bit
+// program differs from its float twin only in its loads and stores (common/geometry/pixel.h): the float
+// matrix checks every radius's program, "u8 fast and separable" every 8-bit scheme and shape, and these
+// four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
+// compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
+// Less the largest radius on the largest image: the float matrix runs
+// that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
 MatrixOptions eight_bit_matrix();
 
