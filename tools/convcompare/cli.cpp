@@ -100,11 +100,12 @@ std::string help_footer(bool for_man_page) {
     if (variant.auto_candidate) candidates.push_back(variant.name);
   std::string variants;
   for (const VariantTraits& variant : all_variants())
-    // A Choice's candidates from the table, never a list kept by hand, on a line of their own (unwrapped:
-    // README's test finds the list whole).
+    // A Choice's candidates from the table, never a list kept by hand, wrapped under its text like any
+    // item (tests/cli/test_docs.cpp finds the list with the wrapping undone).
     variants += variant.kind == VariantKind::Choice
                     ? footer_item(variant.name, std::string(variant.memory_space) + " (not in all), from:") +
-                          std::string(18, ' ') + fmt::format("{}\n", fmt::join(candidates, ", "))
+                          std::string(18, ' ') + wrap(fmt::format("{}", fmt::join(candidates, ", ")), kHelpWidth, 18, 18) +
+                          "\n"
                     : footer_item(variant.name, variant.memory_space);
   const std::string filters = "  " + wrap(fmt::format("{}, file:PATH (a text file of rows of weights)",
                                                      fmt::join(builtin_filter_names(), ", ")),
