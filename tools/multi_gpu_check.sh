@@ -4,7 +4,7 @@
 # Usage: tools/multi_gpu_check.sh CONVCOMPARE LOG_DIR [SIZE]
 # One line per API; exits non-zero when an API has fewer than two devices, when convcompare fails, or
 # when any split or dealt stream row (device ids joined by "+") is missing, skipped or fails validation.
-# SIZE defaults to 4096x4096; the JSON and console report of each API are in LOG_DIR.
+# SIZE defaults to 2048x2048; the JSON and console report of each API are in LOG_DIR.
 set -uo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
@@ -13,7 +13,7 @@ if [[ $# -lt 2 || $# -gt 3 ]]; then
 fi
 convcompare=$1
 log_dir=$2
-size=${3:-4096x4096}
+size=${3:-2048x2048}
 if [[ ! -x $convcompare ]]; then
   echo "multi_gpu_check: $convcompare is not an executable (build it first)" >&2
   exit 2
@@ -35,7 +35,7 @@ check() {  # API DEVICES
   fi
   local json="$log_dir/multi-$api.json" log="$log_dir/multi-$api.log"
   "$convcompare" --device "$devices" --variant global,tiled,texture,fast --border zero,clamp,mirror,wrap \
-    --pixel f32,u8 --size "$size" --filter box:r=7 --filter gaussian:sigma=2 --split --stream 300 \
+    --pixel f32,u8 --size "$size" --filter box:r=7 --filter gaussian:sigma=2 --split --stream 60 --time-budget 0.2 \
     --json "$json" >"$log" 2>&1
   local status=$?
   if [[ $status -ne 0 ]]; then

@@ -115,36 +115,61 @@ void ClQueue::wait_for_last() {
   if (last_()) wait_for_event(last_, "waiting for the frame before");
 }
 
+namespace {
+
+// The command's execution status: CL_COMPLETE (0), a negative error, or a positive "not yet" state.
+cl_int execution_status(cl_event event) {
+  cl_int execution = CL_COMPLETE;
+  check(::clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, nullptr),
+        "clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS)", __FILE__, __LINE__);
+  return execution;
+}
+
+}  // namespace
+
 void wait_for_event(const cl::Event& event, std::string_view what) {
-  // Signalled by the driver's callback rather than polled: the wait ends as clWaitForEvents's would,
-  // so the host-clock figures that end at it gain nothing. The callback owns a share of the completion:
-  // after a timed-out wait it may still come.
+  if (device_stuck()) wait_for_device([] { return false; }, what);  // throws at once
+  // A command is sure to reach the device only once its queue is flushed. A user event has no queue.
+  cl_command_queue queue = nullptr;
+  check(::clGetEventInfo(event(), CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, nullptr),
+        "clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE)", __FILE__, __LINE__);
+  if (queue != nullptr) check(::clFlush(queue), "clFlush(the event's queue)", __FILE__, __LINE__);
+  // The host-clock figures (host to host, reuse, a stream's frames) end at this wait, so it must see the
+  // completion as soon as the driver records it. Polled first, as CUDA's cudaEventQuery is
+  // (device_watchdog.cpp's schedule): NVIDIA's OpenCL ran its event callbacks milliseconds late, which
+  // made a 0.38 ms stream frame take 6 ms (docs/performance.md, "Host to host, overlapped").
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kPollFor = std::chrono::milliseconds(20);
+  constexpr auto kSpinFor = std::chrono::milliseconds(2);
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    const cl_int execution = execution_status(event());
+    if (execution <= CL_COMPLETE) {
+      if (execution < CL_COMPLETE) check(execution, "a queued command (its event's final status)", __FILE__, __LINE__);
+      return;
+    }
+    const Clock::duration waited = Clock::now() - start;
+    if (waited >= kPollFor) break;
+    if (waited < kSpinFor)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  // Longer waits block in clWaitForEvents, on a thread so that --kernel-timeout still bounds them; some
+  // runtimes run queued commands only inside a blocking wait (Oclgrind: a poll alone never ends). The
+  // thread owns a share of the completion: after a timed-out wait it may still come, and a stuck wait
+  // leaves the thread behind (device_watchdog.h).
   auto completion = std::make_shared<DeviceCompletion>();
-  auto* callback_share = new std::shared_ptr<DeviceCompletion>(completion);
-  const auto on_complete = [](cl_event, cl_int status, void* data) {
-    const std::unique_ptr<std::shared_ptr<DeviceCompletion>> share(static_cast<std::shared_ptr<DeviceCompletion>*>(data));
-    (*share)->signal(status);
-  };
-  if (const cl_int status = ::clSetEventCallback(event(), CL_COMPLETE, on_complete, callback_share); status != CL_SUCCESS) {
-    delete callback_share;
-    check(status, "clSetEventCallback(event, CL_COMPLETE, ...)", __FILE__, __LINE__);
-  }
-  // Some runtimes run queued commands only inside a blocking wait and never call back before one
-  // (Oclgrind: every wait timed out at --kernel-timeout). Past a short grace a thread makes that wait
-  // and signals the completion itself; the first signal wins, and a stuck wait leaves the thread behind.
-  constexpr auto kCallbackGrace = std::chrono::milliseconds(20);
-  if (!completion->wait_until(std::chrono::steady_clock::now() + kCallbackGrace)) {
-    std::thread([completion, event] {
-      cl_event waited = event();
-      cl_int status = ::clWaitForEvents(1, &waited);
-      if (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
-        cl_int execution = CL_COMPLETE;
-        status = ::clGetEventInfo(waited, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, nullptr);
-        if (status == CL_SUCCESS) status = execution;
-      }
-      completion->signal(status);
-    }).detach();
-  }
+  std::thread([completion, event] {
+    cl_event waited = event();
+    cl_int status = ::clWaitForEvents(1, &waited);
+    if (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+      cl_int execution = CL_COMPLETE;
+      status = ::clGetEventInfo(waited, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, nullptr);
+      if (status == CL_SUCCESS) status = execution;
+    }
+    completion->signal(status);
+  }).detach();
   wait_for_device(*completion, what);
   if (const long status = completion->status(); status < 0)
     check(static_cast<cl_int>(status), "a queued command (its event's final status)", __FILE__, __LINE__);
