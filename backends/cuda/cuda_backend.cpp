@@ -133,7 +133,8 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
   std::string text = fmt::format("radius: run-time; nvcc {} --fmad=true (offline)",
                                  one_number ? "-arch=sm_" + architectures : "for CUDA architectures " + architectures);
   if (plan.variant->kind == VariantKind::Fft)
-    text += fmt::format("; cuFFT real-to-complex and back at {}", fft_shape_text(plan.fft));
+    text += fmt::format("; cuFFT real-to-complex and back at {}, the product (and padding) LTO callbacks",
+                        fft_shape_text(plan.fft));
   if (plan.cluster) text += fmt::format("; thread-block clusters of {}x{} blocks", plan.cluster->x, plan.cluster->y);
   return text;
 }

@@ -29,11 +29,14 @@ class FftPlan {
 };
 
 // One problem's correlation through the frequency domain, one plane at a time, on the path
-// common/geometry/fft_shape.h chooses. Unpadded: forward real-to-complex transform from the input plane into
-// the spectrum buffer, multiply by the filter's spectrum, inverse transform into the output plane, then
-// the edge bands directly (borders other than wrap). Padded: pad by the border rule, transform in
-// place, multiply, transform back in place, crop. Constructing it plans both transforms (one shared
-// work area), allocates the buffers and computes the filter's spectrum on `stream`, then waits for it.
+// common/geometry/fft_shape.h chooses, the product with the filter's spectrum fused into the inverse
+// transform's loads (a cuFFT LTO callback, kernels_cuda/fft_callbacks.cu). Unpadded: forward
+// real-to-complex transform from the input plane into the spectrum buffer, inverse transform with the
+// product into the output plane, then the edge bands directly (borders other than wrap). Padded: the
+// forward transform reads the input plane through a padding callback (the border rule) into the
+// spectrum buffer, the inverse with the product runs in place, then the crop. Constructing it compiles
+// the callbacks (NVRTC, once per device), plans the transforms with them (one shared work area),
+// allocates the buffers and computes the filter's spectrum on `stream`, then waits for it.
 class FftConvolver {
  public:
   FftConvolver(const Problem& problem, cudaStream_t stream);
@@ -42,9 +45,10 @@ class FftConvolver {
   // `in` is only read (cuFFT's out-of-place real-to-complex transform keeps its input).
   void convolve_plane(const float* in, float* out, cudaStream_t stream);
 
-  // cuFFT's work area: the device memory it holds beyond what the plan counted (the spectrum and
-  // filter-spectrum buffers and the edge bands' coefficients, backends/launch_plan.cpp).
-  std::size_t work_area_bytes() const { return work_area_.bytes(); }
+  // cuFFT's work area and the callbacks' parameters: the device memory it holds beyond what the plan
+  // counted (the spectrum and filter-spectrum buffers and the edge bands' coefficients,
+  // backends/launch_plan.cpp).
+  std::size_t work_area_bytes() const { return work_area_.bytes() + callback_info_.bytes(); }
 
   const FftShape& shape() const { return shape_; }
 
@@ -52,7 +56,9 @@ class FftConvolver {
   ConvArgs args_;
   FftShape shape_;
   FftPlan forward_, inverse_;
-  DeviceBuffer spectrum_, filter_spectrum_, work_area_, band_coefficients_;
+  // callback_info_: the callbacks' FftCallbackInfo (fft_callbacks.cu), on the device.
+  DeviceBuffer spectrum_, filter_spectrum_, callback_info_, work_area_, band_coefficients_;
+  void* callback_info_address_ = nullptr;  // callback_info_.get(), where the plans' callbacks were told to look
   int band_column_length_ = 0, band_blocks_ = 0;
 };
 

@@ -241,6 +241,7 @@ TEST_CASE("cuda: fft reports its device memory: two planes each way, the padded 
   CHECK(run.device_bytes >= buffers);
   CHECK(run.device_bytes < buffers + (64u << 20));  // cuFFT's work area for a 50x35 transform is small
   CHECK(run.compile_time.find("cuFFT real-to-complex and back at 50x35 padded") != std::string::npos);
+  CHECK(run.compile_time.find("LTO callbacks") != std::string::npos);  // the product and padding fused (#29)
   CHECK(run.times.setup_ms > 0);
 }
 
