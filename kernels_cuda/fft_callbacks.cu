@@ -3,6 +3,13 @@
 // spectrum as the inverse transform loads its input, and the padding as the forward transform loads its.
 #include "common/geometry/conv_args.h"
 
+// C++ linkage, not extern "C": cuFFT links a callback through a wrapper it compiles with NVRTC when it
+// plans, which declares `extern __device__ float2 NAME(void*, unsigned long long, void*, void*)` (float
+// for a real load) as C++, so it refers to the mangled name; an extern "C" definition leaves that
+// reference unresolved, nvJitLink fails and cufftMakePlanMany64 returns CUFFT_INTERNAL_ERROR (session
+// 26's failure on the H100; docs/performance.md, "fft: the product fused into the transforms"). The
+// parameter lists must stay cuFFT's LTO callback signatures (cufftXt.h's cufftJITCallbackLoadC, ...R).
+
 // What both callbacks read (cuFFT passes its device address as callerInfo, fixed when the plan is
 // made): backends/cuda/cuda_fft.cpp's FftCallbackInfo, field for field.
 struct FftCallbackInfo {
@@ -14,7 +21,7 @@ struct FftCallbackInfo {
 // CUFFT_CB_LD_COMPLEX on the inverse (complex-to-real) plan: element `offset` of the plane's spectrum
 // times the filter's, which is laid out alike. cuFFT may load an element more than once; this reads
 // and never writes, so each load gives the same product.
-extern "C" __device__ float2 cc_fft_multiply_load(void* spectrum, unsigned long long offset, void* info, void*)
+__device__ float2 cc_fft_multiply_load(void* spectrum, unsigned long long offset, void* info, void*)
 {
     const float2 a = static_cast<const float2*>(spectrum)[offset];
     const float2 b = static_cast<const FftCallbackInfo*>(info)->filter_spectrum[offset];
@@ -27,7 +34,7 @@ extern "C" __device__ float2 cc_fft_multiply_load(void* spectrum, unsigned long 
 // CUFFT_CB_LD_REAL on the forward (real-to-complex) plan of the padded path, which cuFFT runs out of
 // place from the image plane: element `offset` of the padded layout (rows of padded_pitch floats),
 // kernels_cl/fft.cl's fft_pad (the OpenCL path's pass) computed where the transform reads it.
-extern "C" __device__ float cc_fft_pad_load(void* image, unsigned long long offset, void* info, void*)
+__device__ float cc_fft_pad_load(void* image, unsigned long long offset, void* info, void*)
 {
     const FftCallbackInfo* callback = static_cast<const FftCallbackInfo*>(info);
     const ConvArgs& args = callback->args;

@@ -66,6 +66,9 @@ cudaError_t launch_fma_chains(float* result, float scale, float offset, int iter
                               cudaStream_t stream);
 
 // fft.cu: the kernels around cuFFT's transforms (backends/cuda/cuda_fft.h runs them)
+cudaError_t launch_fft_pad(const float* input, float* padded, const ConvArgs& args, int padded_height,
+                           int padded_pitch, cudaStream_t stream);
+cudaError_t launch_fft_multiply(float2* spectrum, const float2* filter_spectrum, int count, cudaStream_t stream);
 cudaError_t launch_fft_crop(const float* padded, float* output, const ConvArgs& args, int padded_pitch,
                             cudaStream_t stream);
 // The unpadded path's edge bands: `blocks` of kFftBandBlockX x kFftBandBlockY threads, as

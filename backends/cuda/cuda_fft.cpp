@@ -126,22 +126,26 @@ const std::string& callback_ltoir() {
   return ltoir;
 }
 
-// A 2D plan over transform_height x transform_width with the layout spelled out: real rows of
-// real_pitch floats (the image's rows out of place, the padded rows in place), complex rows of
-// complex_width numbers. No work area of its own: the plans share one (they never run at the
-// same time); `work_bytes` says how much this one needs. `callback`, where given, is set before the
-// plan is made (cuFFT links it in then), reading the device address at `callback_info`, which outlives
-// the plan (cufftXtSetJITCallback takes the address of the pointer, not the pointer).
-FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes, const JitCallback* callback = nullptr,
-                  void** callback_info = nullptr) {
+// Makes `plan` a 2D plan over transform_height x transform_width with the layout spelled out: real rows
+// of real_pitch floats (the image's rows out of place, the padded rows in place), complex rows of
+// complex_width numbers. No work area of its own: the plans share one (they never run at the same
+// time); `work_bytes` says how much this one needs. `callback`, where given, is set before the plan is
+// made (cuFFT links it in then: its LTO callback documentation), reading the device address at
+// `callback_info`, which outlives the plan (cufftXtSetJITCallback takes the address of the pointer).
+// Returns the status of cufftXtSetJITCallback or cufftMakePlanMany64, the calls a callback can fail,
+// and `failed_call` names which; every other failure throws.
+cufftResult plan_into(FftPlan& plan, const FftShape& shape, cufftType type, std::size_t& work_bytes,
+                      const JitCallback* callback, void** callback_info, const char*& failed_call) {
   cufftHandle handle = 0;
   CC_CUFFT_CHECK(cufft().cufftCreate(&handle));
-  FftPlan plan(handle);
+  plan = FftPlan(handle);
   CC_CUFFT_CHECK(cufft().cufftSetAutoAllocation(handle, 0));
   if (callback) {
     const std::string& ltoir = callback_ltoir();
-    CC_CUFFT_CHECK(cufft().cufftXtSetJITCallback(handle, callback->symbol, ltoir.data(), ltoir.size(), callback->type,
-                                         callback_info));
+    failed_call = "cufftXtSetJITCallback";
+    const cufftResult set = cufft().cufftXtSetJITCallback(handle, callback->symbol, ltoir.data(), ltoir.size(),
+                                                          callback->type, callback_info);
+    if (set != CUFFT_SUCCESS) return set;
   }
   long long sizes[] = {shape.transform_height, shape.transform_width};
   long long real_rows[] = {shape.transform_height, shape.real_pitch};
@@ -154,9 +158,35 @@ FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes
   const Layout complex_data{complex_rows, static_cast<long long>(shape.complex_count())};
   const Layout& in = type == CUFFT_R2C ? real_data : complex_data;
   const Layout& out = type == CUFFT_R2C ? complex_data : real_data;
-  CC_CUFFT_CHECK(cufft().cufftMakePlanMany64(handle, 2, sizes, in.rows, 1, in.distance, out.rows, 1, out.distance, type, 1,
-                                     &work_bytes));
+  failed_call = "cufftMakePlanMany64";
+  return cufft().cufftMakePlanMany64(handle, 2, sizes, in.rows, 1, in.distance, out.rows, 1, out.distance, type, 1,
+                                     &work_bytes);
+}
+
+// A plan without callbacks, where any failure throws.
+FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes) {
+  FftPlan plan;
+  const char* call = "";
+  check(plan_into(plan, shape, type, work_bytes, nullptr, nullptr, call), "cufftMakePlanMany64", __FILE__, __LINE__);
   return plan;
+}
+
+// What fft_fusion_text reports, by shape (fft_shape_text), and which shapes cuFFT could not plan with
+// callbacks on which device, so later convolvers skip the failing link (it costs setup time each try).
+struct FusionRecord {
+  std::mutex mutex;
+  std::map<std::string, std::string> text;                   // shape -> fft_fusion_text
+  std::map<std::pair<int, std::string>, std::string> failed;  // (device, shape) -> not_fused()
+};
+FusionRecord& fusion_record() {
+  static FusionRecord record;
+  return record;
+}
+
+int current_device() {
+  int device = 0;
+  CC_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
 }
 
 }  // namespace
@@ -170,30 +200,37 @@ FftPlan& FftPlan::operator=(FftPlan&& other) noexcept {
   return *this;
 }
 
-FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
+FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusion fusion)
     : args_(problem.conv_args()), shape_(fft_shape(problem)) {
   spectrum_ = DeviceBuffer(shape_.buffer_floats());
   filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
-  const FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum_.get()), args_, shape_.real_pitch};
-  callback_info_ = DeviceBuffer((sizeof(info) + sizeof(float) - 1) / sizeof(float));
-  callback_info_address_ = callback_info_.get();
-  CC_CUDA_CHECK(cudaMemcpyAsync(callback_info_.get(), &info, sizeof(info), cudaMemcpyHostToDevice, stream));
-
-  // The product inside the inverse transform's loads; on the padded path the padding inside the
-  // forward one's, which then reads the image plane itself (kernels_cuda/fft_callbacks.cu). The
-  // filter's spectrum goes through a plan of its own there, without the padding callback.
-  std::size_t forward_work = 0, inverse_work = 0, filter_work = 0;
-  forward_ = shape_.circular ? make_plan(shape_, CUFFT_R2C, forward_work)
-                             : make_plan(shape_, CUFFT_R2C, forward_work, &kPadLoad, &callback_info_address_);
-  inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work, &kMultiplyLoad, &callback_info_address_);
-  FftPlan filter_plan = shape_.circular ? FftPlan() : make_plan(shape_, CUFFT_R2C, filter_work);
-  const cufftHandle filter_handle = shape_.circular ? forward_.get() : filter_plan.get();
-  const std::size_t work_bytes = std::max({forward_work, inverse_work, filter_work});
+  const std::string shape_text = fft_shape_text(shape_);
+  const std::pair<int, std::string> key{current_device(), shape_text};
+  if (fusion == FftFusion::Separate) {
+    not_fused_ = "separate passes asked for";
+  } else {
+    const std::lock_guard lock(fusion_record().mutex);
+    if (const auto known = fusion_record().failed.find(key); known != fusion_record().failed.end())
+      not_fused_ = known->second;
+  }
+  std::size_t work_bytes = 0;
+  FftPlan filter_plan;  // the padded path's plain forward plan for the filter (its forward reads the image)
+  if (not_fused_.empty() && !plan_fused(stream, work_bytes, filter_plan)) {
+    const std::lock_guard lock(fusion_record().mutex);
+    fusion_record().failed[key] = not_fused_;
+  }
+  if (!not_fused_.empty()) plan_separate(work_bytes);
+  if (fusion == FftFusion::Callbacks) {
+    const std::lock_guard lock(fusion_record().mutex);
+    fusion_record().text[shape_text] = fused() ? "the product (and padding) LTO callbacks"
+                                               : "not fused: " + not_fused_ + "; fft_pad and fft_multiply passes";
+  }
+  const cufftHandle filter_handle = fused() && !shape_.circular ? filter_plan.get() : forward_.get();
   if (work_bytes > 0) {
     work_area_ = DeviceBuffer((work_bytes + sizeof(float) - 1) / sizeof(float));
     CC_CUFFT_CHECK(cufft().cufftSetWorkArea(forward_.get(), work_area_.get()));
     CC_CUFFT_CHECK(cufft().cufftSetWorkArea(inverse_.get(), work_area_.get()));
-    if (!shape_.circular) CC_CUFFT_CHECK(cufft().cufftSetWorkArea(filter_handle, work_area_.get()));
+    if (filter_handle != forward_.get()) CC_CUFFT_CHECK(cufft().cufftSetWorkArea(filter_handle, work_area_.get()));
   }
 
   // The filter's spectrum, once per frame: its reversed, scaled placement transformed in place on the
@@ -213,7 +250,49 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
     band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
     band_blocks_ = fft_band_blocks(args_, cuda_kernels::kFftBandBlockX, cuda_kernels::kFftBandBlockY);
   }
-  finish_stream(stream);  // `info`, `filter` and `coefficients` are freed on return, `filter_plan` destroyed
+  finish_stream(stream);  // `filter` and `coefficients` are freed on return, `filter_plan` destroyed
+}
+
+// The product inside the inverse transform's loads; on the padded path the padding inside the forward
+// one's, which then reads the image plane itself (kernels_cuda/fft_callbacks.cu), and the filter's
+// spectrum goes through a plain plan of its own. False, with not_fused_ saying why, where cuFFT refuses
+// a callback: the plans made so far are dropped (LTO callbacks cannot be unset from a plan).
+bool FftConvolver::plan_fused(cudaStream_t stream, std::size_t& work_bytes, FftPlan& filter_plan) {
+  FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum_.get()), args_, shape_.real_pitch};
+  callback_info_ = DeviceBuffer((sizeof(info) + sizeof(float) - 1) / sizeof(float));
+  callback_info_address_ = callback_info_.get();
+  CC_CUDA_CHECK(cudaMemcpyAsync(callback_info_.get(), &info, sizeof(info), cudaMemcpyHostToDevice, stream));
+  CC_CUDA_CHECK(cudaStreamSynchronize(stream));  // `info` lives on this frame
+  std::size_t forward_work = 0, inverse_work = 0, filter_work = 0;
+  const char* call = "";
+  const char* which = "the padding's callback";
+  cufftResult status = shape_.circular ? plan_into(forward_, shape_, CUFFT_R2C, forward_work, nullptr, nullptr, call)
+                                       : plan_into(forward_, shape_, CUFFT_R2C, forward_work, &kPadLoad,
+                                                   &callback_info_address_, call);
+  if (status == CUFFT_SUCCESS) {
+    which = "the product's callback";
+    status = plan_into(inverse_, shape_, CUFFT_C2R, inverse_work, &kMultiplyLoad, &callback_info_address_, call);
+  }
+  if (status != CUFFT_SUCCESS) {
+    // plan_into throws for a callback-free plan; only a callback's plan comes back failed.
+    not_fused_ = fmt::format("{} from {} ({})", status_name(status), call, which);
+    forward_ = FftPlan();
+    inverse_ = FftPlan();
+    callback_info_ = DeviceBuffer();
+    callback_info_address_ = nullptr;
+    return false;
+  }
+  if (!shape_.circular) filter_plan = make_plan(shape_, CUFFT_R2C, filter_work);
+  work_bytes = std::max({forward_work, inverse_work, filter_work});
+  return true;
+}
+
+// Plain plans both ways, for fft_pad and fft_multiply as passes of their own (convolve_plane).
+void FftConvolver::plan_separate(std::size_t& work_bytes) {
+  std::size_t forward_work = 0, inverse_work = 0;
+  forward_ = make_plan(shape_, CUFFT_R2C, forward_work);
+  inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work);
+  work_bytes = std::max(forward_work, inverse_work);
 }
 
 void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stream) {
@@ -221,10 +300,15 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
   CC_CUFFT_CHECK(cufft().cufftSetStream(forward_.get(), stream));
   CC_CUFFT_CHECK(cufft().cufftSetStream(inverse_.get(), stream));
   auto* spectrum = reinterpret_cast<cufftComplex*>(spectrum_.get());
-  // cuFFT takes no const input; an out-of-place real-to-complex transform leaves it as it was (on the
-  // padded path only the callback reads it, through the border rule).
-  CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
+  const auto multiply = [&] {  // unfused only: the product the inverse's callback makes otherwise
+    if (!fused())
+      CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, reinterpret_cast<const float2*>(filter_spectrum_.get()),
+                                                 static_cast<int>(shape_.complex_count()), stream));
+  };
   if (shape_.circular) {
+    // cuFFT takes no const input; an out-of-place real-to-complex transform leaves it as it was.
+    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
+    multiply();
     CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, out));
     if (shape_.edge_bands)
       CC_CUDA_CHECK(kernels::launch_fft_bands(in, out, band_coefficients_.get(), band_column_length_, args_,
@@ -232,8 +316,22 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
     return;
   }
   float* padded = spectrum_.get();
+  if (fused()) {
+    // Out of place from the image plane, which only the padding callback reads, through the border rule.
+    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
+  } else {
+    CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.transform_height, shape_.real_pitch, stream));
+    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), padded, spectrum));
+  }
+  multiply();
   CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, padded));
   CC_CUDA_CHECK(kernels::launch_fft_crop(padded, out, args_, shape_.real_pitch, stream));
+}
+
+std::string fft_fusion_text(const FftShape& shape) {
+  const std::lock_guard lock(fusion_record().mutex);
+  const auto found = fusion_record().text.find(fft_shape_text(shape));
+  return found == fusion_record().text.end() ? "" : found->second;
 }
 
 }  // namespace cc::cuda
