@@ -144,6 +144,31 @@ if(CONVCOMPARE_CUDA)
   if(TARGET CUDA::cufft)
     list(APPEND _cuda_libraries cufft)
     target_compile_definitions(convcompare_backends PUBLIC CONVCOMPARE_WITH_CUFFT=1)
+    # tools/probes/cufft_lto_probe.cu: each step of planning fft's LTO callbacks, for one run on the GPU
+    # host (issue #29). It also passes the callbacks as nvcc's fatbin (code=lto_XX) for the first listed
+    # architecture, the other form cufftXtSetJITCallback takes.
+    add_executable(cufft_lto_probe tools/probes/cufft_lto_probe.cu)
+    set_target_properties(cufft_lto_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
+    target_include_directories(cufft_lto_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                               ${CMAKE_CURRENT_BINARY_DIR}/generated)
+    target_link_libraries(cufft_lto_probe PRIVATE CUDA::cudart ${CMAKE_DL_LIBS})
+    set(_lto_arch "")
+    foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      if(_lto_arch STREQUAL "" AND arch MATCHES "^([0-9]+)")
+        set(_lto_arch ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+    if(NOT _lto_arch STREQUAL "")
+      set(_fatbin ${CMAKE_BINARY_DIR}/tools/probes/fft_callbacks_lto.fatbin)
+      add_custom_command(OUTPUT ${_fatbin}
+        COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 --fmad=true -I${CMAKE_CURRENT_SOURCE_DIR}
+                --generate-code arch=compute_${_lto_arch},code=lto_${_lto_arch} -dc -fatbin
+                ${CMAKE_CURRENT_SOURCE_DIR}/kernels_cuda/fft_callbacks.cu -o ${_fatbin}
+        DEPENDS kernels_cuda/fft_callbacks.cu common/geometry/conv_args.h VERBATIM)
+      add_custom_target(cufft_lto_probe_fatbin DEPENDS ${_fatbin})
+      add_dependencies(cufft_lto_probe cufft_lto_probe_fatbin)
+      target_compile_definitions(cufft_lto_probe PRIVATE CC_PROBE_FATBIN="${_fatbin}")
+    endif()
   else()
     message(STATUS "cuFFT not found: the CUDA fft variant is reported as skipped")
   endif()
