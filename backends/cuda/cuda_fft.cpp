@@ -275,6 +275,7 @@ bool FftConvolver::plan_fused(cudaStream_t stream, std::size_t& work_bytes, FftP
   }
   if (status != CUFFT_SUCCESS) {
     // plan_into throws for a callback-free plan; only a callback's plan comes back failed.
+    cudaGetLastError();  // as check(): no stale runtime error from cuFFT's failed link left behind
     not_fused_ = fmt::format("{} from {} ({})", status_name(status), call, which);
     forward_ = FftPlan();
     inverse_ = FftPlan();
