@@ -266,15 +266,17 @@ bool FftConvolver::plan_fused(cudaStream_t stream, std::size_t& work_bytes, FftP
   std::size_t forward_work = 0, inverse_work = 0, filter_work = 0;
   const char* call = "";
   const char* which = "the padding's callback";
-  cufftResult status = shape_.circular ? plan_into(forward_, shape_, CUFFT_R2C, forward_work, nullptr, nullptr, call)
-                                       : plan_into(forward_, shape_, CUFFT_R2C, forward_work, &kPadLoad,
-                                                   &callback_info_address_, call);
+  cufftResult status = CUFFT_SUCCESS;
+  if (shape_.circular)
+    forward_ = make_plan(shape_, CUFFT_R2C, forward_work);
+  else
+    status = plan_into(forward_, shape_, CUFFT_R2C, forward_work, &kPadLoad, &callback_info_address_, call);
   if (status == CUFFT_SUCCESS) {
     which = "the product's callback";
     status = plan_into(inverse_, shape_, CUFFT_C2R, inverse_work, &kMultiplyLoad, &callback_info_address_, call);
   }
   if (status != CUFFT_SUCCESS) {
-    // plan_into throws for a callback-free plan; only a callback's plan comes back failed.
+    // Only the plans with a callback get here failed (make_plan throws).
     cudaGetLastError();  // as check(): no stale runtime error from cuFFT's failed link left behind
     not_fused_ = fmt::format("{} from {} ({})", status_name(status), call, which);
     forward_ = FftPlan();
