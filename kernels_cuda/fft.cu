@@ -1,6 +1,4 @@
-// fft.cu: the `fft` variant's own kernels around cuFFT's transforms: pad a plane into the transform
-// buffer by the border rule, multiply its spectrum by the filter's, crop the result back out; or, on
-// the unpadded path, recompute the edge bands that the transform's wrap-around got wrong.
+// fft.cu: the `fft` variant's own kernels around cuFFT's transforms: crop the padded result back out, or on the unpadded path recompute the edge bands the transform's wrap-around got wrong; and, where cuFFT could not plan the LTO callbacks (fft_callbacks.cu), the padding and the product as passes of their own.
 #include "kernels_cuda/launchers.h"
 
 #define FFT_BAND_ROWS 8  // outputs per thread down a column: common/geometry/fft_shape.h's kFftBandRows

@@ -33,7 +33,7 @@ if(CONVCOMPARE_CUDA)
   #   common/geometry/pixel.h (float planes, 8-bit, RGBA8): -DCC_PIXEL picks the element type and names
   #   the file's exported kernel for the format (kernels_cuda/launchers.h), so the three sets link side
   #   by side; generated/offline_kernel_files.h lists them for each format's table (pixel_kernels.cu).
-  set(CUDA_RUNTIME_KERNELS fast separable lowrank)
+  set(CUDA_RUNTIME_KERNELS fast separable lowrank fft_callbacks)  # fft_callbacks: LTO-IR for cuFFT (cuda_fft.cpp)
   set(CUDA_ONCE_KERNELS fft peak)
   file(GLOB _cuda_kernel_files CONFIGURE_DEPENDS kernels_cuda/*.cu)
   set(_offline_sources)
@@ -118,7 +118,9 @@ if(CONVCOMPARE_CUDA)
           # lowrank (issue #29): separable's shapes with 2 and 4 terms
           "lowrank;one_band;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=3;RADIUS_Y=3;THREADS=256;TILE_W=64;TILE_H=32;BAND=38;BANDS=1"
           "lowrank;bands_u8;TERMS=4;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=16;RADIUS_Y=16;THREADS=128;TILE_W=32;TILE_H=128;BAND=40;BANDS=4;CC_PIXEL=CC_PIXEL_U8"
-          "lowrank;bands_u8x4;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=7;RADIUS_Y=7;THREADS=256;TILE_W=64;TILE_H=64;BAND=39;BANDS=2;CC_PIXEL=CC_PIXEL_U8X4")
+          "lowrank;bands_u8x4;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=7;RADIUS_Y=7;THREADS=256;TILE_W=64;TILE_H=64;BAND=39;BANDS=2;CC_PIXEL=CC_PIXEL_U8X4"
+          # fft's cuFFT callbacks (issue #29), which take no -D
+          "fft_callbacks;callbacks")
     list(POP_FRONT check kernel name)
     add_library(${kernel}_${name}_cu_check OBJECT kernels_cuda/${kernel}.cu)
     target_include_directories(${kernel}_${name}_cu_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
@@ -142,6 +144,31 @@ if(CONVCOMPARE_CUDA)
   if(TARGET CUDA::cufft)
     list(APPEND _cuda_libraries cufft)
     target_compile_definitions(convcompare_backends PUBLIC CONVCOMPARE_WITH_CUFFT=1)
+    # tools/probes/cufft_lto_probe.cu: each step of planning fft's LTO callbacks, for one run on the GPU
+    # host (issue #29). It also passes the callbacks as nvcc's fatbin (code=lto_XX) for the first listed
+    # architecture, the other form cufftXtSetJITCallback takes.
+    add_executable(cufft_lto_probe tools/probes/cufft_lto_probe.cu)
+    set_target_properties(cufft_lto_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
+    target_include_directories(cufft_lto_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                               ${CMAKE_CURRENT_BINARY_DIR}/generated)
+    target_link_libraries(cufft_lto_probe PRIVATE CUDA::cudart ${CMAKE_DL_LIBS})
+    set(_lto_arch "")
+    foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      if(_lto_arch STREQUAL "" AND arch MATCHES "^([0-9]+)")
+        set(_lto_arch ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+    if(NOT _lto_arch STREQUAL "")
+      set(_fatbin ${CMAKE_BINARY_DIR}/tools/probes/fft_callbacks_lto.fatbin)
+      add_custom_command(OUTPUT ${_fatbin}
+        COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 --fmad=true -I${CMAKE_CURRENT_SOURCE_DIR}
+                --generate-code arch=compute_${_lto_arch},code=lto_${_lto_arch} -dc -fatbin
+                ${CMAKE_CURRENT_SOURCE_DIR}/kernels_cuda/fft_callbacks.cu -o ${_fatbin}
+        DEPENDS kernels_cuda/fft_callbacks.cu common/geometry/conv_args.h VERBATIM)
+      add_custom_target(cufft_lto_probe_fatbin DEPENDS ${_fatbin})
+      add_dependencies(cufft_lto_probe cufft_lto_probe_fatbin)
+      target_compile_definitions(cufft_lto_probe PRIVATE CC_PROBE_FATBIN="${_fatbin}")
+    endif()
   else()
     message(STATUS "cuFFT not found: the CUDA fft variant is reported as skipped")
   endif()

@@ -14,6 +14,7 @@
 
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/cuda/cuda_variants.h"
 #include "backends/cuda/cuda_peaks.h"
@@ -132,8 +133,11 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
   });
   std::string text = fmt::format("radius: run-time; nvcc {} --fmad=true (offline)",
                                  one_number ? "-arch=sm_" + architectures : "for CUDA architectures " + architectures);
-  if (plan.variant->kind == VariantKind::Fft)
-    text += fmt::format("; cuFFT real-to-complex and back at {}", fft_shape_text(plan.fft));
+#ifdef CONVCOMPARE_WITH_CUFFT
+  if (plan.variant->kind == VariantKind::Fft)  // fused, or why not (cuda_fft.h)
+    text += fmt::format("; cuFFT real-to-complex and back at {}, {}", fft_shape_text(plan.fft),
+                        cuda::fft_fusion_text(plan.fft));
+#endif
   if (plan.cluster) text += fmt::format("; thread-block clusters of {}x{} blocks", plan.cluster->x, plan.cluster->y);
   return text;
 }

@@ -4,13 +4,21 @@
 #ifdef CONVCOMPARE_WITH_CUFFT
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <cufft.h>
+#include <cufftXt.h>
+#include <fmt/format.h>
+#include <nvrtc.h>
+
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_libraries.h"
+#include "backends/embedded_sources.h"
 #include "common/domain/error.h"
 #include "kernels_cuda/launchers.h"
 
@@ -46,15 +54,99 @@ void check(cufftResult status, const char* call, const char* file, int line) {
 
 #define CC_CUFFT_CHECK(expr) check((expr), #expr, __FILE__, __LINE__)
 
-// A 2D plan over transform_height x transform_width with the layout spelled out: real rows of
-// real_pitch floats (the image's rows out of place, the padded rows in place), complex rows of
-// complex_width numbers. No work area of its own: the two plans share one (they never run at the
-// same time); `work_bytes` says how much this one needs.
-FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes) {
+// kernels_cuda/fft_callbacks.cu's FftCallbackInfo, field for field: what the callbacks read through
+// callerInfo.
+struct FftCallbackInfo {
+  const float2* filter_spectrum;
+  ConvArgs args;
+  int padded_pitch;
+};
+
+// A callback for cufftXtSetJITCallback: its symbol in fft_callbacks.cu and where cuFFT calls it.
+struct JitCallback {
+  const char* symbol;
+  cufftXtCallbackType type;
+};
+constexpr JitCallback kMultiplyLoad{"cc_fft_multiply_load", CUFFT_CB_LD_COMPLEX};
+constexpr JitCallback kPadLoad{"cc_fft_pad_load", CUFFT_CB_LD_REAL};
+
+[[noreturn]] void throw_nvrtc(nvrtcResult code, const char* call, int line, std::string log = {}) {
+  throw ApiError("NVRTC", code, nvrtc().nvrtcGetErrorString(code), call, __FILE__, line, {}, std::move(log));
+}
+
+#define CC_FFT_NVRTC(expr)                                                            \
+  do {                                                                                \
+    const nvrtcResult cc_nvrtc_status = (expr);                                       \
+    if (cc_nvrtc_status != NVRTC_SUCCESS) throw_nvrtc(cc_nvrtc_status, #expr, __LINE__); \
+  } while (false)
+
+// fft_callbacks.cu as LTO-IR for the current device's architecture (the form cufftXtSetJITCallback
+// takes with the dynamic cuFFT library; legacy callbacks need the static one, which CUDA 13 installs
+// no more). NVRTC runs once per device and process: every convolver's plans link the same IR.
+const std::string& callback_ltoir() {
+  static std::mutex mutex;
+  static std::map<int, std::string> made;  // device ordinal -> LTO-IR
+  const std::lock_guard lock(mutex);
+  int device = 0;
+  CC_CUDA_CHECK(cudaGetDevice(&device));
+  std::string& ltoir = made[device];
+  if (!ltoir.empty()) return ltoir;
+  int major = 0, minor = 0;
+  CC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CC_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const auto& sources = embedded_cuda_sources();
+  const std::string text = embedded_source(sources, "fft_callbacks.cu");
+  const std::string conv_args = embedded_source(sources, "conv_args.h");
+  const char* header_texts[] = {conv_args.c_str()};
+  const char* header_names[] = {"common/geometry/conv_args.h"};
+  nvrtcProgram program = nullptr;
+  CC_FFT_NVRTC(nvrtc().nvrtcCreateProgram(&program, text.c_str(), "fft_callbacks.cu", 1, header_texts, header_names));
+  const std::unique_ptr<nvrtcProgram, decltype([](nvrtcProgram* p) { nvrtc().nvrtcDestroyProgram(p); })> owned(&program);
+  const std::string architecture = fmt::format("--gpu-architecture=compute_{}{}", major, minor);
+  // Device code to link into cuFFT's kernels: relocatable, as LTO-IR (-dlto); the math as every other
+  // kernel's (--fmad=true, docs/correctness.md).
+  const char* options[] = {architecture.c_str(), "-std=c++17", "--fmad=true", "--relocatable-device-code=true",
+                           "-dlto"};
+  const nvrtcResult compiled = nvrtc().nvrtcCompileProgram(program, static_cast<int>(std::size(options)), options);
+  if (compiled != NVRTC_SUCCESS) {
+    std::size_t log_size = 0;
+    std::string log;
+    if (nvrtc().nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+      log.resize(log_size);
+      nvrtc().nvrtcGetProgramLog(program, log.data());
+      log.resize(log_size - 1);
+    }
+    throw_nvrtc(compiled, "nvrtc().nvrtcCompileProgram(fft_callbacks.cu, -dlto)", __LINE__, std::move(log));
+  }
+  std::size_t size = 0;
+  CC_FFT_NVRTC(nvrtc().nvrtcGetLTOIRSize(program, &size));
+  std::string compiled_ir(size, '\0');
+  CC_FFT_NVRTC(nvrtc().nvrtcGetLTOIR(program, compiled_ir.data()));
+  ltoir = std::move(compiled_ir);
+  return ltoir;
+}
+
+// Makes `plan` a 2D plan over transform_height x transform_width with the layout spelled out: real rows
+// of real_pitch floats (the image's rows out of place, the padded rows in place), complex rows of
+// complex_width numbers. No work area of its own: the plans share one (they never run at the same
+// time); `work_bytes` says how much this one needs. `callback`, where given, is set before the plan is
+// made (cuFFT links it in then: its LTO callback documentation), reading the device address at
+// `callback_info`, which outlives the plan (cufftXtSetJITCallback takes the address of the pointer).
+// Returns the status of cufftXtSetJITCallback or cufftMakePlanMany64, the calls a callback can fail,
+// and `failed_call` names which; every other failure throws.
+cufftResult plan_into(FftPlan& plan, const FftShape& shape, cufftType type, std::size_t& work_bytes,
+                      const JitCallback* callback, void** callback_info, const char*& failed_call) {
   cufftHandle handle = 0;
   CC_CUFFT_CHECK(cufft().cufftCreate(&handle));
-  FftPlan plan(handle);
+  plan = FftPlan(handle);
   CC_CUFFT_CHECK(cufft().cufftSetAutoAllocation(handle, 0));
+  if (callback) {
+    const std::string& ltoir = callback_ltoir();
+    failed_call = "cufftXtSetJITCallback";
+    const cufftResult set = cufft().cufftXtSetJITCallback(handle, callback->symbol, ltoir.data(), ltoir.size(),
+                                                          callback->type, callback_info);
+    if (set != CUFFT_SUCCESS) return set;
+  }
   long long sizes[] = {shape.transform_height, shape.transform_width};
   long long real_rows[] = {shape.transform_height, shape.real_pitch};
   long long complex_rows[] = {shape.transform_height, shape.complex_width()};
@@ -66,9 +158,35 @@ FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes
   const Layout complex_data{complex_rows, static_cast<long long>(shape.complex_count())};
   const Layout& in = type == CUFFT_R2C ? real_data : complex_data;
   const Layout& out = type == CUFFT_R2C ? complex_data : real_data;
-  CC_CUFFT_CHECK(cufft().cufftMakePlanMany64(handle, 2, sizes, in.rows, 1, in.distance, out.rows, 1, out.distance,
-                                             type, 1, &work_bytes));
+  failed_call = "cufftMakePlanMany64";
+  return cufft().cufftMakePlanMany64(handle, 2, sizes, in.rows, 1, in.distance, out.rows, 1, out.distance, type, 1,
+                                     &work_bytes);
+}
+
+// A plan without callbacks, where any failure throws.
+FftPlan make_plan(const FftShape& shape, cufftType type, std::size_t& work_bytes) {
+  FftPlan plan;
+  const char* call = "";
+  check(plan_into(plan, shape, type, work_bytes, nullptr, nullptr, call), "cufftMakePlanMany64", __FILE__, __LINE__);
   return plan;
+}
+
+// What fft_fusion_text reports, by shape (fft_shape_text), and which shapes cuFFT could not plan with
+// callbacks on which device, so later convolvers skip the failing link (it costs setup time each try).
+struct FusionRecord {
+  std::mutex mutex;
+  std::map<std::string, std::string> text;                   // shape -> fft_fusion_text
+  std::map<std::pair<int, std::string>, std::string> failed;  // (device, shape) -> not_fused()
+};
+FusionRecord& fusion_record() {
+  static FusionRecord record;
+  return record;
+}
+
+int current_device() {
+  int device = 0;
+  CC_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
 }
 
 }  // namespace
@@ -82,29 +200,47 @@ FftPlan& FftPlan::operator=(FftPlan&& other) noexcept {
   return *this;
 }
 
-FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
+FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusion fusion)
     : args_(problem.conv_args()), shape_(fft_shape(problem)) {
-  std::size_t forward_work = 0, inverse_work = 0;
-  forward_ = make_plan(shape_, CUFFT_R2C, forward_work);
-  inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work);
-  const std::size_t work_bytes = std::max(forward_work, inverse_work);
+  spectrum_ = DeviceBuffer(shape_.buffer_floats());
+  filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
+  const std::string shape_text = fft_shape_text(shape_);
+  const std::pair<int, std::string> key{current_device(), shape_text};
+  if (fusion == FftFusion::Separate) {
+    not_fused_ = "separate passes asked for";
+  } else {
+    const std::lock_guard lock(fusion_record().mutex);
+    if (const auto known = fusion_record().failed.find(key); known != fusion_record().failed.end())
+      not_fused_ = known->second;
+  }
+  std::size_t work_bytes = 0;
+  FftPlan filter_plan;  // the padded path's plain forward plan for the filter (its forward reads the image)
+  if (not_fused_.empty() && !plan_fused(stream, work_bytes, filter_plan)) {
+    const std::lock_guard lock(fusion_record().mutex);
+    fusion_record().failed[key] = not_fused_;
+  }
+  if (!not_fused_.empty()) plan_separate(work_bytes);
+  if (fusion == FftFusion::Callbacks) {
+    const std::lock_guard lock(fusion_record().mutex);
+    fusion_record().text[shape_text] = fused() ? "the product (and padding) LTO callbacks"
+                                               : "not fused: " + not_fused_ + "; fft_pad and fft_multiply passes";
+  }
+  const cufftHandle filter_handle = fused() && !shape_.circular ? filter_plan.get() : forward_.get();
   if (work_bytes > 0) {
     work_area_ = DeviceBuffer((work_bytes + sizeof(float) - 1) / sizeof(float));
     CC_CUFFT_CHECK(cufft().cufftSetWorkArea(forward_.get(), work_area_.get()));
     CC_CUFFT_CHECK(cufft().cufftSetWorkArea(inverse_.get(), work_area_.get()));
+    if (filter_handle != forward_.get()) CC_CUFFT_CHECK(cufft().cufftSetWorkArea(filter_handle, work_area_.get()));
   }
-  spectrum_ = DeviceBuffer(shape_.buffer_floats());
-  filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
 
-  // The filter's spectrum: its reversed, scaled placement transformed by the same plan, in place on
-  // the padded path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
+  // The filter's spectrum, once per frame: its reversed, scaled placement transformed in place on the
+  // padded path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
   const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
   float* filter_input = shape_.circular ? spectrum_.get() : filter_spectrum_.get();
   CC_CUDA_CHECK(cudaMemcpyAsync(filter_input, filter.data(), filter.size() * sizeof(float), cudaMemcpyHostToDevice,
                                 stream));
-  CC_CUFFT_CHECK(cufft().cufftSetStream(forward_.get(), stream));
-  CC_CUFFT_CHECK(
-      cufft().cufftExecR2C(forward_.get(), filter_input, reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
+  CC_CUFFT_CHECK(cufft().cufftSetStream(filter_handle, stream));
+  CC_CUFFT_CHECK(cufft().cufftExecR2C(filter_handle, filter_input, reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
   std::vector<float> coefficients;
   if (shape_.edge_bands) {
     coefficients = fft_band_coefficients(problem.correlation_filter);
@@ -114,20 +250,68 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream)
     band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
     band_blocks_ = fft_band_blocks(args_, cuda_kernels::kFftBandBlockX, cuda_kernels::kFftBandBlockY);
   }
-  finish_stream(stream);  // `filter` and `coefficients` are freed on return
+  finish_stream(stream);  // `filter` and `coefficients` are freed on return, `filter_plan` destroyed
+}
+
+// The product inside the inverse transform's loads; on the padded path the padding inside the forward
+// one's, which then reads the image plane itself (kernels_cuda/fft_callbacks.cu), and the filter's
+// spectrum goes through a plain plan of its own. False, with not_fused_ saying why, where cuFFT refuses
+// a callback: the plans made so far are dropped (LTO callbacks cannot be unset from a plan).
+bool FftConvolver::plan_fused(cudaStream_t stream, std::size_t& work_bytes, FftPlan& filter_plan) {
+  FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum_.get()), args_, shape_.real_pitch};
+  callback_info_ = DeviceBuffer((sizeof(info) + sizeof(float) - 1) / sizeof(float));
+  callback_info_address_ = callback_info_.get();
+  CC_CUDA_CHECK(cudaMemcpyAsync(callback_info_.get(), &info, sizeof(info), cudaMemcpyHostToDevice, stream));
+  CC_CUDA_CHECK(cudaStreamSynchronize(stream));  // `info` lives on this frame
+  std::size_t forward_work = 0, inverse_work = 0, filter_work = 0;
+  const char* call = "";
+  const char* which = "the padding's callback";
+  cufftResult status = CUFFT_SUCCESS;
+  if (shape_.circular)
+    forward_ = make_plan(shape_, CUFFT_R2C, forward_work);
+  else
+    status = plan_into(forward_, shape_, CUFFT_R2C, forward_work, &kPadLoad, &callback_info_address_, call);
+  if (status == CUFFT_SUCCESS) {
+    which = "the product's callback";
+    status = plan_into(inverse_, shape_, CUFFT_C2R, inverse_work, &kMultiplyLoad, &callback_info_address_, call);
+  }
+  if (status != CUFFT_SUCCESS) {
+    // Only the plans with a callback get here failed (make_plan throws).
+    cudaGetLastError();  // as check(): no stale runtime error from cuFFT's failed link left behind
+    not_fused_ = fmt::format("{} from {} ({})", status_name(status), call, which);
+    forward_ = FftPlan();
+    inverse_ = FftPlan();
+    callback_info_ = DeviceBuffer();
+    callback_info_address_ = nullptr;
+    return false;
+  }
+  if (!shape_.circular) filter_plan = make_plan(shape_, CUFFT_R2C, filter_work);
+  work_bytes = std::max({forward_work, inverse_work, filter_work});
+  return true;
+}
+
+// Plain plans both ways, for fft_pad and fft_multiply as passes of their own (convolve_plane).
+void FftConvolver::plan_separate(std::size_t& work_bytes) {
+  std::size_t forward_work = 0, inverse_work = 0;
+  forward_ = make_plan(shape_, CUFFT_R2C, forward_work);
+  inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work);
+  work_bytes = std::max(forward_work, inverse_work);
 }
 
 void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stream) {
   namespace kernels = cuda_kernels;
-  const auto* filter_spectrum = reinterpret_cast<const float2*>(filter_spectrum_.get());
-  const int count = static_cast<int>(shape_.complex_count());
   CC_CUFFT_CHECK(cufft().cufftSetStream(forward_.get(), stream));
   CC_CUFFT_CHECK(cufft().cufftSetStream(inverse_.get(), stream));
+  auto* spectrum = reinterpret_cast<cufftComplex*>(spectrum_.get());
+  const auto multiply = [&] {  // unfused only: the product the inverse's callback makes otherwise
+    if (!fused())
+      CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, reinterpret_cast<const float2*>(filter_spectrum_.get()),
+                                                 static_cast<int>(shape_.complex_count()), stream));
+  };
   if (shape_.circular) {
-    auto* spectrum = reinterpret_cast<cufftComplex*>(spectrum_.get());
     // cuFFT takes no const input; an out-of-place real-to-complex transform leaves it as it was.
     CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
-    CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, filter_spectrum, count, stream));
+    multiply();
     CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, out));
     if (shape_.edge_bands)
       CC_CUDA_CHECK(kernels::launch_fft_bands(in, out, band_coefficients_.get(), band_column_length_, args_,
@@ -135,12 +319,22 @@ void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stre
     return;
   }
   float* padded = spectrum_.get();
-  auto* spectrum = reinterpret_cast<cufftComplex*>(padded);
-  CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.transform_height, shape_.real_pitch, stream));
-  CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), padded, spectrum));
-  CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, filter_spectrum, count, stream));
+  if (fused()) {
+    // Out of place from the image plane, which only the padding callback reads, through the border rule.
+    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
+  } else {
+    CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.transform_height, shape_.real_pitch, stream));
+    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), padded, spectrum));
+  }
+  multiply();
   CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, padded));
   CC_CUDA_CHECK(kernels::launch_fft_crop(padded, out, args_, shape_.real_pitch, stream));
+}
+
+std::string fft_fusion_text(const FftShape& shape) {
+  const std::lock_guard lock(fusion_record().mutex);
+  const auto found = fusion_record().text.find(fft_shape_text(shape));
+  return found == fusion_record().text.end() ? "" : found->second;
 }
 
 }  // namespace cc::cuda

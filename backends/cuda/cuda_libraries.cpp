@@ -36,6 +36,8 @@ struct LoadedNvrtc {
     CC_FIND(library, functions, nvrtcGetProgramLog);
     CC_FIND(library, functions, nvrtcGetCUBINSize);
     CC_FIND(library, functions, nvrtcGetCUBIN);
+    CC_FIND(library, functions, nvrtcGetLTOIRSize);
+    CC_FIND(library, functions, nvrtcGetLTOIR);
     CC_FIND(library, functions, nvrtcDestroyProgram);
     CC_FIND(library, functions, nvrtcGetErrorString);
   }
@@ -54,6 +56,7 @@ struct LoadedCufft {
     CC_FIND(library, functions, cufftCreate);
     CC_FIND(library, functions, cufftDestroy);
     CC_FIND(library, functions, cufftSetAutoAllocation);
+    CC_FIND(library, functions, cufftXtSetJITCallback);
     CC_FIND(library, functions, cufftMakePlanMany64);
     CC_FIND(library, functions, cufftSetWorkArea);
     CC_FIND(library, functions, cufftSetStream);

@@ -6,6 +6,7 @@
 #include <nvrtc.h>
 #ifdef CONVCOMPARE_WITH_CUFFT
 #include <cufft.h>
+#include <cufftXt.h>
 #endif
 
 #include "backends/cuda/cuda_variants.h"
@@ -23,6 +24,8 @@ struct NvrtcFunctions {
   decltype(&::nvrtcGetProgramLog) nvrtcGetProgramLog = nullptr;
   decltype(&::nvrtcGetCUBINSize) nvrtcGetCUBINSize = nullptr;
   decltype(&::nvrtcGetCUBIN) nvrtcGetCUBIN = nullptr;
+  decltype(&::nvrtcGetLTOIRSize) nvrtcGetLTOIRSize = nullptr;  // fft's cuFFT callbacks (cuda_fft.cpp)
+  decltype(&::nvrtcGetLTOIR) nvrtcGetLTOIR = nullptr;
   decltype(&::nvrtcDestroyProgram) nvrtcDestroyProgram = nullptr;
   decltype(&::nvrtcGetErrorString) nvrtcGetErrorString = nullptr;
 };
@@ -33,6 +36,7 @@ struct CufftFunctions {
   decltype(&::cufftCreate) cufftCreate = nullptr;
   decltype(&::cufftDestroy) cufftDestroy = nullptr;
   decltype(&::cufftSetAutoAllocation) cufftSetAutoAllocation = nullptr;
+  decltype(&::cufftXtSetJITCallback) cufftXtSetJITCallback = nullptr;
   decltype(&::cufftMakePlanMany64) cufftMakePlanMany64 = nullptr;
   decltype(&::cufftSetWorkArea) cufftSetWorkArea = nullptr;
   decltype(&::cufftSetStream) cufftSetStream = nullptr;

@@ -9,7 +9,6 @@
 #include "backends/backend.h"
 #include "backends/kernel_descriptions.h"
 #include "common/domain/error.h"
-#include "common/geometry/fft_shape.h"
 #include "common/geometry/tile_shape.h"
 #include "common/domain/filter.h"
 #include "common/domain/reference.h"
@@ -204,85 +203,6 @@ TEST_CASE("cuda: u8 fast and separable validate in every scheme and shape, 1, 3 
     }
   }
 }
-
-#ifdef CONVCOMPARE_WITH_CUFFT
-TEST_CASE("cuda: fft validates over the test matrix within its FFT bound") {
-  CHECK(cc::testing::check_variant_matrix(cuda(), 0, "fft") > 0);
-  CHECK(cc::testing::check_integer_exact(cuda(), 0, "fft") > 0);
-}
-
-TEST_CASE("cuda: fft orients the asymmetric 5x3 filter file as a correlation, and --flip as a convolution") {
-  const cc::Filter filter = cc::load_filter_file(CONVCOMPARE_TEST_DATA "/filter_5x3.txt");
-  const cc::Image input = random_image(37, 23, 2, 21);
-  for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
-    for (const bool flip : {false, true}) {
-      INFO("border " << to_string(border) << (flip ? ", flip" : ""));
-      const cc::Problem problem = cc::make_problem(input, filter, border, flip);
-      const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
-      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-      const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
-      CHECK(tolerance.value == cc::fft_tolerance_for(problem, input).value);
-      const cc::Validation right = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
-      CHECK_MESSAGE(right.passed, right.message());
-      const cc::Problem mirrored = cc::make_problem(input, filter, border, !flip);
-      CHECK(cc::validate(run.output, cc::reference_convolve(input, mirrored), tolerance).max_abs_error >
-            100 * tolerance.value);
-    }
-  }
-}
-
-TEST_CASE("cuda: fft reports its device memory: two planes each way, the padded buffer, the spectrum, the work area") {
-  const cc::Image input = random_image(45, 31, 2, 22);
-  const cc::Filter filter = random_filter(5, 3, 23);
-  const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
-  const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
-  REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-  const std::size_t buffers = 2 * 2 * 45 * 31 * sizeof(float) + 2 * cc::fft_shape(problem).buffer_bytes();
-  CHECK(run.device_bytes >= buffers);
-  CHECK(run.device_bytes < buffers + (64u << 20));  // cuFFT's work area for a 50x35 transform is small
-  CHECK(run.compile_time.find("cuFFT real-to-complex and back at 50x35 padded") != std::string::npos);
-  CHECK(run.times.setup_ms > 0);
-}
-
-TEST_CASE("cuda: fft takes even smooth images unpadded, every border exact with the edge bands redone") {
-  struct Case {
-    int width, height, channels, filter_width, filter_height;
-  };
-  // Rectangular images, non-square filters, several channels; filters just under the image (bands
-  // nearly everywhere), one column (top and bottom bands only), one row (left and right only), and a
-  // band taller than one 32-row block.
-  const Case cases[] = {{40, 30, 2, 7, 3}, {48, 20, 1, 5, 11}, {24, 14, 1, 23, 13}, {32, 9, 1, 1, 7},
-                        {36, 16, 3, 9, 1}, {256, 160, 1, 65, 81}};
-  for (const Case& c : cases) {
-    const cc::Image input = random_image(c.width, c.height, c.channels, 31);
-    const cc::Filter filter = random_filter(c.filter_width, c.filter_height, 32);
-    for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
-      INFO(c.width << "x" << c.height << "x" << c.channels << " " << filter.spec << " border " << to_string(border));
-      const cc::Problem problem = cc::make_problem(input, filter, border, false);
-      const cc::FftShape shape = cc::fft_shape(problem);
-      REQUIRE(shape.circular);
-      const cc::BackendRun run = cuda().run(problem, input, "fft", 0, quick_options());
-      REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-      const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
-      const cc::Validation result = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
-      CHECK_MESSAGE(result.passed, result.message());
-      CHECK(run.compile_time.find("at " + cc::fft_shape_text(shape)) != std::string::npos);
-      const std::size_t buffers = 2 * input.data.size() * sizeof(float) + 2 * shape.buffer_bytes() +
-                                  cc::fft_band_bytes(shape, problem.correlation_filter);
-      CHECK(run.device_bytes >= buffers);
-      CHECK(run.device_bytes < buffers + (64u << 20));
-    }
-  }
-}
-#else
-TEST_CASE("cuda: without cuFFT at build time fft is reported as skipped") {
-  const cc::Image input = random_image(16, 16, 1, 11);
-  const cc::BackendRun run = cuda().run(cc::make_problem(input, random_filter(3, 3, 12), cc::Border::Zero, false),
-                                        input, "fft", 0, quick_options());
-  CHECK(run.status == cc::Status::Skipped);
-  CHECK(run.reason == "cuFFT not found at build time");
-}
-#endif
 
 TEST_CASE("cuda: every phase is timed, pinned and pageable alike") {
   const cc::Image input = random_image(67, 45, 3, 1);
