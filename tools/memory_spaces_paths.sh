@@ -1,0 +1,200 @@
+# memory_spaces_paths.sh: `memory_spaces.sh --paths`: the runs, profiles and listings behind the memory paths (#25, #29, #26, #27).
+# Sourced by tools/memory_spaces.sh (which sets exe, out, repo and mode=gpu|local); not run on its own.
+#
+#   bash tools/memory_spaces.sh --paths build-gpu/convcompare OUT            GPU host: CUDA + NVIDIA's OpenCL
+#   bash tools/memory_spaces.sh --paths --local build/convcompare OUT        anywhere: opencl:0:0, small sizes
+#   python3 tools/perf_tables.py paths OUT docs/performance.md               the tables of docs/performance.md
+#   python3 tools/memory_spaces_tables.py OUT docs/memory-spaces.md          the path blocks of that page
+#
+# Each step writes its files as it ends, so a run cut by a timeout keeps every step before the cut; the
+# steps run in the order of what the issues need most. On the H100 (16 cores) the whole is planned for
+# under 6 minutes; the budget of each step is its `timeout` (the sum is the worst case, 345 s of GPU steps,
+# with the CPU-only listings beside them):
+#   paths-meta.txt          the mode, sizes, radii, variants, devices, tool versions
+#   host-frame.json   30 s  #26: seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
+#                           and global, --memory pinned,pageable,mapped,managed, one frame host to host, and
+#                           --stream 30 (the per-frame PCIe floor, max(h2d, d2h), measured alone on slot 0)
+#   host-memory.json  30 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
+#   paths-2048.json   60 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): global,
+#                           tiled, fast, async, shuffle, cluster (and tma where --list has it), both APIs
+#   lowrank-8192.json 90 s  #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
+#                           common/domain/filter.cpp), 8192x8192 f32, clamp border (NPP's), lowrank, tiled,
+#                           fast, fft, global, npp
+#   ncu/paths-r3.csv, ncu/paths-r16.csv   30 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
+#                           f32 r = 3 and 16: DRAM and L2 bytes, occupancy, stall reasons (WarpStateStats),
+#                           L1 and shared wavefronts
+#   paths-8192-f32.json, paths-8192-u8.json   75 s each: #25 item 4 at 8192x8192 (global left out)
+#   peaks.txt               tools/probes/bandwidth_probe.cu: L2, L1 and shared-memory read peaks (5 s)
+#   sass-paths.txt          cuobjdump -sass of the binary's offline kernels and of fast's NVRTC source built
+#                           by nvcc at r = 3 and 16 (CPU only, beside the runs)
+#   ptx/VARIANT-rR.ptx      NVIDIA OpenCL's program binary (PTX) of async, tiled and shuffle as the runs built
+#                           them (tools/probes/cl_program_binary.cpp); --local: PoCL's binary, not PTX
+# Exit 1 when any step failed (the others still ran).
+
+paths_status=0
+pstep() { echo "== $(date -u +%H:%M:%S) $*"; }
+pfailed() { echo "   FAILED: $*"; paths_status=1; }
+mkdir -p "$out/ncu" "$out/ptx"
+listed=$("$exe" --list 2>&1)
+# The variants of LIST that `--list` shows for BACKEND (tma appears once it exists; cluster is CUDA's only).
+offered() {  # BACKEND LIST
+  local backend=$1 variant found=()
+  for variant in ${2//,/ }; do
+    grep -qE "^  $variant +.*\[[^]]*$backend" <<<"$listed" && found+=("$variant")
+  done
+  (IFS=,; echo "${found[*]}")
+}
+filter=gaussian:sigma=3.2  # the page's filter; --sweep gives each run its radius
+if [[ $mode == gpu ]]; then
+  size=2048x2048 large=8192x8192 radii=1,2,3,7,13,16,32 memory_radii=1,3,12 log_radii=(7 13 16 32)
+  cl_device=$(grep -E "^  opencl:[0-9]+:[0-9]+ .*NVIDIA" <<<"$listed" | head -1 | awk '{print $1}')
+  # shellcheck disable=SC2054  # cuda,opencl is one argument, a comma list
+  devices=(--backend cuda,opencl --device cuda:0)
+  [[ -n $cl_device ]] && devices+=(--device "$cl_device")
+  path_variants=$(offered cuda global,tiled,fast,async,shuffle,cluster,tma)
+  lowrank_variants=lowrank,tiled,fast,fft,global,npp
+  # Enough samples for a median at small radii, the budget a cap where one launch takes 75 ms (tiled, r = 32).
+  timing=(--repetitions 10 --warmup 2 --time-budget 0.3)
+  host_memory=pinned,pageable,mapped,managed
+else
+  size=64x64 large=96x96 radii=1,3,16 memory_radii=1,3 log_radii=(7 16)
+  cl_device=opencl:0:0
+  devices=(--backend opencl --device "$cl_device")
+  path_variants=$(offered opencl global,tiled,fast,async,shuffle,cluster,tma)
+  lowrank_variants=$(offered opencl lowrank,tiled,fast,fft,global,npp)
+  timing=(--repetitions 3 --warmup 1 --time-budget 0.05 --no-peaks)
+  # PoCL offers no SVM on every build: managed is then skipped with the reason, which the table shows.
+  host_memory=pinned,pageable,mapped,managed
+fi
+large_variants=${path_variants/global,/}
+# LoG and DoG at the sigma whose natural radius, ceil(4 sigma), is r; DoG's sigma1 = sigma2 / 1.6, the
+# ratio that makes DoG approximate LoG (Marr and Hildreth).
+log_filters=()
+for r in "${log_radii[@]}"; do
+  sigma=$(python3 -c "print($r / 4)")
+  log_filters+=(--filter "log:sigma=$sigma" --filter "dog:sigma1=$(python3 -c "print($r / 4 / 1.6)"),sigma2=$sigma")
+done
+
+{
+  echo "mode=$mode"
+  echo "size=$size"
+  echo "large=$large"
+  echo "radii=$radii"
+  echo "memory_radii=$memory_radii"
+  echo "log_radii=${log_radii[*]}"
+  echo "filter=$filter"
+  echo "variants=$path_variants"
+  echo "devices=${devices[*]}"
+  echo "timing=${timing[*]}"
+  echo "convcompare=$("$exe" --version 2>&1 | head -1)"
+  echo "git=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  command -v nvidia-smi >/dev/null &&
+    echo "gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  command -v ncu >/dev/null && echo "ncu=$(ncu --version 2>/dev/null | tail -1)"
+  command -v nvcc >/dev/null && echo "nvcc=$(nvcc --version 2>/dev/null | tail -1)"
+} >"$out/paths-meta.txt"
+cat "$out/paths-meta.txt"
+
+prun() {  # NAME TIMEOUT ARGS...: one convcompare run writing OUT/NAME.json, its console table in NAME.txt
+  local name=$1 limit=$2; shift 2
+  pstep "$name: convcompare $*"
+  timeout "$limit" "$exe" "${devices[@]}" "${timing[@]}" "$@" --json "$out/$name.json" \
+    >"$out/$name.txt" 2>"$out/$name.err" || pfailed "$name (exit $?; $out/$name.err)"
+}
+
+# CPU-only listings beside the GPU steps: the probes' builds and the SASS of every path kernel.
+listings() {
+  if command -v nvcc >/dev/null && [[ $mode == gpu ]]; then
+    nvcc -O3 -arch=sm_90 "$repo/tools/probes/bandwidth_probe.cu" -o "$out/bandwidth_probe" >"$out/bandwidth_probe.log" 2>&1
+  fi
+  c++ -std=c++17 -O1 "$repo/tools/probes/cl_program_binary.cpp" -lOpenCL -o "$out/cl_program_binary" \
+    >"$out/cl_program_binary.log" 2>&1
+  command -v cuobjdump >/dev/null || { echo "no cuobjdump: no SASS listing" >"$out/sass-paths.txt"; return 0; }
+  { cuobjdump -sass "$exe"
+    # fast is built by NVRTC at run time: its SASS is nvcc's of the same source and -D options (the shapes of
+    # fast_shape.h at r = 3, quads, and r = 16, rows: the runs' compile_time says the same).
+    local options
+    for options in "-DRADIUS_X=3 -DRADIUS_Y=3 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4" \
+                   "-DRADIUS_X=16 -DRADIUS_Y=16 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"; do
+      # shellcheck disable=SC2086  # the options are several words
+      nvcc -cubin -arch=sm_90 --fmad=true -std=c++17 -I"$repo" $options "$repo/kernels_cuda/fast.cu" \
+        -o "$out/fast-paths.cubin" && echo "# file fast $options" && cuobjdump -sass "$out/fast-paths.cubin"
+    done
+    rm -f "$out/fast-paths.cubin"; } >"$out/sass-paths.txt" 2>&1
+}
+pstep "listings (background): probes' builds, cuobjdump -sass"
+listings >"$out/listings.log" 2>&1 &
+listings_pid=$!
+
+# --- #26: seed 000's job, one frame host to host, in every host-memory mode ---------------------------------
+prun host-frame 30 --size "$size" --channels 3 --pixel u8,f32 --filter box:r=1 --border clamp \
+  --variant "$(offered "${devices[1]%%,*}" fast,tiled,global)" --memory "$host_memory" --stream 30
+# --- #27: the mapped and managed sections' runs --------------------------------------------------------------
+prun host-memory 30 --size "$size" --pixel f32 --filter "$filter" --sweep radius=$memory_radii \
+  --variant "$(offered "${devices[1]%%,*}" global,tiled,separable,fast)" --memory pinned,mapped,managed
+# --- #25 item 4: every path beside tiled and fast --------------------------------------------------------------
+prun paths-2048 60 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
+  --variant "$path_variants"
+# --- #29: LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
+prun lowrank-8192 90 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
+
+# --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
+# One process per radius profiles each kernel's launches (the warm-up and the timed one: ncu flushes the caches
+# before each, so they are alike; the tables take the first). A metric this ncu does not know fails the
+# whole list, so the second try keeps the four the issue asks for and the section.
+PATH_METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
+PATH_METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
+PATH_METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts.sum
+PATH_METRICS+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,launch__registers_per_thread
+PATH_CORE=gpu__time_duration.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+PATH_CORE+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+cuda_paths=${path_variants/global,/}
+if [[ $mode == gpu ]] && command -v ncu >/dev/null; then
+  for radius in 3 16; do
+    name=paths-r$radius
+    for metrics in "$PATH_METRICS" "$PATH_CORE"; do
+      pstep "ncu $name ($metrics)"
+      timeout 60 ncu --clock-control none --kernel-name "regex:.*convolve_(${cuda_paths//,/|}).*" --launch-count 24 \
+        --section WarpStateStats --metrics "$metrics" --csv --page raw --print-units base \
+        --log-file "$out/ncu/$name.csv" "$exe" --backend cuda --device cuda:0 --no-peaks --quiet \
+        --variant "$cuda_paths" --pixel f32 --size "$large" --filter "$filter,r=$radius" --repetitions 1 --warmup 0 \
+        --time-budget 0.01 >"$out/ncu/$name.out" 2>&1
+      grep -q '^"[0-9]' "$out/ncu/$name.csv" 2>/dev/null && break
+      echo "   ncu gave no rows ($out/ncu/$name.out)"
+      mv "$out/ncu/$name.csv" "$out/ncu/$name.refused.log" 2>/dev/null
+    done
+    grep -q '^"[0-9]' "$out/ncu/$name.csv" 2>/dev/null || pfailed "ncu $name"
+  done
+else
+  echo "ncu not run: $mode mode or no ncu" >"$out/ncu/paths-none.txt"
+fi
+
+# --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
+prun paths-8192-f32 75 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
+  --variant "$large_variants"
+prun paths-8192-u8 75 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
+  --variant "$large_variants"
+
+pstep "waiting for the listings"
+wait "$listings_pid" || pfailed "listings ($out/listings.log)"
+if [[ -x $out/bandwidth_probe ]]; then
+  pstep "bandwidth probe: L2, L1, shared"
+  timeout 30 "$out/bandwidth_probe" >"$out/peaks.txt" 2>&1 || pfailed "bandwidth probe ($out/peaks.txt)"
+fi
+# What the OpenCL driver made of async_work_group_copy, beside tiled's own loads and shuffle: the program
+# binary of the run's own build (its options from paths-2048.json's compile_time), at r = 3, f32.
+if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]]; then
+  platform=${cl_device#opencl:} platform_device=${platform#*:} platform=${platform%%:*}
+  for variant in async tiled shuffle; do
+    options=$(python3 "$repo/tools/memory_spaces_paths.py" --options "$out/paths-2048.json" "$variant" 3)
+    [[ -n $options ]] || continue
+    pstep "OpenCL program binary: $variant ($options)"
+    timeout 60 "$out/cl_program_binary" "$platform" "$platform_device" "$options" "$out/ptx/$variant-r3.ptx" \
+      "$repo/common/geometry/conv_args.h" "$repo/common/geometry/pixel.h" "$repo/kernels_cl/$variant.cl" \
+      >>"$out/ptx/build.log" 2>&1 || pfailed "program binary of $variant ($out/ptx/build.log)"
+  done
+fi
+rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
+pstep "done: python3 tools/perf_tables.py paths $out docs/performance.md; python3 tools/memory_spaces_tables.py $out docs/memory-spaces.md"
+return $paths_status 2>/dev/null || exit $paths_status
