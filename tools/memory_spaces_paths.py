@@ -128,8 +128,9 @@ def stalls(values, top=3):
     """The largest warp-stall reasons of a profile (WarpStateStats' ratios: cycles stalled per issued instruction)."""
     found = {}
     for key, value in values.items():
-        match = re.search(r"issue_stalled_([a-z_]+?)(?:_per_(?:warp_active|issue_active))?\.(?:ratio|pct)$", key)
-        if match and isinstance(value, float) and "not_issued" not in match.group(1):
+        match = re.search(r"issue_stalled_([a-z_]+?)(?:_per_(?:warp_active|issue_active))?\.ratio$", key)
+        # "selected" is the issue itself and "not_selected" an eligible warp another was chosen over: not stalls
+        if match and isinstance(value, float) and match.group(1) not in ("selected", "not_selected", "not_issued"):
             found[match.group(1)] = max(found.get(match.group(1), 0.0), value)
     best = sorted(found.items(), key=lambda kv: -kv[1])[:top]
     return ", ".join(f"{name} {value:.2g}" for name, value in best) if best else None

@@ -7,9 +7,10 @@
 #   python3 tools/memory_spaces_tables.py OUT docs/memory-spaces.md          the path blocks of that page
 #
 # Each step writes its files as it ends, so a run cut by a timeout keeps every step before the cut; the
-# steps run in the order of what the issues need most. On the H100 (16 cores) the whole is planned for
-# under 6 minutes; the budget of each step is its `timeout` (the sum is the worst case, 345 s of GPU steps,
-# with the CPU-only listings beside them):
+# steps run in the order of what the issues need most. The whole is held to PATHS_BUDGET_S seconds (default
+# 330, for a 6-minute slot on the H100 host): each step's timeout is the smaller of its own (below; the
+# expected time on the H100's 16 cores is about half of it, the CPU reference of 8192^2 at r = 32 alone
+# some 10 s) and what is left, and a step with under 10 s left is skipped and reported.
 #   paths-meta.txt          the mode, sizes, radii, variants, devices, tool versions
 #   host-frame.json   30 s  #26: seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
 #                           and global, --memory pinned,pageable,mapped,managed, one frame host to host, and
@@ -17,23 +18,32 @@
 #   host-memory.json  30 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
 #   paths-2048.json   60 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): global,
 #                           tiled, fast, async, shuffle, cluster (and tma where --list has it), both APIs
-#   lowrank-8192.json 90 s  #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
-#                           common/domain/filter.cpp), 8192x8192 f32, clamp border (NPP's), lowrank, tiled,
-#                           fast, fft, global, npp
-#   ncu/paths-r3.csv, ncu/paths-r16.csv   30 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
+#   paths-8192-f32.json 90 s  the same at 8192x8192, f32 (global left out: the page compares it at 2048^2)
+#   ncu/paths-r3.csv, ncu/paths-r16.csv   60 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
 #                           f32 r = 3 and 16: DRAM and L2 bytes, occupancy, stall reasons (WarpStateStats),
 #                           L1 and shared wavefronts
-#   paths-8192-f32.json, paths-8192-u8.json   75 s each: #25 item 4 at 8192x8192 (global left out)
 #   peaks.txt               tools/probes/bandwidth_probe.cu: L2, L1 and shared-memory read peaks (5 s)
+#   ptx/VARIANT-r3.ptx      NVIDIA OpenCL's program binary (PTX) of async, tiled and shuffle as paths-2048
+#                           built them (tools/probes/cl_program_binary.cpp); --local: PoCL's binary, not PTX
+#   lowrank-8192.json 120 s #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
+#                           common/domain/filter.cpp), 8192x8192 f32, clamp border (NPP's): lowrank, tiled,
+#                           fast, fft, global, npp
+#   paths-8192-u8.json 90 s #25 item 4 at 8192x8192, u8
 #   sass-paths.txt          cuobjdump -sass of the binary's offline kernels and of fast's NVRTC source built
-#                           by nvcc at r = 3 and 16 (CPU only, beside the runs)
-#   ptx/VARIANT-rR.ptx      NVIDIA OpenCL's program binary (PTX) of async, tiled and shuffle as the runs built
-#                           them (tools/probes/cl_program_binary.cpp); --local: PoCL's binary, not PTX
+#                           by nvcc at r = 3 and 16 (CPU only, beside the runs from the start)
 # Exit 1 when any step failed (the others still ran).
 
 paths_status=0
+paths_budget=${PATHS_BUDGET_S:-330}
+paths_start=$SECONDS
 pstep() { echo "== $(date -u +%H:%M:%S) $*"; }
 pfailed() { echo "   FAILED: $*"; paths_status=1; }
+# budget LIMIT: the seconds a step may take, LIMIT or what is left of PATHS_BUDGET_S; 0 when under 10 are left.
+budget() {
+  local left=$((paths_budget - (SECONDS - paths_start)))
+  ((left < 10)) && { echo 0; return; }
+  echo $((left < $1 ? left : $1))
+}
 mkdir -p "$out/ncu" "$out/ptx"
 listed=$("$exe" --list 2>&1)
 # The variants of LIST that `--list` shows for BACKEND (tma appears once it exists; cluster is CUDA's only).
@@ -54,7 +64,7 @@ if [[ $mode == gpu ]]; then
   path_variants=$(offered cuda global,tiled,fast,async,shuffle,cluster,tma)
   lowrank_variants=lowrank,tiled,fast,fft,global,npp
   # Enough samples for a median at small radii, the budget a cap where one launch takes 75 ms (tiled, r = 32).
-  timing=(--repetitions 10 --warmup 2 --time-budget 0.3)
+  timing=(--repetitions 10 --warmup 1 --time-budget 0.25)
   host_memory=pinned,pageable,mapped,managed
 else
   size=64x64 large=96x96 radii=1,3,16 memory_radii=1,3 log_radii=(7 16)
@@ -97,8 +107,9 @@ done
 cat "$out/paths-meta.txt"
 
 prun() {  # NAME TIMEOUT ARGS...: one convcompare run writing OUT/NAME.json, its console table in NAME.txt
-  local name=$1 limit=$2; shift 2
-  pstep "$name: convcompare $*"
+  local name=$1 limit; limit=$(budget "$2"); shift 2
+  ((limit)) || { pfailed "$name: skipped, the PATHS_BUDGET_S of $paths_budget s is spent"; return; }
+  pstep "$name ($limit s at most): convcompare $*"
   timeout "$limit" "$exe" "${devices[@]}" "${timing[@]}" "$@" --json "$out/$name.json" \
     >"$out/$name.txt" 2>"$out/$name.err" || pfailed "$name (exit $?; $out/$name.err)"
 }
@@ -136,8 +147,9 @@ prun host-memory 30 --size "$size" --pixel f32 --filter "$filter" --sweep radius
 # --- #25 item 4: every path beside tiled and fast --------------------------------------------------------------
 prun paths-2048 60 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
-# --- #29: LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
-prun lowrank-8192 90 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
+# --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
+prun paths-8192-f32 90 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
+  --variant "$large_variants"
 
 # --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
 # One process per radius profiles each kernel's launches (the warm-up and the timed one: ncu flushes the caches
@@ -154,8 +166,10 @@ if [[ $mode == gpu ]] && command -v ncu >/dev/null; then
   for radius in 3 16; do
     name=paths-r$radius
     for metrics in "$PATH_METRICS" "$PATH_CORE"; do
-      pstep "ncu $name ($metrics)"
-      timeout 60 ncu --clock-control none --kernel-name "regex:.*convolve_(${cuda_paths//,/|}).*" --launch-count 24 \
+      limit=$(budget 60)
+      ((limit)) || break
+      pstep "ncu $name ($limit s at most; $metrics)"
+      timeout "$limit" ncu --clock-control none --kernel-name "regex:.*convolve_(${cuda_paths//,/|}).*" --launch-count 24 \
         --section WarpStateStats --metrics "$metrics" --csv --page raw --print-units base \
         --log-file "$out/ncu/$name.csv" "$exe" --backend cuda --device cuda:0 --no-peaks --quiet \
         --variant "$cuda_paths" --pixel f32 --size "$large" --filter "$filter,r=$radius" --repetitions 1 --warmup 0 \
@@ -164,23 +178,18 @@ if [[ $mode == gpu ]] && command -v ncu >/dev/null; then
       echo "   ncu gave no rows ($out/ncu/$name.out)"
       mv "$out/ncu/$name.csv" "$out/ncu/$name.refused.log" 2>/dev/null
     done
-    grep -q '^"[0-9]' "$out/ncu/$name.csv" 2>/dev/null || pfailed "ncu $name"
+    grep -q '^"[0-9]' "$out/ncu/$name.csv" 2>/dev/null || pfailed "ncu $name (or the budget was spent)"
   done
 else
   echo "ncu not run: $mode mode or no ncu" >"$out/ncu/paths-none.txt"
 fi
 
-# --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
-prun paths-8192-f32 75 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
-  --variant "$large_variants"
-prun paths-8192-u8 75 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
-  --variant "$large_variants"
-
+# --- the listings that need the GPU or the runs above: the probes ------------------------------------------
 pstep "waiting for the listings"
 wait "$listings_pid" || pfailed "listings ($out/listings.log)"
-if [[ -x $out/bandwidth_probe ]]; then
+if [[ -x $out/bandwidth_probe ]] && (($(budget 30))); then
   pstep "bandwidth probe: L2, L1, shared"
-  timeout 30 "$out/bandwidth_probe" >"$out/peaks.txt" 2>&1 || pfailed "bandwidth probe ($out/peaks.txt)"
+  timeout "$(budget 30)" "$out/bandwidth_probe" >"$out/peaks.txt" 2>&1 || pfailed "bandwidth probe ($out/peaks.txt)"
 fi
 # What the OpenCL driver made of async_work_group_copy, beside tiled's own loads and shuffle: the program
 # binary of the run's own build (its options from paths-2048.json's compile_time), at r = 3, f32.
@@ -188,13 +197,20 @@ if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]]; then
   platform=${cl_device#opencl:} platform_device=${platform#*:} platform=${platform%%:*}
   for variant in async tiled shuffle; do
     options=$(python3 "$repo/tools/memory_spaces_paths.py" --options "$out/paths-2048.json" "$variant" 3)
-    [[ -n $options ]] || continue
+    [[ -n $options ]] && (($(budget 60))) || continue
     pstep "OpenCL program binary: $variant ($options)"
-    timeout 60 "$out/cl_program_binary" "$platform" "$platform_device" "$options" "$out/ptx/$variant-r3.ptx" \
+    timeout "$(budget 60)" "$out/cl_program_binary" "$platform" "$platform_device" "$options" "$out/ptx/$variant-r3.ptx" \
       "$repo/common/geometry/conv_args.h" "$repo/common/geometry/pixel.h" "$repo/kernels_cl/$variant.cl" \
       >>"$out/ptx/build.log" 2>&1 || pfailed "program binary of $variant ($out/ptx/build.log)"
   done
 fi
+
+# --- #29: LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
+prun lowrank-8192 120 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
+
+prun paths-8192-u8 90 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
+  --variant "$large_variants"
+
 rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
 pstep "done: python3 tools/perf_tables.py paths $out docs/performance.md; python3 tools/memory_spaces_tables.py $out docs/memory-spaces.md"
 return $paths_status 2>/dev/null || exit $paths_status
