@@ -157,7 +157,10 @@ def sass_paths(out):
             else:
                 radius = re.search(r"RADIUS_X=(\d+)", source)
                 label = f"{kernel.group(1)} (f32, r = {radius.group(1) if radius else '?'})"
-            counts.setdefault(label, {})
+            if label in counts:  # a second copy of one kernel (another architecture in the fat binary): once
+                label = None
+                continue
+            counts[label] = {}
         elif label and (match := re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)):
             opcode = match.group(1).split(".")[0]
             counts[label][opcode] = counts[label].get(opcode, 0) + 1

@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -26,7 +27,13 @@ int fail(const std::string& why) {
 
 int main(int argc, char** argv) {
   if (argc < 6) return fail("usage: cl_program_binary PLATFORM DEVICE \"OPTIONS\" OUT SOURCE...");
-  const unsigned platform_index = std::stoul(argv[1]), device_index = std::stoul(argv[2]);
+  unsigned long platform_index = 0, device_index = 0;
+  try {
+    platform_index = std::stoul(argv[1]);
+    device_index = std::stoul(argv[2]);
+  } catch (const std::exception&) {
+    return fail(std::string("PLATFORM and DEVICE are indices, not '") + argv[1] + "', '" + argv[2] + "'");
+  }
   const std::string options = argv[3], out = argv[4];
   std::string source;
   for (int i = 5; i < argc; ++i) {
