@@ -10,13 +10,15 @@
 # steps run in the order of what the issues need most. The whole is held to PATHS_BUDGET_S seconds (default
 # 330, for a 6-minute slot on the H100 host): each step's timeout is the smaller of its own (below; the
 # expected time on the H100's 16 cores is about half of it, the CPU reference of 8192^2 at r = 32 alone
-# some 10 s) and what is left, and a step with under 10 s left is skipped and reported.
+# some 10 s) and what is left, and a step with under 10 s left is skipped and reported. PATHS_STEPS (a comma
+# list of the names below: host-frame, host-memory, paths-2048, paths-8192-f32, ncu, probes, lowrank-8192,
+# paths-8192-u8) runs only those, for a second slot that finishes what a first one's budget cut.
 #   paths-meta.txt          the mode, sizes, radii, variants, devices, tool versions
 #   host-frame.json   30 s  #26: seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
 #                           and global, --memory pinned,pageable,mapped,managed, one frame host to host, and
 #                           --stream 30 (the per-frame PCIe floor, max(h2d, d2h), measured alone on slot 0)
 #   host-memory.json  30 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
-#   paths-2048.json   60 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): global,
+#   paths-2048.json   90 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): global,
 #                           tiled, fast, async, shuffle, cluster (and tma where --list has it), both APIs
 #   paths-8192-f32.json 90 s  the same at 8192x8192, f32 (global left out: the page compares it at 2048^2)
 #   ncu/paths-r3.csv, ncu/paths-r16.csv   60 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
@@ -39,6 +41,7 @@ paths_start=$SECONDS
 pstep() { echo "== $(date -u +%H:%M:%S) $*"; }
 pfailed() { echo "   FAILED: $*"; paths_status=1; }
 # budget LIMIT: the seconds a step may take, LIMIT or what is left of PATHS_BUDGET_S; 0 when under 10 are left.
+wanted() { [[ -z ${PATHS_STEPS:-} || ,$PATHS_STEPS, == *,$1,* ]]; }
 budget() {
   local left=$((paths_budget - (SECONDS - paths_start)))
   ((left < 10)) && { echo 0; return; }
@@ -108,6 +111,7 @@ cat "$out/paths-meta.txt"
 
 prun() {  # NAME TIMEOUT ARGS...: one convcompare run writing OUT/NAME.json, its console table in NAME.txt
   local name=$1 limit; limit=$(budget "$2"); shift 2
+  wanted "$name" || return 0
   ((limit)) || { pfailed "$name: skipped, the PATHS_BUDGET_S of $paths_budget s is spent"; return; }
   pstep "$name ($limit s at most): convcompare $*"
   timeout "$limit" "$exe" "${devices[@]}" "${timing[@]}" "$@" --json "$out/$name.json" \
@@ -145,7 +149,7 @@ prun host-frame 30 --size "$size" --channels 3 --pixel u8,f32 --filter box:r=1 -
 prun host-memory 30 --size "$size" --pixel f32 --filter "$filter" --sweep radius=$memory_radii \
   --variant "$(offered "${devices[1]%%,*}" global,tiled,separable,fast)" --memory pinned,mapped,managed
 # --- #25 item 4: every path beside tiled and fast --------------------------------------------------------------
-prun paths-2048 60 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
+prun paths-2048 90 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
 # --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
 prun paths-8192-f32 90 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
@@ -162,7 +166,9 @@ PATH_METRICS+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,launch__regist
 PATH_CORE=gpu__time_duration.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 PATH_CORE+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 cuda_paths=${path_variants/global,/}
-if [[ $mode == gpu ]] && command -v ncu >/dev/null; then
+if ! wanted ncu; then
+  :
+elif [[ $mode == gpu ]] && command -v ncu >/dev/null; then
   for radius in 3 16; do
     name=paths-r$radius
     for metrics in "$PATH_METRICS" "$PATH_CORE"; do
@@ -187,13 +193,13 @@ fi
 # --- the listings that need the GPU or the runs above: the probes ------------------------------------------
 pstep "waiting for the listings"
 wait "$listings_pid" || pfailed "listings ($out/listings.log)"
-if [[ -x $out/bandwidth_probe ]] && (($(budget 30))); then
+if [[ -x $out/bandwidth_probe ]] && wanted probes && (($(budget 30))); then
   pstep "bandwidth probe: L2, L1, shared"
   timeout "$(budget 30)" "$out/bandwidth_probe" >"$out/peaks.txt" 2>&1 || pfailed "bandwidth probe ($out/peaks.txt)"
 fi
 # What the OpenCL driver made of async_work_group_copy, beside tiled's own loads and shuffle: the program
 # binary of the run's own build (its options from paths-2048.json's compile_time), at r = 3, f32.
-if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]]; then
+if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]] && wanted probes; then
   platform=${cl_device#opencl:} platform_device=${platform#*:} platform=${platform%%:*}
   for variant in async tiled shuffle; do
     options=$(python3 "$repo/tools/memory_spaces_paths.py" --options "$out/paths-2048.json" "$variant" 3)

@@ -167,7 +167,7 @@ def paths_speed(out, paths, m):
                 if any(r["variant"] == v and r["backend"] == "opencl" for r in runs):
                     head += [f"{v} OpenCL", f"{v}/tiled OpenCL"]
             head += ["tiled CUDA", "tiled OpenCL", "fast CUDA", "fast OpenCL", "best path / fast CUDA",
-                     "async OpenCL / CUDA"]
+                     "best path / fast OpenCL", "async OpenCL / CUDA"]
             for r in paths.radii(m):
                 row = [r]
                 for v in present:
@@ -178,13 +178,16 @@ def paths_speed(out, paths, m):
                         row += [value, paths.ratio(value, tiled)]
                         if paths.ratio(value, tiled):
                             verdicts.setdefault((v, backend), []).append((paths.ratio(value, tiled), size, pixel, r))
-                fast = get("cuda", "fast", r)
-                best = min([x for x in (get("cuda", v, r) for v in present) if isinstance(x, float)] or [None],
-                           key=lambda x: x or 0)
-                row += [get("cuda", "tiled", r), get("opencl", "tiled", r), fast, get("opencl", "fast", r),
-                        paths.ratio(best, fast), paths.ratio(get("opencl", "async", r), get("cuda", "async", r))]
-                if paths.ratio(best, fast):
-                    verdicts.setdefault(("best", "fast"), []).append((paths.ratio(best, fast), size, pixel, r))
+                row += [get("cuda", "tiled", r), get("opencl", "tiled", r), get("cuda", "fast", r),
+                        get("opencl", "fast", r)]
+                for backend in ("cuda", "opencl"):  # the fastest path in this API against its fast
+                    best = min([x for x in (get(backend, v, r) for v in present) if isinstance(x, float)] or [None],
+                               key=lambda x: x or 0)
+                    against = paths.ratio(best, get(backend, "fast", r))
+                    row.append(against)
+                    if against:
+                        verdicts.setdefault(("best", "fast"), []).append((against, size, f"{pixel} {backend}", r))
+                row.append(paths.ratio(get("opencl", "async", r), get("cuda", "async", r)))
                 if paths.ratio(get("opencl", "async", r), get("cuda", "async", r)):
                     verdicts.setdefault(("async", "opencl/cuda"), []).append(
                         (paths.ratio(get("opencl", "async", r), get("cuda", "async", r)), size, pixel, r))
