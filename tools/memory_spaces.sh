@@ -41,6 +41,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ $paths == yes ]]; then
   # shellcheck source=tools/memory_spaces_paths.sh
   source "$repo/tools/memory_spaces_paths.sh"
+  # shellcheck disable=SC2317  # reached: the sourced file returns its status
   exit $?
 fi
 mkdir -p "$out/ncu" "$out/ptxas"

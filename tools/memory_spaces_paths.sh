@@ -1,5 +1,6 @@
 # memory_spaces_paths.sh: `memory_spaces.sh --paths`: the runs, profiles and listings behind the memory paths (#25, #29, #26, #27).
 # Sourced by tools/memory_spaces.sh (which sets exe, out, repo and mode=gpu|local); not run on its own.
+# shellcheck disable=SC2154  # exe, out, repo, mode: memory_spaces.sh's
 #
 #   bash tools/memory_spaces.sh --paths build-gpu/convcompare OUT            GPU host: CUDA + NVIDIA's OpenCL
 #   bash tools/memory_spaces.sh --paths --local build/convcompare OUT        anywhere: opencl:0:0, small sizes
@@ -203,7 +204,7 @@ if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]] && wanted probes; 
   platform=${cl_device#opencl:} platform_device=${platform#*:} platform=${platform%%:*}
   for variant in async tiled shuffle; do
     options=$(python3 "$repo/tools/memory_spaces_paths.py" --options "$out/paths-2048.json" "$variant" 3)
-    [[ -n $options ]] && (($(budget 60))) || continue
+    if [[ -z $options ]] || ! (($(budget 60))); then continue; fi
     pstep "OpenCL program binary: $variant ($options)"
     timeout "$(budget 60)" "$out/cl_program_binary" "$platform" "$platform_device" "$options" "$out/ptx/$variant-r3.ptx" \
       "$repo/common/geometry/conv_args.h" "$repo/common/geometry/pixel.h" "$repo/kernels_cl/$variant.cl" \
@@ -219,4 +220,4 @@ prun paths-8192-u8 90 --size "$large" --pixel u8 --channels 1 --filter "$filter"
 
 rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
 pstep "done: python3 tools/perf_tables.py paths $out docs/performance.md; python3 tools/memory_spaces_tables.py $out docs/memory-spaces.md"
-return $paths_status 2>/dev/null || exit $paths_status
+return "$paths_status"
