@@ -17,7 +17,11 @@ import sys
 PATHS = ["async", "shuffle", "cluster", "tma"]  # issue #25's paths, tma where the tree has it
 SASS_OPS = ["LDG", "LDGSTS", "LDGDEPBAR", "DEPBAR", "UBLKCP", "UTMALDG", "LDS", "LD", "STS", "SHFL", "BAR", "SYNCS",
             "FFMA"]
-PTX_OPS = ["cp.async", "ld.global", "st.shared", "ld.shared", "shfl", "bar.sync"]
+# PTX lines counted in an OpenCL program binary: the asynchronous copies (LDGSTS in SASS), their commit and wait,
+# bulk copies (TMA's), and the ordinary path through a register (ld.global then st.shared).
+PTX_OPS = {"cp.async copies": r"cp\.async\.c[ag]\b", "cp.async commit / wait": r"cp\.async\.(?:commit|wait)",
+           "cp.async.bulk": r"cp\.async\.bulk", "ld.global": r"ld\.global\b", "st.shared": r"st\.shared\b",
+           "ld.shared": r"ld\.shared\b", "shfl": r"shfl\b", "bar.sync": r"bar(?:rier)?\.sync\b"}
 
 
 # --- reading OUT_DIR -----------------------------------------------------------------------------------------
@@ -167,13 +171,21 @@ def sass_paths(out):
     return counts
 
 
+def sass_columns(counts):
+    """SASS_OPS, then any barrier, cluster, bulk-copy or shuffle opcode the listing has that they do not name (the
+    mnemonics of barrier.cluster and mapa are the compiler's to choose: what it chose shows as a column)."""
+    extra = {op for c in counts.values() for op in c
+             if re.search(r"BAR|SYNC|CGA|MAPA|BLKCP|UTMA|LDGSTS|SHFL|DEPBAR", op)} - set(SASS_OPS)
+    return SASS_OPS + sorted(extra)
+
+
 def ptx_counts(out):
     """{variant: {PTX op: count}} of the OpenCL program binaries the probe saved (PTX on NVIDIA)."""
     found = {}
     for path in sorted((pathlib.Path(out) / "ptx").glob("*.ptx")):
         text = path.read_bytes().decode("latin-1")
         is_ptx = ".entry" in text or ".visible" in text
-        counts = {op: len(re.findall(r"^\s*(?:@%p\d+\s+)?" + re.escape(op) + r"\b", text, re.M)) for op in PTX_OPS}
+        counts = {op: len(re.findall(r"^\s*(?:@!?%p\d+\s+)?" + pattern, text, re.M)) for op, pattern in PTX_OPS.items()}
         found[path.stem] = dict(counts, ptx="yes" if is_ptx else "no (not PTX)", bytes=len(text))
     return found
 
@@ -251,8 +263,10 @@ def block_profile(out, variant):
         text += "\n*Profiler: not measured in this run (Nsight Compute, GPU host only).*\n"
     sass = {k: c for k, c in sass_paths(out).items() if k.split(" ")[0] in ("tiled", variant)}
     if sass:
-        text += ("\n`cuobjdump -sass`, static counts:\n\n" +
-                 table(["kernel"] + SASS_OPS, [[k] + [c.get(op, 0) for op in SASS_OPS] for k, c in sorted(sass.items())]))
+        columns = sass_columns(sass)
+        text += ("\n`cuobjdump -sass`, static counts (LD: generic loads, which a cluster's reads of its neighbours' "
+                 "shared memory become: `mapa` then `ld` in its PTX):\n\n" +
+                 table(["kernel"] + columns, [[k] + [c.get(op, 0) for op in columns] for k, c in sorted(sass.items())]))
     return text
 
 
@@ -262,7 +276,7 @@ def block_async(out):
     if ptx:
         text += ("\nWhat the OpenCL driver built (`tools/probes/cl_program_binary.cpp`: the program binary of the run's "
                  "own build, f32, r = 3; lines of each PTX instruction):\n\n" +
-                 table(["kernel", "PTX?"] + PTX_OPS, [[k, c["ptx"]] + [c[op] for op in PTX_OPS]
+                 table(["kernel", "PTX?"] + list(PTX_OPS), [[k, c["ptx"]] + [c[op] for op in PTX_OPS]
                                                       for k, c in sorted(ptx.items())]))
     else:
         text += "\n*OpenCL program binaries: not saved in this run.*\n"

@@ -245,17 +245,19 @@ def paths_listings(out, paths):
     # the paths and what they are measured against; the binary also holds every other offline kernel
     sass = {k: c for k, c in paths.sass_paths(out).items() if k.split(" ")[0] in paths.PATHS + ["tiled", "fast"]}
     if sass:
+        columns = paths.sass_columns(sass)
         text += ("`cuobjdump -sass` of the binary's kernels and of fast's NVRTC source built by nvcc, static "
-                 "counts (a loop body counts once):\n\n" +
-                 table(["kernel"] + paths.SASS_OPS, [[k] + [c.get(op, 0) for op in paths.SASS_OPS]
-                                                     for k, c in sorted(sass.items())]) + "\n")
+                 "counts (a loop body counts once; LD: generic loads, which cluster's reads of its neighbours' "
+                 "shared memory become, `mapa` then `ld` in its PTX):\n\n" +
+                 table(["kernel"] + columns, [[k] + [c.get(op, 0) for op in columns]
+                                              for k, c in sorted(sass.items())]) + "\n")
     else:
         text += "*SASS: not listed in this run (cuobjdump, GPU host only).*\n\n"
     ptx = paths.ptx_counts(out)
     if ptx:
         text += ("The OpenCL driver's program binary of each kernel as the run built it (f32, r = 3; "
                  "tools/probes/cl_program_binary.cpp), lines per PTX instruction:\n\n" +
-                 table(["kernel", "PTX?"] + paths.PTX_OPS, [[k, c["ptx"]] + [c[op] for op in paths.PTX_OPS]
+                 table(["kernel", "PTX?"] + list(paths.PTX_OPS), [[k, c["ptx"]] + [c[op] for op in paths.PTX_OPS]
                                                             for k, c in sorted(ptx.items())]) + "\n")
     return text
 

@@ -368,7 +368,8 @@ class Paths(unittest.TestCase):
             "        /*0000*/                   SHFL.IDX PT, R1, R2, R3, R4 ;\n")
         (self.out / "ptx" / "async-r3.ptx").write_text(
             ".visible .entry convolve_async(\n\tld.global.f32 %f1, [%rd1];\n\tst.shared.f32 [%r1], %f1;\n"
-            "\t@%p1 ld.global.f32 %f2, [%rd2];\n\tbar.sync 0;\n")
+            "\t@%p1 ld.global.f32 %f2, [%rd2];\n\tbar.sync 0;\n\tcp.async.ca.shared.global [%r2], [%rd3], 4;\n"
+            "\tcp.async.commit_group;\n\tcp.async.wait_group 0;\n")
 
     def tearDown(self):
         shutil.rmtree(self.out)
@@ -385,8 +386,9 @@ class Paths(unittest.TestCase):
         self.assertEqual(sass["cluster (f32)"], {"LD": 1, "UCGABAR_ARV": 1})
         self.assertEqual(sass["fast (f32, r = 16)"], {"SHFL": 1})
         ptx = paths.ptx_counts(self.out)["async-r3"]
-        self.assertEqual((ptx["ptx"], ptx["ld.global"], ptx["st.shared"], ptx["cp.async"], ptx["bar.sync"]),
-                         ("yes", 2, 1, 0, 1))
+        self.assertEqual((ptx["ptx"], ptx["ld.global"], ptx["st.shared"], ptx["cp.async copies"],
+                          ptx["cp.async commit / wait"], ptx["bar.sync"]), ("yes", 2, 1, 1, 2, 1))
+        self.assertEqual(paths.sass_columns(sass)[-1], "UCGABAR_ARV")  # a cluster barrier the list did not name
 
     def test_the_performance_tables_give_each_verdict(self):
         text = perf_tables.paths_tables(self.out)
