@@ -316,7 +316,7 @@ def block_peaks(out):
     return (f"*tools/probes/bandwidth_probe.cu on {p.get('device', '?')} ({p.get('sms', '?')} SMs), best of 5 launches, "
             "GB/s of 16-byte loads:*\n\n" + table(["space", "read GB/s", "how"], [
                 ["L2", float(p["l2_read_gb_per_s"]) if "l2_read_gb_per_s" in p else None,
-                 "half the L2 swept 20 times with ld.global.cg"],
+                 "half the L2 swept 100 times with ld.global.cg"],
                 ["L1", float(p["l1_read_gb_per_s"]) if "l1_read_gb_per_s" in p else None,
                  "a 32 KB window per block swept with ld.global.ca"],
                 ["shared", float(p["shared_read_gb_per_s"]) if "shared_read_gb_per_s" in p else None,

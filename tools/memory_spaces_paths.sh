@@ -19,9 +19,9 @@
 #                           and global, --memory pinned,pageable,mapped,managed, one frame host to host, and
 #                           --stream 30 (the per-frame PCIe floor, max(h2d, d2h), measured alone on slot 0)
 #   host-memory.json  30 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
-#   paths-2048.json   90 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): global,
-#                           tiled, fast, async, shuffle, cluster (and tma where --list has it), both APIs
-#   paths-8192-f32.json 90 s  the same at 8192x8192, f32 (global left out: the page compares it at 2048^2)
+#   paths-2048.json   90 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): tiled,
+#                           fast, async, shuffle, cluster (and tma where --list has it), both APIs
+#   paths-8192-f32.json 90 s  the same at 8192x8192, f32
 #   ncu/paths-r3.csv, ncu/paths-r16.csv   60 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
 #                           f32 r = 3 and 16: DRAM and L2 bytes, occupancy, stall reasons (WarpStateStats),
 #                           L1 and shared wavefronts
@@ -65,7 +65,7 @@ if [[ $mode == gpu ]]; then
   # shellcheck disable=SC2054  # cuda,opencl is one argument, a comma list
   devices=(--backend cuda,opencl --device cuda:0)
   [[ -n $cl_device ]] && devices+=(--device "$cl_device")
-  path_variants=$(offered cuda global,tiled,fast,async,shuffle,cluster,tma)
+  path_variants=$(offered cuda tiled,fast,async,shuffle,cluster,tma)
   lowrank_variants=lowrank,tiled,fast,fft,global,npp
   # Enough samples for a median at small radii, the budget a cap where one launch takes 75 ms (tiled, r = 32).
   timing=(--repetitions 10 --warmup 1 --time-budget 0.25)
@@ -74,13 +74,12 @@ else
   size=64x64 large=96x96 radii=1,3,16 memory_radii=1,3 log_radii=(7 16)
   cl_device=opencl:0:0
   devices=(--backend opencl --device "$cl_device")
-  path_variants=$(offered opencl global,tiled,fast,async,shuffle,cluster,tma)
+  path_variants=$(offered opencl tiled,fast,async,shuffle,cluster,tma)
   lowrank_variants=$(offered opencl lowrank,tiled,fast,fft,global,npp)
   timing=(--repetitions 3 --warmup 1 --time-budget 0.05 --no-peaks)
   # PoCL offers no SVM on every build: managed is then skipped with the reason, which the table shows.
   host_memory=pinned,pageable,mapped,managed
 fi
-large_variants=${path_variants/global,/}
 # LoG and DoG at the sigma whose natural radius, ceil(4 sigma), is r; DoG's sigma1 = sigma2 / 1.6, the
 # ratio that makes DoG approximate LoG (Marr and Hildreth).
 log_filters=()
@@ -154,7 +153,7 @@ prun paths-2048 90 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter"
   --variant "$path_variants"
 # --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
 prun paths-8192-f32 90 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
-  --variant "$large_variants"
+  --variant "$path_variants"
 
 # --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
 # One process per radius profiles each kernel's launches (the warm-up and the timed one: ncu flushes the caches
@@ -166,7 +165,7 @@ PATH_METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_l
 PATH_METRICS+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,launch__registers_per_thread
 PATH_CORE=gpu__time_duration.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 PATH_CORE+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
-cuda_paths=${path_variants/global,/}
+cuda_paths=$path_variants
 if ! wanted ncu; then
   :
 elif [[ $mode == gpu ]] && command -v ncu >/dev/null; then
@@ -216,7 +215,7 @@ fi
 prun lowrank-8192 120 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
 
 prun paths-8192-u8 90 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
-  --variant "$large_variants"
+  --variant "$path_variants"
 
 rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
 pstep "done: python3 tools/perf_tables.py paths $out docs/performance.md; python3 tools/memory_spaces_tables.py $out docs/memory-spaces.md"
