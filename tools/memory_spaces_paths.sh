@@ -123,8 +123,13 @@ listings() {
   if command -v nvcc >/dev/null && [[ $mode == gpu ]]; then
     nvcc -O3 -arch=sm_90 "$repo/tools/probes/bandwidth_probe.cu" -o "$out/bandwidth_probe" >"$out/bandwidth_probe.log" 2>&1
   fi
-  c++ -std=c++17 -O1 "$repo/tools/probes/cl_program_binary.cpp" -lOpenCL -o "$out/cl_program_binary" \
-    >"$out/cl_program_binary.log" 2>&1
+  # The OpenCL headers and library the build found (on the GPU host: .gpu's sysroot), else the system's.
+  local cache cl_include cl_library
+  cache="$(dirname "$exe")/CMakeCache.txt"
+  cl_include=$(sed -n 's/^OpenCL_INCLUDE_DIR:PATH=//p' "$cache" 2>/dev/null)
+  cl_library=$(sed -n 's/^OpenCL_LIBRARY:FILEPATH=//p' "$cache" 2>/dev/null)
+  c++ -std=c++17 -O1 ${cl_include:+-I"$cl_include"} "$repo/tools/probes/cl_program_binary.cpp" "${cl_library:--lOpenCL}" \
+    -o "$out/cl_program_binary" >"$out/cl_program_binary.log" 2>&1
   command -v cuobjdump >/dev/null || { echo "no cuobjdump: no SASS listing" >"$out/sass-paths.txt"; return 0; }
   { cuobjdump -sass "$exe"
     # fast is built by NVRTC at run time: its SASS is nvcc's of the same source and -D options (the shapes of
