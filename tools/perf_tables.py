@@ -151,6 +151,14 @@ def tables(paths):
 
 # --- the memory paths (tools/memory_spaces.sh --paths) -----------------------------------------------------------
 
+def not_run(runs):
+    """Why a cell says skipped or failed: once per variant, API, memory and reason."""
+    reasons = sorted({(r["variant"], r["backend"], r.get("memory", ""), r["status"], r.get("reason") or "")
+                      for r in runs if r["status"] != "ok"})
+    return ("Not run as timed: " + "; ".join(f"`{v}` ({b}{', ' + mem if mem else ''}) {s}: {why}" for v, b, mem, s, why in reasons) +
+            ".\n\n") if reasons else ""
+
+
 def paths_speed(out, paths, m):
     """#25 item 4: each path against tiled and fast per size and pixel type, both APIs, and the targets' verdicts."""
     text, verdicts = [], {}
@@ -211,6 +219,7 @@ def paths_speed(out, paths, m):
             ok = [f for f in found if f[0] <= 1.0]
             lines.append(f"- `{v}` ({backend}) at least as fast as `tiled`: {len(ok)} of {len(found)} problems "
                          f"(worst {worst[0]:.2f}x tiled at {worst[1]} {worst[2]} r = {worst[3]})")
+    text.append(not_run(runs))
     return "".join(text) + ("**The targets, read from these tables:**\n\n" + "\n".join(lines) + "\n\n" if lines else "")
 
 
@@ -291,7 +300,7 @@ def paths_lowrank(out, paths, m):
         lines = (f"\nTarget (best of today / lowrank >= 2): {len(hit)} of {len(met)} problems; lowest "
                  f"{min(met)[0]:.2f} ({min(met)[1]}, {min(met)[2]}).\n")
     return text + table(["filter", "r", "API", "lowrank ms", "terms", "best of today ms", "which", "best / lowrank",
-                         "NPP ms"], rows) + lines + "\n"
+                         "NPP ms"], rows) + lines + "\n" + not_run(runs)
 
 
 def paths_host(out, paths, m):
@@ -324,7 +333,7 @@ def paths_host(out, paths, m):
              "prefetched where `concurrentManagedAccess` is 1: the run's `memory_note`; the tool has no "
              "unprefetched mode).\n\n")
     text += table(["API", "pixel", "variant", "h2d pinned", "d2h pinned", "PCIe floor", "pinned", "pageable",
-                   "mapped", "mapped kernel", "mapped / floor", "managed", "managed / pinned"], rows) + "\n"
+                   "mapped", "mapped kernel", "mapped / floor", "managed", "managed / pinned"], rows) + "\n" + not_run(runs)
     if streams:
         text += ("`--stream 30` (three queues; the floor is max(h2d, d2h) of one frame on slot 0):\n\n" + table(
             ["API", "pixel", "variant", "memory", "frames/s", "ms/frame", "PCIe floor ms/frame", "% floor", "status"],
