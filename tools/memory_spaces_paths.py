@@ -140,6 +140,12 @@ def stalls(values, top=3):
     return ", ".join(f"{name} {value:.2g}" for name, value in best) if best else None
 
 
+def bank_conflicts(values):
+    """Shared-memory bank conflicts, loads and stores, where the profile has them."""
+    parts = [values.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum") for op in ("ld", "st")]
+    return sum(parts) if all(isinstance(p, float) for p in parts) else None
+
+
 def sass_paths(out):
     """{label: {opcode: count}} from sass-paths.txt: the binary's path kernels per pixel type, and fast's cubins."""
     path = pathlib.Path(out) / "sass-paths.txt"

@@ -164,11 +164,14 @@ prun paths-8192-f32 90 --size "$large" --pixel f32 --channels 1 --filter "$filte
 # --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
 # One process per radius profiles each kernel's launches (the warm-up and the timed one: ncu flushes the caches
 # before each, so they are alike; the tables take the first). A metric this ncu does not know fails the
-# whole list, so the second try keeps the four the issue asks for and the section.
-PATH_METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum
-PATH_METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
-PATH_METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts.sum
-PATH_METRICS+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,launch__registers_per_thread
+# whole list, so the second try leaves out the two this tree has not asked of the H100's ncu before (L2
+# bytes, L1 wavefronts) and the third keeps the issue's four; WarpStateStats (the stalls) stays in each.
+PATH_KNOWN=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+PATH_KNOWN+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
+PATH_KNOWN+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,launch__registers_per_thread
+PATH_KNOWN+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+PATH_KNOWN+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+PATH_METRICS=$PATH_KNOWN,lts__t_bytes.sum,l1tex__data_pipe_lsu_wavefronts.sum
 PATH_CORE=gpu__time_duration.sum,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 PATH_CORE+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
 cuda_paths=$path_variants
@@ -177,7 +180,7 @@ if ! wanted ncu; then
 elif [[ $mode == gpu ]] && command -v ncu >/dev/null; then
   for radius in 3 16; do
     name=paths-r$radius
-    for metrics in "$PATH_METRICS" "$PATH_CORE"; do
+    for metrics in "$PATH_METRICS" "$PATH_KNOWN" "$PATH_CORE"; do
       limit=$(budget 60)
       ((limit)) || break
       pstep "ncu $name ($limit s at most; $metrics)"

@@ -234,7 +234,7 @@ def paths_profile(out, paths, m):
                          v.get("sm__maximum_warps_per_active_cycle_pct"),
                          v.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"),
                          v.get("l1tex__data_pipe_lsu_wavefronts.sum"),
-                         v.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"), paths.stalls(v)])
+                         paths.bank_conflicts(v), paths.stalls(v)])
     text = "#### The profiler's reading (CUDA, " + f"{m.get('large', '8192x8192')} f32)\n\n"
     if not rows:
         return text + "*Not measured in this run (Nsight Compute, GPU host only).*\n\n"

@@ -379,6 +379,9 @@ class Paths(unittest.TestCase):
         self.assertEqual(sorted(kernels), ["cluster", "tiled"])
         self.assertEqual(kernels["cluster"]["dram__bytes_read.sum"], 268435456)
         self.assertEqual(paths.stalls(kernels["cluster"]), "barrier 2.5, long_scoreboard 0.5")  # not_selected is none
+        conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
+        self.assertEqual(paths.bank_conflicts({conflicts.format("ld"): 2.0, conflicts.format("st"): 3.0}), 5.0)
+        self.assertIsNone(paths.bank_conflicts({conflicts.format("ld"): 2.0}))  # half a figure is no figure
 
     def test_sass_and_ptx_are_counted_per_kernel(self):
         sass = paths.sass_paths(self.out)
