@@ -122,25 +122,29 @@ prun() {  # NAME TIMEOUT ARGS...: one convcompare run writing OUT/NAME.json, its
 # CPU-only listings beside the GPU steps: the probes' builds and the SASS of every path kernel.
 listings() {
   if command -v nvcc >/dev/null && [[ $mode == gpu ]]; then
-    nvcc -O3 -arch=sm_90 "$repo/tools/probes/bandwidth_probe.cu" -o "$out/bandwidth_probe" >"$out/bandwidth_probe.log" 2>&1
+    timeout 120 nvcc -O3 -arch=sm_90 "$repo/tools/probes/bandwidth_probe.cu" -o "$out/bandwidth_probe" \
+      >"$out/bandwidth_probe.log" 2>&1
   fi
   # The OpenCL headers and library the build found (on the GPU host: .gpu's sysroot), else the system's.
   local cache cl_include cl_library
   cache="$(dirname "$exe")/CMakeCache.txt"
   cl_include=$(sed -n 's/^OpenCL_INCLUDE_DIR:PATH=//p' "$cache" 2>/dev/null)
   cl_library=$(sed -n 's/^OpenCL_LIBRARY:FILEPATH=//p' "$cache" 2>/dev/null)
-  c++ -std=c++17 -O1 ${cl_include:+-I"$cl_include"} "$repo/tools/probes/cl_program_binary.cpp" "${cl_library:--lOpenCL}" \
+  timeout 120 c++ -std=c++17 -O1 ${cl_include:+-I"$cl_include"} "$repo/tools/probes/cl_program_binary.cpp" "${cl_library:--lOpenCL}" \
     -o "$out/cl_program_binary" >"$out/cl_program_binary.log" 2>&1
   command -v cuobjdump >/dev/null || { echo "no cuobjdump: no SASS listing" >"$out/sass-paths.txt"; return 0; }
-  { cuobjdump -sass "$exe"
+  # Only the path kernels and what they are measured against: the binary holds every offline kernel.
+  only_paths() { awk '/Function : /{keep = ($0 ~ /convolve_(tiled|fast|async|shuffle|cluster|tma)/)} keep'; }
+  { timeout 120 cuobjdump -sass "$exe" | only_paths
     # fast is built by NVRTC at run time: its SASS is nvcc's of the same source and -D options (the shapes of
     # fast_shape.h at r = 3, quads, and r = 16, rows: the runs' compile_time says the same).
     local options
     for options in "-DRADIUS_X=3 -DRADIUS_Y=3 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4" \
                    "-DRADIUS_X=16 -DRADIUS_Y=16 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"; do
       # shellcheck disable=SC2086  # the options are several words
-      nvcc -cubin -arch=sm_90 --fmad=true -std=c++17 -I"$repo" $options "$repo/kernels_cuda/fast.cu" \
-        -o "$out/fast-paths.cubin" && echo "# file fast $options" && cuobjdump -sass "$out/fast-paths.cubin"
+      timeout 120 nvcc -cubin -arch=sm_90 --fmad=true -std=c++17 -I"$repo" $options "$repo/kernels_cuda/fast.cu" \
+        -o "$out/fast-paths.cubin" && echo "# file fast $options" &&
+        timeout 60 cuobjdump -sass "$out/fast-paths.cubin" | only_paths
     done
     rm -f "$out/fast-paths.cubin"; } >"$out/sass-paths.txt" 2>&1
 }
