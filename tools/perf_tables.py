@@ -324,16 +324,20 @@ def paths_host(out, paths, m):
                 floor = h2d + d2h if isinstance(h2d, float) and isinstance(d2h, float) else None
                 h2h = {mode: paths.ms(get(mode), "host_to_host_ms") for mode in ("pinned", "pageable", "mapped", "managed")}
                 h2h = {k: (v if v is not None else (get(k) or {}).get("status", "-")) for k, v in h2h.items()}
+                duplex = max(h2d, d2h) if floor else None  # a mapped kernel reads and writes at once
                 rows.append([backend, pixel, variant, h2d, d2h, floor, h2h["pinned"], h2h["pageable"], h2h["mapped"],
-                             paths.ms(get("mapped")), paths.ratio(h2h["mapped"], floor), h2h["managed"],
+                             paths.ms(get("mapped")), paths.ratio(h2h["mapped"], floor),
+                             paths.ratio(h2h["mapped"], duplex), h2h["managed"],
                              paths.ratio(h2h["managed"], h2h["pinned"])])
     text += ("Host-clock ms of one frame (upload + kernel + download; mapped: the kernel alone, which moves the "
              "frame over the link itself). PCIe floor: the pinned run's h2d + d2h (the frame's bytes each way at "
-             "the measured pinned rates). Targets: mapped / floor <= 1.3, managed / pinned <= 1.2 (managed is "
+             "the measured pinned rates); the duplex floor, max(h2d, d2h), is what a kernel reading and writing "
+             "host memory at once could reach. Targets: mapped / floor <= 1.3, managed / pinned <= 1.2 (managed is "
              "prefetched where `concurrentManagedAccess` is 1: the run's `memory_note`; the tool has no "
              "unprefetched mode).\n\n")
     text += table(["API", "pixel", "variant", "h2d pinned", "d2h pinned", "PCIe floor", "pinned", "pageable",
-                   "mapped", "mapped kernel", "mapped / floor", "managed", "managed / pinned"], rows) + "\n" + not_run(runs)
+                   "mapped", "mapped kernel", "mapped / floor", "mapped / duplex floor", "managed",
+                   "managed / pinned"], rows) + "\n" + not_run(runs)
     if streams:
         text += ("`--stream 30` (three queues; the floor is max(h2d, d2h) of one frame on slot 0):\n\n" + table(
             ["API", "pixel", "variant", "memory", "frames/s", "ms/frame", "PCIe floor ms/frame", "% floor", "status"],

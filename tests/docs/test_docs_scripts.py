@@ -405,7 +405,7 @@ class Paths(unittest.TestCase):
         self.assertIn("| log:sigma=1.75 | 7 | cuda | 0.1 | 2 | 0.7 | fast | 7 | 2 |", text)
         self.assertIn("Target (best of today / lowrank >= 2): 1 of 1 problems", text)
         # the floor is the pinned copies (0.4 ms): mapped 0.48 / 0.4, managed 0.55 / 0.5
-        self.assertIn("| cuda | u8 | fast | 0.2 | 0.2 | 0.4 | 0.5 | - | 0.48 | 0.01 | 1.2 | 0.55 | 1.1 |", text)
+        self.assertIn("| cuda | u8 | fast | 0.2 | 0.2 | 0.4 | 0.5 | - | 0.48 | 0.01 | 1.2 | 2.4 | 0.55 | 1.1 |", text)
         self.assertIn("| cluster, r = 3 | - | 268 | 1 | ", text)
         self.assertNotIn("local test run", text)
 
