@@ -303,6 +303,15 @@ def paths_lowrank(out, paths, m):
                          "NPP ms"], rows) + lines + "\n" + not_run(runs)
 
 
+def why_missing(run):
+    """A host-to-host cell without a figure: the run's status, or that its time budget cut the phase."""
+    if run is None:
+        return "-"
+    if run["status"] != "ok":
+        return run["status"]
+    return "budget" if "host_to_host_ms" in (run.get("budget_skipped") or "") else "-"
+
+
 def paths_host(out, paths, m):
     """#26 item 1: one frame host to host in every memory mode, against the PCIe floor and pinned copies."""
     runs, streams, _ = paths.load(out, ["host-frame"])
@@ -323,7 +332,7 @@ def paths_host(out, paths, m):
                 h2d, d2h = paths.ms(pinned, "h2d_ms"), paths.ms(pinned, "d2h_ms")
                 floor = h2d + d2h if isinstance(h2d, float) and isinstance(d2h, float) else None
                 h2h = {mode: paths.ms(get(mode), "host_to_host_ms") for mode in ("pinned", "pageable", "mapped", "managed")}
-                h2h = {k: (v if v is not None else (get(k) or {}).get("status", "-")) for k, v in h2h.items()}
+                h2h = {k: v if v is not None else why_missing(get(k)) for k, v in h2h.items()}
                 duplex = max(h2d, d2h) if floor else None  # a mapped kernel reads and writes at once
                 rows.append([backend, pixel, variant, h2d, d2h, floor, h2h["pinned"], h2h["pageable"], h2h["mapped"],
                              paths.ms(get("mapped")), paths.ratio(h2h["mapped"], floor),
