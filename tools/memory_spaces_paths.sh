@@ -15,11 +15,11 @@
 # list of the names below: host-frame, host-memory, paths-2048, paths-8192-f32, ncu, probes, lowrank-8192,
 # paths-8192-u8) runs only those, for a second slot that finishes what a first one's budget cut.
 #   paths-meta.txt          the mode, sizes, radii, variants, devices, tool versions
-#   host-frame.json   30 s  #26: seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
+#   host-frame.json   45 s  #26: seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
 #                           and global, --memory pinned,pageable,mapped,managed, one frame host to host, and
 #                           --stream 30 (the per-frame PCIe floor, max(h2d, d2h), measured alone on slot 0);
 #                           its own time budget (1.5 s a run) so the host-to-host phase is never cut
-#   host-memory.json  30 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
+#   host-memory.json  45 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
 #   paths-2048.json   90 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): tiled,
 #                           fast, async, shuffle, cluster (and tma where --list has it), both APIs
 #   paths-8192-f32.json 90 s  the same at 8192x8192, f32
@@ -160,10 +160,10 @@ listings >"$out/listings.log" 2>&1 &
 listings_pid=$!
 
 # --- #26: seed 000's job, one frame host to host, in every host-memory mode ---------------------------------
-prun host-frame 30 --timing "$frame_timing" --size "$size" --channels 3 --pixel u8,f32 --filter box:r=1 --border clamp \
+prun host-frame 45 --timing "$frame_timing" --size "$size" --channels 3 --pixel u8,f32 --filter box:r=1 --border clamp \
   --variant "$(offered "${devices[1]%%,*}" fast,tiled,global)" --memory "$host_memory" --stream 30
 # --- #27: the mapped and managed sections' runs --------------------------------------------------------------
-prun host-memory 30 --size "$size" --pixel f32 --filter "$filter" --sweep radius=$memory_radii \
+prun host-memory 45 --timing "$frame_timing" --size "$size" --pixel f32 --filter "$filter" --sweep radius=$memory_radii \
   --variant "$(offered "${devices[1]%%,*}" global,tiled,separable,fast)" --memory pinned,mapped,managed
 # --- #25 item 4: every path beside tiled and fast --------------------------------------------------------------
 prun paths-2048 90 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
