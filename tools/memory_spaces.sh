@@ -5,6 +5,9 @@
 #   bash tools/memory_spaces.sh --local CONVCOMPARE OUT_DIR   anywhere: the same steps on OpenCL device opencl:0:0
 #                                                             at small sizes, no ncu (what CI and the tests run)
 #   python3 tools/memory_spaces_tables.py OUT_DIR docs/memory-spaces.md   then rewrites the page's tables
+#   bash tools/memory_spaces.sh --paths [--local] CONVCOMPARE OUT_DIR   only the memory paths of issues #25, #26,
+#       #27 and #29 (tools/memory_spaces_paths.sh: what it writes, and its time per step); then
+#       python3 tools/perf_tables.py paths OUT_DIR docs/performance.md and the command above fill both pages
 #
 # OUT_DIR receives (memory_spaces_tables.py reads nothing else):
 #   meta.txt           mode, sizes, radii, whether the binary has --cold, tool versions
@@ -25,12 +28,22 @@
 # 2026-11-24); a failed step is reported and the rest still run. Exit 1 when any step failed.
 set -uo pipefail
 
-mode=gpu
-if [[ ${1:-} == --local ]]; then mode=local; shift; fi
-exe=${1:?usage: memory_spaces.sh [--local] CONVCOMPARE OUT_DIR}
-out=${2:?usage: memory_spaces.sh [--local] CONVCOMPARE OUT_DIR}
+mode=gpu paths=no
+while [[ ${1:-} == --local || ${1:-} == --paths ]]; do
+  [[ $1 == --local ]] && mode=local
+  [[ $1 == --paths ]] && paths=yes
+  shift
+done
+exe=${1:?usage: memory_spaces.sh [--paths] [--local] CONVCOMPARE OUT_DIR}
+out=${2:?usage: memory_spaces.sh [--paths] [--local] CONVCOMPARE OUT_DIR}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [[ -x $exe ]] || { echo "memory_spaces.sh: $exe is not an executable" >&2; exit 2; }
+if [[ $paths == yes ]]; then
+  # shellcheck source=tools/memory_spaces_paths.sh
+  source "$repo/tools/memory_spaces_paths.sh"
+  # shellcheck disable=SC2317  # reached: the sourced file returns its status
+  exit $?
+fi
 mkdir -p "$out/ncu" "$out/ptxas"
 status=0
 step() { echo "== $(date -u +%H:%M:%S) $*"; }

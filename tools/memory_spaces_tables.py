@@ -23,6 +23,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 import bank_model  # noqa: E402  (the banks block)
 import diagrams  # noqa: E402  (its port of separable_shape.h)
+import memory_spaces_paths  # noqa: E402  (the path blocks: memory_spaces.sh --paths's files)
 # The three-vendor table's AMD and Intel figures: `bash tools/vendor_kernels.sh tools/memory_spaces_configurations.sh
 # build/ms-vendors.md` writes build/ms-vendors.csv beside its table, copied here (the same script and parser as
 # docs/vendor-resources.md, over the table's configurations only, so it runs in minutes).
@@ -520,6 +521,7 @@ def blocks(out, m, vendor_csv=VENDOR_CSV):
         "vendors": lambda: block_vendors(out, m, vendor_csv),
         "apron": lambda: block_apron(out, m),
         "banks": lambda: block_banks(out, m),
+        **memory_spaces_paths.blocks(out),
     }
 
 
@@ -531,6 +533,14 @@ def rewrite(out, page, only, vendor_csv=VENDOR_CSV):
     makers = blocks(out, m, vendor_csv)
     text = page.read_text()
     seen = set()
+    named = only
+    # A --paths run (paths-meta.txt) and the full run (meta.txt) write different files, often into different
+    # directories: each rewrites only its own blocks unless --only names others, so neither blanks the other's.
+    path_blocks = set(memory_spaces_paths.blocks(out))
+    if only is None and not (out / "paths-meta.txt").exists():
+        only = set(makers) - path_blocks
+    elif only is None and not (out / "meta.txt").exists():
+        only = path_blocks
 
     def replace(match):
         name = match.group(2)
@@ -542,11 +552,11 @@ def rewrite(out, page, only, vendor_csv=VENDOR_CSV):
         return match.group(1) + makers[name]() + match.group(4)
 
     new = MARK.sub(replace, text)
-    for name in only or []:
+    for name in named or []:
         if name not in seen:
             sys.exit(f"{page}: no block '{name}'")
     page.write_text(new)
-    print(f"{page}: rewrote {', '.join(sorted(only or seen))}")
+    print(f"{page}: rewrote {', '.join(sorted(seen & only if only else seen))}")
 
 
 def ptxas_jobs(out, vendor_csv):

@@ -18,7 +18,9 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 import bank_model  # noqa: E402
 import diagrams  # noqa: E402
+import memory_spaces_paths as paths  # noqa: E402
 import memory_spaces_tables as tables  # noqa: E402
+import perf_tables  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from test_docs_page import Page  # noqa: E402,F401  (the page's claims: run here too, one ctest)
 
@@ -310,6 +312,128 @@ class Tables(unittest.TestCase):
 
     def test_the_script_parses(self):
         subprocess.run(["bash", "-n", str(REPO / "tools/memory_spaces.sh")], check=True)
+
+
+def path_run(backend, variant, pixel, radius, median, size=(8192, 8192), **fields):
+    run = run_record(backend, variant, pixel, 1, radius, median)
+    run.update(dict(width=size[0], height=size[1], filter=f"gaussian:sigma=3.2,r={radius}", memory="pinned"), **fields)
+    return run
+
+
+class Paths(unittest.TestCase):
+    """memory_spaces.sh --paths's readers and tables (issues #25, #29, #26, #27) on a synthesized output."""
+
+    def setUp(self):
+        self.out = pathlib.Path(tempfile.mkdtemp())
+        (self.out / "ncu").mkdir()
+        (self.out / "ptx").mkdir()
+        (self.out / "paths-meta.txt").write_text("mode=gpu\nsize=2048x2048\nlarge=8192x8192\nradii=3,16\n"
+                                                 "memory_radii=1\ngit=abc1234\ndate=2026-01-01T00:00:00Z\n"
+                                                 "gpu=NVIDIA H100 80GB HBM3, 580.0\n")
+        runs = [path_run(b, v, "f32", r, m) for b, v, r, m in (
+            ("cuda", "tiled", 3, 1.0), ("cuda", "async", 3, 1.5), ("cuda", "cluster", 3, 0.8), ("cuda", "fast", 3, 0.2),
+            ("opencl", "tiled", 3, 1.1), ("opencl", "async", 3, 1.65),
+            ("cuda", "tiled", 16, 20.0), ("cuda", "async", 16, 19.0), ("cuda", "cluster", 16, 2.0),
+            ("cuda", "fast", 16, 2.5), ("opencl", "async", 16, 20.9), ("opencl", "tiled", 16, 21.0))]
+        (self.out / "paths-8192-f32.json").write_text(json.dumps({"runs": runs, "devices": []}))
+        log = [dict(path_run(b, v, "f32", r, m), filter=f) for b, v, r, m, f in (
+            ("cuda", "lowrank", 7, 0.1, "log:sigma=1.75"), ("cuda", "fast", 7, 0.7, "log:sigma=1.75"),
+            ("cuda", "fft", 7, 1.4, "log:sigma=1.75"), ("cuda", "npp", 7, 2.0, "log:sigma=1.75"))]
+        log[0]["terms"] = 2
+        (self.out / "lowrank-8192.json").write_text(json.dumps({"runs": log, "devices": []}))
+        frame = [path_run("cuda", "fast", "u8", 1, 0.01, size=(2048, 2048), memory=mode, h2d_ms=h2d, d2h_ms=d2h,
+                          host_to_host_ms=h2h, channels=3) for mode, h2d, d2h, h2h in (
+            ("pinned", 0.2, 0.2, 0.5), ("mapped", None, None, 0.48), ("managed", 0.2, 0.2, 0.55))]
+        (self.out / "host-frame.json").write_text(json.dumps({"runs": frame, "devices": []}))
+        (self.out / "ncu" / "paths-r3.csv").write_text(
+            '"ID","Process ID","Kernel Name","dram__bytes_read.sum","lts__t_bytes.sum",'
+            '"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",'
+            '"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",'
+            '"smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio"\n'
+            '"","","","byte","byte","","",""\n'
+            '"0","1","convolve_cluster(const float *, float *, ConvArgs)","268435456","1000000","2.5","0.5","0.1"\n'
+            '"1","1","convolve_cluster(const float *, float *, ConvArgs)","999","999","9","9","9"\n'
+            '"2","1","convolve_tiled(const float *, float *, ConvArgs)","300000000","2000000","1","3","0"\n')
+        (self.out / "sass-paths.txt").write_text(
+            "\tFunction : _Z14convolve_asyncPKhPh8ConvArgs\n"
+            "        /*0000*/                   LDGSTS.E [R1], desc[UR4][R2.64] ;\n"
+            "        /*0010*/                   LDGDEPBAR ;\n"
+            "        /*0020*/                   DEPBAR.LE SB0, 0x0 ;\n"
+            "        /*0030*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+            "\tFunction : _Z16convolve_clusterPKfPf8ConvArgs\n"
+            "        /*0000*/               @P0 LD.E R1, desc[UR4][R2.64] ;\n"
+            "        /*0010*/                   UCGABAR_ARV ;\n"
+            "# file fast -DRADIUS_X=16 -DRADIUS_Y=16\n"
+            "\tFunction : convolve_fast\n"
+            "        /*0000*/                   SHFL.IDX PT, R1, R2, R3, R4 ;\n")
+        (self.out / "ptx" / "async-r3.ptx").write_text(
+            ".visible .entry convolve_async(\n\tld.global.f32 %f1, [%rd1];\n\tst.shared.f32 [%r1], %f1;\n"
+            "\t@%p1 ld.global.f32 %f2, [%rd2];\n\tbar.sync 0;\n\tcp.async.ca.shared.global [%r2], [%rd3], 4;\n"
+            "\tcp.async.commit_group;\n\tcp.async.wait_group 0;\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.out)
+
+    def test_the_profile_is_each_kernels_first_launch(self):
+        kernels = paths.ncu_kernels(self.out / "ncu" / "paths-r3.csv")
+        self.assertEqual(sorted(kernels), ["cluster", "tiled"])
+        self.assertEqual(kernels["cluster"]["dram__bytes_read.sum"], 268435456)
+        self.assertEqual(paths.stalls(kernels["cluster"]), "barrier 2.5, long_scoreboard 0.5")  # not_selected is none
+        conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum"
+        self.assertEqual(paths.bank_conflicts({conflicts.format("ld"): 2.0, conflicts.format("st"): 3.0}), 5.0)
+        self.assertIsNone(paths.bank_conflicts({conflicts.format("ld"): 2.0}))  # half a figure is no figure
+
+    def test_sass_and_ptx_are_counted_per_kernel(self):
+        sass = paths.sass_paths(self.out)
+        self.assertEqual(sass["async (u8)"], {"LDGSTS": 1, "LDGDEPBAR": 1, "DEPBAR": 1, "BAR": 1})
+        self.assertEqual(sass["cluster (f32)"], {"LD": 1, "UCGABAR_ARV": 1})
+        self.assertEqual(sass["fast (f32, r = 16)"], {"SHFL": 1})
+        ptx = paths.ptx_counts(self.out)["async-r3"]
+        self.assertEqual((ptx["ptx"], ptx["ld.global"], ptx["st.shared"], ptx["cp.async copies"],
+                          ptx["cp.async commit / wait"], ptx["bar.sync"]), ("yes", 2, 1, 1, 2, 1))
+        self.assertEqual(paths.sass_columns(sass)[-1], "UCGABAR_ARV")  # a cluster barrier the list did not name
+
+    def test_the_performance_tables_give_each_verdict(self):
+        text = perf_tables.paths_tables(self.out)
+        self.assertIn("| 3 | 1.5 | 1.5 | 1.65 | 1.5 | 0.8 | 0.8 | 1 | 1.1 | 0.2 | - | 4 | - | 1.1 |", text)
+        self.assertIn("- `async` (cuda) at least as fast as `tiled`: 1 of 2 problems (worst 1.50x tiled at "
+                      "8192x8192 f32 r = 3)", text)
+        self.assertIn("- `cluster` (cuda) at least as fast as `tiled`: 2 of 2 problems", text)
+        self.assertIn("- One path faster than `fast` somewhere: met (1 of 2 problems; best 0.80 at 8192x8192 f32 "
+                      "cuda r = 16)", text)
+        self.assertIn("- OpenCL `async` within 1.15x of CUDA's: 2 of 2 problems (worst 1.10", text)
+        self.assertIn("| log:sigma=1.75 | 7 | cuda | 0.1 | 2 | 0.7 | fast | 7 | 2 |", text)
+        self.assertIn("Target (best of today / lowrank >= 2): 1 of 1 problems", text)
+        # the floor is the pinned copies (0.4 ms): mapped 0.48 / 0.4, managed 0.55 / 0.5
+        self.assertIn("| cuda | u8 | fast | 0.2 | 0.2 | 0.4 | 0.5 | - | 0.48 | 0.01 | 1.2 | 2.4 | 0.55 | 1.1 |", text)
+        self.assertIn("| cluster, r = 3 | - | 268 | 1 | ", text)
+        self.assertNotIn("local test run", text)
+
+    def test_each_run_rewrites_only_its_own_blocks(self):
+        page = self.out / "page.md"
+        page.write_text("".join(f"<!-- generated: {name} -->\nOLD\n<!-- end generated -->\n"
+                                for name in ("warm", "paths-cluster", "paths-peaks")))
+        tables.rewrite(self.out, page, None)  # paths-meta.txt only: the path blocks
+        text = page.read_text()
+        self.assertIn("<!-- generated: warm -->\nOLD\n", text)
+        self.assertIn("| 16 | 2 (0.10) | - | 2.5 (0.12) | - |", text)
+        self.assertIn("| cluster, r = 3 | - | 268 | 1 | - | - | barrier 2.5, long_scoreboard 0.5 |", text)
+        self.assertIn("Not measured in this run (tools/probes/bandwidth_probe.cu", text)
+        (self.out / "paths-meta.txt").rename(self.out / "meta.txt")
+        page.write_text(page.read_text().replace("Not measured in this run", "KEEP"))
+        tables.rewrite(self.out, page, None)  # meta.txt only: the full run's blocks, the path blocks kept
+        self.assertIn("KEEP", page.read_text())
+        self.assertNotIn("<!-- generated: warm -->\nOLD\n", page.read_text())
+
+    def test_the_options_are_the_runs(self):
+        report = self.out / "report.json"
+        report.write_text(json.dumps({"runs": [dict(path_run("opencl", "async", "f32", 3, 1.0),
+                                                    compile_time="radius: run-time; options: -cl-std=CL1.2 -DX=1")]}))
+        self.assertEqual(paths.compile_options(report, "async", 3), "-cl-std=CL1.2 -DX=1")
+        self.assertEqual(paths.compile_options(report, "tiled", 3), "")
+
+    def test_the_paths_script_parses(self):
+        subprocess.run(["bash", "-n", str(REPO / "tools/memory_spaces_paths.sh")], check=True)
 
 
 if __name__ == "__main__":
