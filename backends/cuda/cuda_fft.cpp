@@ -4,6 +4,7 @@
 #ifdef CONVCOMPARE_WITH_CUFFT
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -200,6 +201,11 @@ FftPlan& FftPlan::operator=(FftPlan&& other) noexcept {
   return *this;
 }
 
+FftFusion default_fft_fusion() {
+  const char* callbacks = std::getenv("CONVCOMPARE_CUDA_FFT_CALLBACKS");
+  return callbacks != nullptr && std::string_view(callbacks) == "1" ? FftFusion::Callbacks : FftFusion::Separate;
+}
+
 FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusion fusion)
     : args_(problem.conv_args()), shape_(fft_shape(problem)) {
   spectrum_ = DeviceBuffer(shape_.buffer_floats());
@@ -220,10 +226,12 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusio
     fusion_record().failed[key] = not_fused_;
   }
   if (!not_fused_.empty()) plan_separate(work_bytes);
-  if (fusion == FftFusion::Callbacks) {
+  {
     const std::lock_guard lock(fusion_record().mutex);
     fusion_record().text[shape_text] = fused() ? "the product (and padding) LTO callbacks"
-                                               : "not fused: " + not_fused_ + "; fft_pad and fft_multiply passes";
+                                       : fusion == FftFusion::Separate
+                                           ? "fft_pad and fft_multiply passes"
+                                           : "not fused: " + not_fused_ + "; fft_pad and fft_multiply passes";
   }
   const cufftHandle filter_handle = fused() && !shape_.circular ? filter_plan.get() : forward_.get();
   if (work_bytes > 0) {

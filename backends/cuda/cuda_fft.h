@@ -33,6 +33,12 @@ class FftPlan {
 // or runs them as passes of their own from the start (tests compare the two).
 enum class FftFusion { Callbacks, Separate };
 
+// The run's choice: Separate, unless CONVCOMPARE_CUDA_FFT_CALLBACKS=1. The callbacks plan and validate on
+// the H100, but ran slower there than the separate passes at 8192^2, and the padded path's forward
+// transform with its padding callback failed (CUFFT_INVALID_VALUE) on some frames (docs/performance.md,
+// "fft: the product fused into the transforms"): they stay an experiment, measured side by side.
+FftFusion default_fft_fusion();
+
 // One problem's correlation through the frequency domain, one plane at a time, on the path
 // common/geometry/fft_shape.h chooses. Fused (where cuFFT plans the LTO callbacks of
 // kernels_cuda/fft_callbacks.cu): unpadded, the forward real-to-complex transform from the input plane
@@ -47,7 +53,7 @@ enum class FftFusion { Callbacks, Separate };
 // waits for it.
 class FftConvolver {
  public:
-  FftConvolver(const Problem& problem, cudaStream_t stream, FftFusion fusion = FftFusion::Callbacks);
+  FftConvolver(const Problem& problem, cudaStream_t stream, FftFusion fusion = default_fft_fusion());
 
   // One plane (problem.width x problem.height floats, rows packed), queued on `stream`, not waited for.
   // `in` is only read (cuFFT's out-of-place real-to-complex transform keeps its input).
