@@ -25,4 +25,25 @@ inline std::size_t tile_bytes(int radius_x, int radius_y, std::size_t group_x, s
          pixel_bytes;
 }
 
+// The tma variant (kernels_cuda/tma.cu) has the tensor memory accelerator copy its tile as one box,
+// whose rows TMA writes to shared memory in whole multiples of 16 bytes and whose sides hold at most 256
+// elements (cuTensorMapEncodeTiled's boxDim). So its tile rows are padded to kTmaRowBytes, in pixels as
+// stored; the kernel computes the same pitch from its block, and the tensor map's box and the bytes its
+// barrier expects are this (backends/cuda/tensor_map.cpp): the three must agree, or the copy's barrier
+// never completes.
+inline constexpr std::size_t kTmaRowBytes = 16;
+inline constexpr std::size_t kTmaMaxBoxSide = 256;
+
+inline std::size_t tma_tile_pitch(int radius_x, std::size_t group_x, std::size_t pixel_bytes) {
+  const std::size_t row_pixels = kTmaRowBytes / pixel_bytes;
+  const std::size_t width = group_x + 2 * static_cast<std::size_t>(radius_x);
+  return (width + row_pixels - 1) / row_pixels * row_pixels;
+}
+
+inline std::size_t tma_tile_bytes(int radius_x, int radius_y, std::size_t group_x, std::size_t group_y,
+                                  std::size_t pixel_bytes) {
+  return tma_tile_pitch(radius_x, group_x, pixel_bytes) * (group_y + 2 * static_cast<std::size_t>(radius_y)) *
+         pixel_bytes;
+}
+
 }  // namespace cc

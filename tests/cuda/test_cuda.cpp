@@ -110,7 +110,10 @@ TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-
   for (const std::string_view variant : memory_space_variants()) {
     INFO("variant: " << variant);
     CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant) > 0);
-    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) > 0);
+    // TMA takes rows of whole 16-byte multiples only: the integer case's 37-pixel rows are each skipped
+    // with that reason, and test_tma.cpp checks tma bit-exact on rows it takes.
+    if (cc::find_variant(variant)->tensor_maps) CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) == 0);
+    else CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) > 0);
   }
 }
 
@@ -123,7 +126,8 @@ TEST_CASE("cuda: every memory-space variant with 8-bit kernels validates over th
     INFO("variant: " << variant);
     ++variants;
     CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant, cc::testing::eight_bit_matrix()) > 0);
-    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant, cc::PixelType::U8) == 8);
+    const int exact_runs = cc::find_variant(variant)->tensor_maps ? 0 : 8;  // tma: 37-pixel rows, as above
+    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant, cc::PixelType::U8) == exact_runs);
   }
   CHECK(variants >= 4);  // global, constant, tiled, texture at least
 }
