@@ -46,15 +46,20 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
                              const ConvArgs args)
 {
 #if CC_TMA
-    // (blockDim + 2 * radius) pixels per side, rows padded to kTmaRowBytes; sized at launch. TMA writes
-    // a box at a 128-byte aligned shared address.
+    // (blockDim + 2 * radius) pixels per side, rows padded to kTmaRowBytes, then the mbarrier the copy
+    // signals (its phase 0 completes with the box's bytes); sized at launch (tile_shape.h's
+    // tma_tile_bytes). The kernel declares no static shared memory, so the box starts the block's shared
+    // memory (1024-byte aligned) and the barrier follows it, as in the CUDA C++ Programming Guide's TMA
+    // example; the H100 faulted on the copy with the barrier declared static and the box after it
+    // (issue #25; tools/probes/tma_probe.cu's "static-barrier" step keeps that layout to tell).
     extern __shared__ __align__(128) cc_pixel tile[];
-    __shared__ uint64_t tile_landed;  // the mbarrier the copy signals: its phase 0 completes with the bytes
 
     const int tile_width = blockDim.x + 2 * args.radius_x;
     const int tile_height = blockDim.y + 2 * args.radius_y;
     const int row_pixels = static_cast<int>(cc::kTmaRowBytes / sizeof(cc_pixel));
     const int tile_pitch = (tile_width + row_pixels - 1) / row_pixels * row_pixels;  // the box's row in shared memory
+    const uint32_t box_bytes = static_cast<uint32_t>(tile_pitch * tile_height * sizeof(cc_pixel));
+    uint64_t* const tile_landed = reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(tile) + box_bytes);  // 16-byte aligned
     const int tile_x0 = blockIdx.x * blockDim.x - args.radius_x;  // image position of tile[0]
     const int tile_y0 = blockIdx.y * blockDim.y - args.radius_y;
     const int lx = threadIdx.x;
@@ -63,11 +68,12 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
     const int threads = blockDim.x * blockDim.y;
 
     // One arrival (the issuing thread's) and the box's bytes complete the barrier's phase. The init is
-    // made visible to the copy engine (the async proxy) before any copy may signal it, and to the other
+    // made visible to the copy engine (the async proxy) before any copy may signal it, by the proxy
+    // fence the Programming Guide's example uses (fence.proxy.async.shared::cta), and to the other
     // threads by the block barrier.
     if (thread == 0) {
-        cuda::ptx::mbarrier_init(&tile_landed, 1);
-        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+        cuda::ptx::mbarrier_init(tile_landed, 1);
+        cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
     }
     __syncthreads();
 
@@ -75,16 +81,15 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
     // where the apron is, the hardware writing zeros there. The bytes expected are the whole box's,
     // the zero-filled cells included.
     if (thread == 0) {
-        const uint32_t box_bytes = static_cast<uint32_t>(tile_pitch * tile_height * sizeof(cc_pixel));
         cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                             &tile_landed, box_bytes);
+                                             tile_landed, box_bytes);
         const int32_t corner[2] = {tile_x0, tile_y0};  // innermost dimension first: x, then y
         cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, tile, &input_map, corner,
-                                        &tile_landed);
+                                        tile_landed);
     }
     // Every thread waits for phase 0 (parity 0); try_wait suspends the thread for a while in hardware
     // rather than spinning on loads.
-    while (!cuda::ptx::mbarrier_try_wait_parity(&tile_landed, 0)) {
+    while (!cuda::ptx::mbarrier_try_wait_parity(tile_landed, 0)) {
     }
 
     // Clamp, mirror, wrap: the apron cells outside the image hold TMA's zeros; each becomes the pixel

@@ -45,16 +45,16 @@ TEST_CASE("tma: tiled's groups, each tile row padded to a whole number of 16-byt
   CHECK(f32.groups.x == tiled.groups.x);
   CHECK(f32.groups.y == tiled.groups.y);
   CHECK(tiled.on_chip_bytes == 22u * 22u * 4u);
-  CHECK(f32.on_chip_bytes == 24u * 22u * 4u);
+  CHECK(f32.on_chip_bytes == 24u * 22u * 4u + cc::kTmaBarrierBytes);  // the box, then its mbarrier
   CHECK(cc::tma_tile_pitch(3, 16, 4) == 24u);
   // 8-bit, one channel, r = 3: 22 bytes a row padded to 32; RGBA8 as 4-byte pixels, as f32.
   cc::LaunchPlan u8, rgba;
   REQUIRE(plan(u8, "tma", problem_of(640, 360, 3, 3, cc::PixelType::U8), hopper()) == "");
-  CHECK(u8.on_chip_bytes == 32u * 22u);
+  CHECK(u8.on_chip_bytes == 32u * 22u + cc::kTmaBarrierBytes);
   REQUIRE(plan(rgba, "tma", problem_of(640, 360, 3, 3, cc::PixelType::U8, 4), hopper()) == "");
-  CHECK(rgba.on_chip_bytes == 24u * 22u * 4u);
+  CHECK(rgba.on_chip_bytes == 24u * 22u * 4u + cc::kTmaBarrierBytes);
   // A row already a multiple of 16 bytes is not padded: f32, r = 2, 20 pixels.
-  CHECK(cc::tma_tile_bytes(2, 2, 16, 16, 4) == cc::tile_bytes(2, 2, 16, 16, 4));
+  CHECK(cc::tma_box_bytes(2, 2, 16, 16, 4) == cc::tile_bytes(2, 2, 16, 16, 4));
 }
 
 TEST_CASE("tma: a device without the tensor memory accelerator skips it with the device's reason") {
