@@ -20,10 +20,13 @@
 namespace {
 
 // Our own kernels, one per description (backends/kernel_descriptions.h): a new description is tested here
-// without a line of its own.
+// without a line of its own. Not tma: test_tma.cpp runs it over the same matrices in a process of its own
+// (ctest's test_cuda_tma), since a fault of the tensor memory accelerator loses the CUDA context for the
+// rest of a process, as the H100 showed (issue #25).
 std::vector<std::string_view> memory_space_variants() {
   std::vector<std::string_view> names;
-  for (const cc::KernelDescription& description : cc::kKernelDescriptions) names.push_back(description.variant);
+  for (const cc::KernelDescription& description : cc::kKernelDescriptions)
+    if (!cc::find_variant(description.variant)->tensor_maps) names.push_back(description.variant);
   return names;
 }
 
@@ -110,10 +113,7 @@ TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-
   for (const std::string_view variant : memory_space_variants()) {
     INFO("variant: " << variant);
     CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant) > 0);
-    // TMA takes rows of whole 16-byte multiples only: the integer case's 37-pixel rows are each skipped
-    // with that reason, and test_tma.cpp checks tma bit-exact on rows it takes.
-    if (cc::find_variant(variant)->tensor_maps) CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) == 0);
-    else CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) > 0);
+    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant) > 0);
   }
 }
 
@@ -126,8 +126,7 @@ TEST_CASE("cuda: every memory-space variant with 8-bit kernels validates over th
     INFO("variant: " << variant);
     ++variants;
     CHECK(cc::testing::check_variant_matrix(cuda(), 0, variant, cc::testing::eight_bit_matrix()) > 0);
-    const int exact_runs = cc::find_variant(variant)->tensor_maps ? 0 : 8;  // tma: 37-pixel rows, as above
-    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant, cc::PixelType::U8) == exact_runs);
+    CHECK(cc::testing::check_integer_exact(cuda(), 0, variant, cc::PixelType::U8) == 8);
   }
   CHECK(variants >= 4);  // global, constant, tiled, texture at least
 }
