@@ -118,6 +118,26 @@ case_arguments() {
   esac
 }
 
+# tma's probe first (issue #25): one block of kernels_cuda/tma.cu and of the Programming Guide's TMA copy,
+# each step in a process of its own, so that a fault names its step (tools/probes/tma_probe.cu); then the
+# kernel's step under memcheck. Run where any tma case is asked for.
+probe="$build_dir/tools/probes/tma_probe"
+if [[ " ${cases[*]} " == *" tma"* ]]; then
+  if [[ ! -x $probe ]]; then
+    echo "tma_probe: not built ($probe)"
+    failures=$((failures + 1))
+  else
+    "$probe" >"$log_dir/tma-probe.log" 2>&1
+    status=$?
+    echo "tma_probe: $(grep -E '^step [a-z-]+: (passed|FAILED)$' "$log_dir/tma-probe.log" | sed 's/^step //' | paste -sd ' ')"
+    "$sanitizer" --tool memcheck --error-exitcode 99 "$probe" kernel >"$log_dir/memcheck-tma-probe.log" 2>&1
+    probe_status=$?
+    summary=$(grep -E "ERROR SUMMARY" "$log_dir/memcheck-tma-probe.log" | tail -1 | sed 's/^=* *//')
+    echo "memcheck tma_probe kernel: ${summary:-no ERROR SUMMARY line} (exit $probe_status)"
+    [[ $status -eq 0 && $probe_status -eq 0 ]] || failures=$((failures + 1))
+  fi
+fi
+
 for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   for name in "${cases[@]}"; do
     log="$log_dir/$tool-$name.log"
