@@ -5,8 +5,12 @@
 // argument it runs every step below in a child process of its own, since an illegal instruction loses
 // the CUDA context for the rest of a process (the H100 run that reverted tma lost test_cuda's so):
 //   textbook  the CUDA C++ Programming Guide's pattern, written out here: a 16x16 float box of a 64x64
-//             image into static shared memory, the map a __grid_constant__ parameter, launched <<<>>>;
-//   global    the same kernel with the map in global memory, fenced for the tensor-map proxy;
+//             image into static shared memory, the map a __grid_constant__ parameter (no L2
+//             promotion, as the guide's), launched <<<>>>;
+//   l2-128    the same with the 128-byte L2 promotion tensor_map.cpp asks for;
+//   oob       the same with the box convolve_tma's first block asks for at r = 1: 20x18 pixels at
+//             (-1, -1), its first row and column outside the image (TMA's zero fill);
+//   global    the textbook copy with the map in global memory, fenced for the tensor-map proxy;
 //   static-barrier  the same copy in the layout tma.cu had when the H100 faulted: a static mbarrier,
 //             the box in dynamic shared memory 128 bytes after it, fence.mbarrier_init alone;
 //   kernel    convolve_tma itself, through cudaLaunchKernel with an argument array as
@@ -15,6 +19,10 @@
 // Each prints: encode ok / launch ok / sync: <cudaGetErrorString> / first pixels vs expected, and
 // exits 0 only when every pixel matched. `tma_probe STEP` runs one step in this process, which is what
 // compute-sanitizer should be given: compute-sanitizer --tool memcheck build-gpu/tools/probes/tma_probe kernel
+// Reading a run: textbook failing puts the fault in the GPU, driver or toolkit, not in tma.cu; l2-128 or
+// oob failing alone, in what tensor_map.cpp encodes (the promotion; the box's size or its corner outside
+// the image); static-barrier failing alone, in the shared-memory layout tma.cu had (now changed); every
+// copy step passing and kernel failing, in convolve_tma's own arguments or launch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -49,7 +57,8 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 // A float image of `width` x `height` at `device`, rows `width` floats apart, box `box_x` x `box_y`:
 // the call tensor_map.cpp makes for a float plane.
-bool encode(CUtensorMap& map, const float* device, int width, int height, int box_x, int box_y) {
+bool encode(CUtensorMap& map, const float* device, int width, int height, int box_x, int box_y,
+            CUtensorMapL2promotion l2 = CU_TENSOR_MAP_L2_PROMOTION_L2_128B) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode_tiled = encoder();
   if (!encode_tiled) return false;
   const cuuint64_t size[2] = {static_cast<cuuint64_t>(width), static_cast<cuuint64_t>(height)};
@@ -58,25 +67,26 @@ bool encode(CUtensorMap& map, const float* device, int width, int height, int bo
   const cuuint32_t step[2] = {1, 1};
   const CUresult result = encode_tiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(device), size,
                                        stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  std::printf("  encode %s (CUresult %d), %dx%d image, %dx%d box, map at host %p; first words", 
+                                       l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  std::printf("  encode %s (CUresult %d), %dx%d image, %dx%d box, L2 promotion %d, map at host %p; first words",
               result == CUDA_SUCCESS ? "ok" : "FAILED", static_cast<int>(result), width, height, box_x, box_y,
-              static_cast<void*>(&map));
+              static_cast<int>(l2), static_cast<void*>(&map));
   for (int i = 0; i < 4; ++i) std::printf(" %016llx", static_cast<unsigned long long>(map.opaque[i]));
   std::printf("\n");
   return result == CUDA_SUCCESS;
 }
 
-constexpr int kBox = 16;
+constexpr int kBox = 16;                      // the guide-style steps' box side
+constexpr int kMaxBoxFloats = 20 * 18;        // the largest box a copy step takes: the oob step's
 
 // The guide's copy of one box: one thread arms the barrier with the box's bytes and issues the copy,
 // every thread waits on phase 0, then each writes its share of the box out. `global_map`: the map
 // arrives in global memory instead, made visible to the tensor-map proxy first.
 template <bool global_map>
 __global__ void textbook_copy(const __grid_constant__ CUtensorMap param_map, const CUtensorMap* global_map_at,
-                              float* out, int x0, int y0) {
+                              float* out, int x0, int y0, int box_floats) {
 #if CC_TMA
-  __shared__ alignas(128) float box[kBox * kBox];
+  __shared__ alignas(128) float box[kMaxBoxFloats];
   __shared__ uint64_t landed;
   const CUtensorMap* map = global_map ? global_map_at : &param_map;
   if (threadIdx.x == 0) {
@@ -88,20 +98,20 @@ __global__ void textbook_copy(const __grid_constant__ CUtensorMap param_map, con
   __syncthreads();
   if (threadIdx.x == 0) {
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, &landed,
-                                         static_cast<uint32_t>(sizeof(box)));
+                                         static_cast<uint32_t>(box_floats * sizeof(float)));
     const int32_t corner[2] = {x0, y0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, box, map, corner, &landed);
   }
   while (!cuda::ptx::mbarrier_try_wait_parity(&landed, 0)) {
   }
-  for (int i = threadIdx.x; i < kBox * kBox; i += blockDim.x) out[i] = box[i];
+  for (int i = threadIdx.x; i < box_floats; i += blockDim.x) out[i] = box[i];
 #endif
 }
 
 // The same copy in the layout kernels_cuda/tma.cu had when the H100 faulted (issue #25): the barrier a
 // static __shared__ variable, so the box, in dynamic shared memory, starts 128 bytes after it, and the
 // init fenced by fence.mbarrier_init alone (which ptxas makes a NOP on sm_90).
-__global__ void static_barrier_copy(const __grid_constant__ CUtensorMap map, float* out, int x0, int y0) {
+__global__ void static_barrier_copy(const __grid_constant__ CUtensorMap map, float* out, int x0, int y0, int box_floats) {
 #if CC_TMA
   extern __shared__ __align__(128) float dynamic_box[];
   __shared__ uint64_t landed;
@@ -112,14 +122,14 @@ __global__ void static_barrier_copy(const __grid_constant__ CUtensorMap map, flo
   __syncthreads();
   if (threadIdx.x == 0) {
     cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, &landed,
-                                         static_cast<uint32_t>(kBox * kBox * sizeof(float)));
+                                         static_cast<uint32_t>(box_floats * sizeof(float)));
     const int32_t corner[2] = {x0, y0};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dynamic_box, &map, corner,
                                     &landed);
   }
   while (!cuda::ptx::mbarrier_try_wait_parity(&landed, 0)) {
   }
-  for (int i = threadIdx.x; i < kBox * kBox; i += blockDim.x) out[i] = dynamic_box[i];
+  for (int i = threadIdx.x; i < box_floats; i += blockDim.x) out[i] = dynamic_box[i];
 #endif
 }
 
@@ -153,27 +163,43 @@ struct DeviceFloats {
 
 enum class Copy { Textbook, GlobalMap, StaticBarrier };
 
-bool textbook(Copy copy) {
-  constexpr int width = 64, height = 64, x0 = 8, y0 = 4;
+// One box copied from a 64x64 float image: `copy` says by which kernel, the box's size and corner and the
+// map's L2 promotion what it asks of the copy engine. Cells outside the image come back as zeros.
+struct BoxCase {
+  Copy copy;
+  int box_x, box_y, x0, y0;
+  CUtensorMapL2promotion l2;
+};
+
+bool copy_box(const BoxCase& box) {
+  constexpr int width = 64, height = 64;
+  const int box_floats = box.box_x * box.box_y;
   std::vector<float> image(width * height);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) image[y * width + x] = pixel(x, y);
-  DeviceFloats input(image.size()), output(kBox * kBox), map_copy(sizeof(CUtensorMap) / sizeof(float));
+  DeviceFloats input(image.size()), output(box_floats), map_copy(sizeof(CUtensorMap) / sizeof(float));
   if (!input.at || !output.at || !map_copy.at) return report("cudaMalloc", cudaErrorMemoryAllocation);
   if (!report("upload", cudaMemcpy(input.get(), image.data(), input.bytes, cudaMemcpyHostToDevice))) return false;
   CUtensorMap map{};
-  if (!encode(map, input.get(), width, height, kBox, kBox)) return false;
+  if (!encode(map, input.get(), width, height, box.box_x, box.box_y, box.l2)) return false;
   if (!report("map to global memory", cudaMemcpy(map_copy.at, &map, sizeof map, cudaMemcpyHostToDevice))) return false;
   const auto* map_at = static_cast<const CUtensorMap*>(map_copy.at);
-  if (copy == Copy::GlobalMap) textbook_copy<true><<<1, 32>>>(map, map_at, output.get(), x0, y0);
-  else if (copy == Copy::Textbook) textbook_copy<false><<<1, 32>>>(map, map_at, output.get(), x0, y0);
-  else static_barrier_copy<<<1, 32, kBox * kBox * sizeof(float)>>>(map, output.get(), x0, y0);
+  std::printf("  launch: 1 block of 32 threads, box corner (%d, %d)\n", box.x0, box.y0);
+  if (box.copy == Copy::GlobalMap)
+    textbook_copy<true><<<1, 32>>>(map, map_at, output.get(), box.x0, box.y0, box_floats);
+  else if (box.copy == Copy::Textbook)
+    textbook_copy<false><<<1, 32>>>(map, map_at, output.get(), box.x0, box.y0, box_floats);
+  else
+    static_barrier_copy<<<1, 32, box_floats * sizeof(float)>>>(map, output.get(), box.x0, box.y0, box_floats);
   if (!report("launch", cudaGetLastError())) return false;
   if (!report("sync", cudaDeviceSynchronize())) return false;
-  std::vector<float> got(kBox * kBox), expected(kBox * kBox);
+  std::vector<float> got(box_floats), expected(box_floats);
   if (!report("download", cudaMemcpy(got.data(), output.get(), output.bytes, cudaMemcpyDeviceToHost))) return false;
-  for (int y = 0; y < kBox; ++y)
-    for (int x = 0; x < kBox; ++x) expected[y * kBox + x] = pixel(x0 + x, y0 + y);
+  for (int y = 0; y < box.box_y; ++y)
+    for (int x = 0; x < box.box_x; ++x) {
+      const int gx = box.x0 + x, gy = box.y0 + y;
+      expected[y * box.box_x + x] = gx >= 0 && gx < width && gy >= 0 && gy < height ? pixel(gx, gy) : 0.0f;
+    }
   return compare(got, expected);
 }
 
@@ -223,7 +249,7 @@ bool convolve(int border) {
   return compare(got, expected);
 }
 
-constexpr const char* kSteps[] = {"textbook", "global", "static-barrier", "kernel", "clamp"};
+constexpr const char* kSteps[] = {"textbook", "l2-128", "oob", "global", "static-barrier", "kernel", "clamp"};
 
 bool run_step(const std::string& step) {
   int device = 0, driver = 0, runtime = 0;
@@ -238,9 +264,12 @@ bool run_step(const std::string& step) {
     std::printf("  skipped: the tensor memory accelerator needs compute capability 9.0 or later\n");
     return true;
   }
-  if (step == "textbook") return textbook(Copy::Textbook);
-  if (step == "global") return textbook(Copy::GlobalMap);
-  if (step == "static-barrier") return textbook(Copy::StaticBarrier);
+  constexpr auto none = CU_TENSOR_MAP_L2_PROMOTION_NONE, l2_128 = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  if (step == "textbook") return copy_box({Copy::Textbook, kBox, kBox, 8, 4, none});
+  if (step == "l2-128") return copy_box({Copy::Textbook, kBox, kBox, 8, 4, l2_128});
+  if (step == "oob") return copy_box({Copy::Textbook, 20, 18, -1, -1, l2_128});
+  if (step == "global") return copy_box({Copy::GlobalMap, kBox, kBox, 8, 4, none});
+  if (step == "static-barrier") return copy_box({Copy::StaticBarrier, kBox, kBox, 8, 4, none});
   if (step == "kernel") return convolve(CC_BORDER_ZERO);
   return convolve(CC_BORDER_CLAMP);
 }
@@ -249,13 +278,13 @@ bool run_step(const std::string& step) {
 
 int main(int argc, char** argv) {
   if (argc > 2) {
-    std::fprintf(stderr, "usage: %s [textbook|global|static-barrier|kernel|clamp]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [textbook|l2-128|oob|global|static-barrier|kernel|clamp]\n", argv[0]);
     return 2;
   }
   if (argc == 2) {
     for (const char* step : kSteps)
       if (std::strcmp(argv[1], step) == 0) return run_step(step) ? 0 : 1;
-    std::fprintf(stderr, "tma_probe: unknown step '%s' (textbook, global, static-barrier, kernel or clamp)\n", argv[1]);
+    std::fprintf(stderr, "tma_probe: unknown step '%s' (textbook, l2-128, oob, global, static-barrier, kernel, clamp)\n", argv[1]);
     return 2;
   }
   // Every step in a process of its own: a lost context ends only its step.
