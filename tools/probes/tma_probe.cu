@@ -10,6 +10,8 @@
 //   l2-128    the same with the 128-byte L2 promotion tensor_map.cpp asks for;
 //   oob       the same with the box convolve_tma's first block asks for at r = 1: 20x18 pixels at
 //             (-1, -1), its first row and column outside the image (TMA's zero fill);
+//   plane     the oob copy from an image that starts 12240 bytes into its buffer (16-byte aligned, not
+//             128), where the second float plane of the faulting run's 68x45 image started;
 //   global    the textbook copy with the map in global memory, fenced for the tensor-map proxy;
 //   static-barrier  the same copy in the layout tma.cu had when the H100 faulted: a static mbarrier,
 //             the box in dynamic shared memory 128 bytes after it, fence.mbarrier_init alone;
@@ -19,9 +21,9 @@
 // Each prints: encode ok / launch ok / sync: <cudaGetErrorString> / first pixels vs expected, and
 // exits 0 only when every pixel matched. `tma_probe STEP` runs one step in this process, which is what
 // compute-sanitizer should be given: compute-sanitizer --tool memcheck build-gpu/tools/probes/tma_probe kernel
-// Reading a run: textbook failing puts the fault in the GPU, driver or toolkit, not in tma.cu; l2-128 or
-// oob failing alone, in what tensor_map.cpp encodes (the promotion; the box's size or its corner outside
-// the image); static-barrier failing alone, in the shared-memory layout tma.cu had (now changed); every
+// Reading a run: textbook failing puts the fault in the GPU, driver or toolkit, not in tma.cu; l2-128,
+// oob or plane failing alone, in what tensor_map.cpp encodes (the promotion; the box's size or its corner
+// outside the image; a plane's start); static-barrier failing alone, in the shared-memory layout tma.cu had (now changed); every
 // copy step passing and kernel failing, in convolve_tma's own arguments or launch.
 #include <cstdint>
 #include <cstdio>
@@ -169,6 +171,7 @@ struct BoxCase {
   Copy copy;
   int box_x, box_y, x0, y0;
   CUtensorMapL2promotion l2;
+  int offset = 0;  // floats from cudaMalloc's (256-byte aligned) start to the image's first pixel
 };
 
 bool copy_box(const BoxCase& box) {
@@ -177,11 +180,13 @@ bool copy_box(const BoxCase& box) {
   std::vector<float> image(width * height);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) image[y * width + x] = pixel(x, y);
-  DeviceFloats input(image.size()), output(box_floats), map_copy(sizeof(CUtensorMap) / sizeof(float));
+  DeviceFloats input(box.offset + image.size()), output(box_floats), map_copy(sizeof(CUtensorMap) / sizeof(float));
   if (!input.at || !output.at || !map_copy.at) return report("cudaMalloc", cudaErrorMemoryAllocation);
-  if (!report("upload", cudaMemcpy(input.get(), image.data(), input.bytes, cudaMemcpyHostToDevice))) return false;
+  float* const first = input.get() + box.offset;
+  if (!report("upload", cudaMemcpy(first, image.data(), image.size() * sizeof(float), cudaMemcpyHostToDevice)))
+    return false;
   CUtensorMap map{};
-  if (!encode(map, input.get(), width, height, box.box_x, box.box_y, box.l2)) return false;
+  if (!encode(map, first, width, height, box.box_x, box.box_y, box.l2)) return false;
   if (!report("map to global memory", cudaMemcpy(map_copy.at, &map, sizeof map, cudaMemcpyHostToDevice))) return false;
   const auto* map_at = static_cast<const CUtensorMap*>(map_copy.at);
   std::printf("  launch: 1 block of 32 threads, box corner (%d, %d)\n", box.x0, box.y0);
@@ -249,7 +254,7 @@ bool convolve(int border) {
   return compare(got, expected);
 }
 
-constexpr const char* kSteps[] = {"textbook", "l2-128", "oob", "global", "static-barrier", "kernel", "clamp"};
+constexpr const char* kSteps[] = {"textbook", "l2-128", "oob", "plane", "global", "static-barrier", "kernel", "clamp"};
 
 bool run_step(const std::string& step) {
   int device = 0, driver = 0, runtime = 0;
@@ -268,6 +273,7 @@ bool run_step(const std::string& step) {
   if (step == "textbook") return copy_box({Copy::Textbook, kBox, kBox, 8, 4, none});
   if (step == "l2-128") return copy_box({Copy::Textbook, kBox, kBox, 8, 4, l2_128});
   if (step == "oob") return copy_box({Copy::Textbook, 20, 18, -1, -1, l2_128});
+  if (step == "plane") return copy_box({Copy::Textbook, 20, 18, -1, -1, l2_128, 68 * 45});
   if (step == "global") return copy_box({Copy::GlobalMap, kBox, kBox, 8, 4, none});
   if (step == "static-barrier") return copy_box({Copy::StaticBarrier, kBox, kBox, 8, 4, none});
   if (step == "kernel") return convolve(CC_BORDER_ZERO);
@@ -278,13 +284,13 @@ bool run_step(const std::string& step) {
 
 int main(int argc, char** argv) {
   if (argc > 2) {
-    std::fprintf(stderr, "usage: %s [textbook|l2-128|oob|global|static-barrier|kernel|clamp]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [textbook|l2-128|oob|plane|global|static-barrier|kernel|clamp]\n", argv[0]);
     return 2;
   }
   if (argc == 2) {
     for (const char* step : kSteps)
       if (std::strcmp(argv[1], step) == 0) return run_step(step) ? 0 : 1;
-    std::fprintf(stderr, "tma_probe: unknown step '%s' (textbook, l2-128, oob, global, static-barrier, kernel, clamp)\n", argv[1]);
+    std::fprintf(stderr, "tma_probe: unknown step '%s' (textbook, l2-128, oob, plane, global, static-barrier, kernel, clamp)\n", argv[1]);
     return 2;
   }
   // Every step in a process of its own: a lost context ends only its step.
