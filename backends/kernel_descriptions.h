@@ -21,6 +21,8 @@ enum class ArgRole {
   Args,          // the plan's ConvArgs
   LocalTile,     // OpenCL a __local argument of the plan's on_chip_bytes; CUDA takes those bytes as the
                  // launch's dynamic shared memory (every CUDA launch passes them)
+  TensorMap,     // CUDA only: a CUtensorMap of the unit's input whose box is one group's tile, made at launch
+                 // (backends/cuda/tensor_map.h) and passed by value (__grid_constant__); no OpenCL kernel has one
 };
 
 // The roles of one kernel's arguments, at most kMax of them.
@@ -55,7 +57,7 @@ struct KernelDescription {
 };
 
 // Every variant whose kernels are our own twins, in the variant table's order, each built by the APIs
-// the table's `apis` names (cluster: CUDA only, kernels_cuda/cluster.cu, no .cl). fft and the NPP
+// the table's `apis` names (cluster, tma: CUDA only, kernels_cuda/cluster.cu and tma.cu, no .cl). fft and the NPP
 // baselines are not here: a library does their work, so each API launches them its own way
 // (cuda_variants.cpp, opencl_variants.cpp).
 inline constexpr KernelDescription kKernelDescriptions[] = {
@@ -77,6 +79,9 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      CudaBuild::Offline},
     {"cluster", "convolve_cluster", "cluster",
      {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline},
+    {"tma", "convolve_tma", "tma",
+     {ArgRole::Input, ArgRole::Output, ArgRole::TensorMap, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile},
+     CudaBuild::Offline},
     {"lowrank", "convolve_lowrank", "lowrank",
      {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
 };

@@ -166,6 +166,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     if (!limits.lane_shuffle_define.empty()) plan.defines.push_back(limits.lane_shuffle_define);
   }
   if (variant.clusters && !limits.no_clusters.empty()) return limits.no_clusters;
+  if (variant.tensor_maps && !limits.no_tensor_maps.empty()) return limits.no_tensor_maps;
   if (variant.input_as_image) {
     if (!limits.no_images.empty()) return limits.no_images;
     if (static_cast<std::size_t>(problem.width) > limits.image_max_width ||
@@ -207,14 +208,20 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
   const std::string_view name = plan.variant->name;
   switch (plan.variant->geometry) {
     case Geometry::Tile: {
+      // TMA's tile rows are padded to whole 16-byte box rows (tile_shape.h's tma_tile_bytes).
+      const auto group_tile_bytes = [&](int radius_x, int radius_y, std::size_t group_x, std::size_t group_y,
+                                        std::size_t pixel_bytes) {
+        return plan.variant->tensor_maps ? tma_tile_bytes(radius_x, radius_y, group_x, group_y, pixel_bytes)
+                                         : tile_bytes(radius_x, radius_y, group_x, group_y, pixel_bytes);
+      };
       const std::size_t budget =
           limits.on_chip_bytes > kernel.static_on_chip_bytes ? limits.on_chip_bytes - kernel.static_on_chip_bytes : 0;
       for (const TileGroup candidate : kTileGroups) {
         const GroupShape shape{static_cast<std::size_t>(candidate.x), static_cast<std::size_t>(candidate.y)};
-        if (tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes) <= budget &&
+        if (group_tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes) <= budget &&
             group_allowed(shape, max_items, limits)) {
           plan.group = shape;
-          plan.on_chip_bytes = tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes);
+          plan.on_chip_bytes = group_tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes);
           plan.groups = {divide_up(args.width, shape.x), divide_up(args.height, shape.y)};
           if (plan.variant->clusters) fit_clusters(plan);
           return "";
@@ -222,7 +229,7 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
       }
       const TileGroup smallest = std::end(kTileGroups)[-1];
       const std::size_t smallest_bytes =
-          tile_bytes(args.radius_x, args.radius_y, smallest.x, smallest.y, plan.pixel_bytes);
+          group_tile_bytes(args.radius_x, args.radius_y, smallest.x, smallest.y, plan.pixel_bytes);
       if (smallest_bytes > budget)
         return fmt::format("a {}x{} tile with its apron (radius {}x{}) needs {} bytes of {}, the device allows {} per "
                            "group", smallest.x, smallest.y, args.radius_x, args.radius_y, smallest_bytes,

@@ -35,6 +35,7 @@ struct DeviceLimits {
   std::string lane_shuffle_define; // the -D that picks the shuffle a kernel calls (OpenCL: the device's
                                    // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
   std::string no_clusters;  // why thread-block clusters cannot be launched here (CUDA before sm_90), or ""
+  std::string no_tensor_maps;  // why the tensor memory accelerator cannot copy here (CUDA before sm_90), or ""
   std::size_t image_max_width = 0, image_max_height = 0;
   // --memory mapped / managed here (README.md, --memory): why not, in the API's words
   // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES), or "".

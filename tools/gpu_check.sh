@@ -50,6 +50,8 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # channel-by-channel staging), 1 channel and RGBA8; async's asynchronous copies at large radii; shuffle's
 # warp shuffles, f32 and u8 (1 channel, RGBA8), at radii within a warp, past it and past the image;
 # cluster's distributed shared memory, f32 and RGBA8, at radii within a block and wider than one;
+# tma's tensor-memory-accelerator copies (one box per tile, an mbarrier, the border fix-up), f32, u8 and
+# RGBA8, every border, at radii within a block and wider than one, edge and interior blocks;
 # lowrank (issue #29): LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
 # channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border.
 # --memory mapped (kernels on cudaHostAllocMapped memory) and managed (cudaMallocManaged, prefetched), f32
@@ -57,6 +59,7 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # CASES and TOOLS in the environment (space-separated) run a subset: a call's time limit on the GPU host.
 all_cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
        shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior
+       tma tma-u8 tma-u8-rgba tma-interior
        lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba
        mapped managed u8-mapped u8-managed)
 read -r -a cases <<<"${CASES:-${all_cases[*]}}"
@@ -94,6 +97,15 @@ case_arguments() {
     cluster-u8) echo "--size 67x45 --variant cluster --pixel u8 --channels 4 $cluster_radii --border zero,clamp,mirror,wrap" ;;
     cluster-interior) echo "--size 640x360 --variant cluster $cluster_radii --border wrap" ;;
     cluster-u8-interior) echo "--size 640x360 --variant cluster --pixel u8 --channels 4 $cluster_radii --border mirror" ;;
+    # tma: one thread's cp.async.bulk.tensor of the whole tile, every thread's wait on the mbarrier, then
+    # (clamp, mirror, wrap) the threads' fix-up of the apron cells outside the image before the block
+    # barrier. TMA takes rows of whole 16-byte multiples only (the 67x45 cases above show its skip): 68
+    # and 80 pixels here (80 for one byte a pixel), 640x360 for interior blocks, which skip the fix-up;
+    # a non-square flipped filter beside the boxes; f32, u8 and RGBA8 (3 channels padded), every border.
+    tma) echo "--size 68x45 --variant tma $cluster_radii --filter file:$repo/tests/data/filter_5x3.txt --flip --border zero,clamp,mirror,wrap" ;;
+    tma-u8) echo "--size 80x45 --variant tma --pixel u8 $cluster_radii --border zero,clamp,mirror,wrap" ;;
+    tma-u8-rgba) echo "--size 68x45 --variant tma --pixel u8 --channels 3 $cluster_radii --border zero,clamp,mirror,wrap" ;;
+    tma-interior) echo "--size 640x360 --variant tma $cluster_radii --border zero,clamp,mirror,wrap" ;;
     lowrank-zero) echo "--size 67x45 --variant lowrank,separable $lowrank_filters --border zero" ;;
     lowrank-wrap) echo "--size 67x45 --variant lowrank $lowrank_filters --border wrap" ;;
     lowrank-interior) echo "--size 640x360 --variant lowrank $lowrank_filters --border mirror" ;;
@@ -105,6 +117,26 @@ case_arguments() {
     *) echo "--size 67x45 --border $1" ;;
   esac
 }
+
+# tma's probe first (issue #25): one block of kernels_cuda/tma.cu and of the Programming Guide's TMA copy,
+# each step in a process of its own, so that a fault names its step (tools/probes/tma_probe.cu); then the
+# kernel's step under memcheck. Run where any tma case is asked for.
+probe="$build_dir/tools/probes/tma_probe"
+if [[ " ${cases[*]} " == *" tma"* ]]; then
+  if [[ ! -x $probe ]]; then
+    echo "tma_probe: not built ($probe)"
+    failures=$((failures + 1))
+  else
+    "$probe" >"$log_dir/tma-probe.log" 2>&1
+    status=$?
+    echo "tma_probe: $(grep -E '^step [a-z-]+: (passed|FAILED)$' "$log_dir/tma-probe.log" | sed 's/^step //' | paste -sd ' ')"
+    "$sanitizer" --tool memcheck --error-exitcode 99 "$probe" kernel >"$log_dir/memcheck-tma-probe.log" 2>&1
+    probe_status=$?
+    summary=$(grep -E "ERROR SUMMARY" "$log_dir/memcheck-tma-probe.log" | tail -1 | sed 's/^=* *//')
+    echo "memcheck tma_probe kernel: ${summary:-no ERROR SUMMARY line} (exit $probe_status)"
+    [[ $status -eq 0 && $probe_status -eq 0 ]] || failures=$((failures + 1))
+  fi
+fi
 
 for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   for name in "${cases[@]}"; do

@@ -173,4 +173,11 @@ if(CONVCOMPARE_CUDA)
     message(STATUS "cuFFT not found: the CUDA fft variant is reported as skipped")
   endif()
   convcompare_backend(cuda OPTION CONVCOMPARE_CUDA LIBRARIES ${_cuda_libraries} SOURCES ${CUDA_BACKEND_SOURCES} ${CUDA_EMBEDDED})
+  # The tma variant's step-by-step diagnostic for the GPU host (issue #25): kernels_cuda/tma.cu included
+  # as it is, each step in a process of its own (tools/probes/tma_probe.cu). Not a test: nothing runs it.
+  add_executable(tma_probe tools/probes/tma_probe.cu)
+  target_include_directories(tma_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(tma_probe PRIVATE CUDA::cudart)
+  set_target_properties(tma_probe PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
+                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tools/probes)
 endif()

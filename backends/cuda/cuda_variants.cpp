@@ -16,6 +16,7 @@
 #include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_resources.h"
+#include "backends/cuda/tensor_map.h"
 #include "backends/frame_variant.h"
 #include "backends/split_session.h"
 #include "backends/kernel_descriptions.h"
@@ -252,7 +253,8 @@ std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
 // where the variant table says filter_in_constant, else to buffer arguments; the launch is
 // cudaLaunchKernel over the plan's grid and block with the plan's on-chip bytes as dynamic shared memory
 // (0 where the kernel has no tile), opted in above the device's default; cudaLaunchKernelExC with the
-// cluster's shape where the plan has one (LaunchPlan::cluster).
+// cluster's shape where the plan has one (LaunchPlan::cluster); a tensor map of the unit's input where the
+// description has one (ArgRole::TensorMap: the tma variant, backends/cuda/tensor_map.h).
 class DescribedVariant final : public CudaVariant {
  public:
   DescribedVariant(const ApiVariantSetup& setup, cudaStream_t stream)
@@ -286,6 +288,7 @@ class DescribedVariant final : public CudaVariant {
   void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const override {
     ConvArgs args = plan_.args;
     cudaTextureObject_t texture = 0;
+    CUtensorMap map{};
     std::array<const float*, ArgRoles::kMax> filters{};
     std::array<void*, ArgRoles::kMax> parameters{};
     std::size_t count = 0, filter = 0;
@@ -297,6 +300,10 @@ class DescribedVariant final : public CudaVariant {
           parameters[count++] = &texture;
           break;
         case ArgRole::Output: parameters[count++] = &out; break;
+        case ArgRole::TensorMap:
+          map = tile_tensor_map(in, plan_, format_);
+          parameters[count++] = &map;
+          break;
         case ArgRole::Filter:
         case ArgRole::RowFactor:
         case ArgRole::ColumnFactor:
@@ -480,7 +487,8 @@ std::vector<ApiVariant> make_api_variants() {
   for (const VariantTraits& variant : all_variants()) {
     if (!variant.implemented_by("cuda")) continue;
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
-      made.push_back({variant.name, &prepare<DescribedVariant>, "", variant.clusters ? &cluster_declines : nullptr,
+      made.push_back({variant.name, &prepare<DescribedVariant>, "",
+                      variant.clusters ? &cluster_declines : variant.tensor_maps ? &tensor_map_declines : nullptr,
                       description});
     } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
                found != std::end(kLibraryVariants)) {

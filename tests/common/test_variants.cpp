@@ -59,8 +59,9 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
     REQUIRE(traits);
     described.emplace_back(description.variant);
     CHECK(traits->implemented_by("cuda"));
-    // OpenCL has every described kernel but those that need CUDA's thread-block clusters.
-    CHECK(traits->implemented_by("opencl") != traits->clusters);
+    // OpenCL has every described kernel but those that need CUDA's thread-block clusters or its TMA.
+    CHECK(traits->implemented_by("opencl") != (traits->clusters || traits->tensor_maps));
+    CHECK(description.args.has(cc::ArgRole::TensorMap) == traits->tensor_maps);
     CHECK(description.args.has(cc::ArgRole::Image) == traits->input_as_image);
     CHECK(description.args.has(cc::ArgRole::Input) != traits->input_as_image);
     CHECK(description.args.has(cc::ArgRole::Output));
@@ -82,6 +83,7 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
   CHECK(described == ours);
   CHECK(std::ranges::find(described, "tiled") != described.end());
   CHECK(std::ranges::find(described, "cluster") != described.end());
+  CHECK(std::ranges::find(described, "tma") != described.end());
   CHECK(cc::find_kernel_description("fft") == nullptr);  // a library's: each API launches it its own way
   CHECK(cc::find_kernel_description("npp") == nullptr);
 }
