@@ -19,6 +19,7 @@ namespace cc {
 namespace {
 
 char running_name[64] = "";  // read by a signal handler: a plain array, written only between launches
+char stage_name[128] = "";   // the same, for DriverStage
 double wait_limit_s = kDefaultKernelTimeoutS;
 std::atomic<bool> stuck{false};
 
@@ -56,6 +57,19 @@ RunningVariant::~RunningVariant() {
 const char* running_variant_name() noexcept { return running_name; }
 
 bool device_stuck() noexcept { return stuck.load(); }
+
+void abandon_device() noexcept { stuck.store(true); }
+
+DriverStage::DriverStage(std::string_view stage) {
+  std::memcpy(previous_, stage_name, sizeof stage_name);
+  const std::size_t length = std::min(stage.size(), sizeof stage_name - 1);
+  std::memcpy(stage_name, stage.data(), length);
+  stage_name[length] = '\0';
+}
+
+DriverStage::~DriverStage() { std::memcpy(stage_name, previous_, sizeof stage_name); }
+
+const char* driver_stage_name() noexcept { return stage_name; }
 
 void wait_for_device(const std::function<bool()>& complete, std::string_view what) {
   using Clock = std::chrono::steady_clock;
