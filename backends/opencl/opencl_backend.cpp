@@ -247,6 +247,7 @@ class OpenClApi final : public GpuApi {
   DevicePeaks measure_peaks(int device) override {
     const ClDevice& found = discovery_.devices[device];
     if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
+    const DriverStage stage("measuring the peaks of " + found.info.id);
     const BuiltProgram& built =
         program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
     ClQueue queue(context(device).context, found.device);
@@ -258,6 +259,7 @@ class OpenClApi final : public GpuApi {
   DeviceContext& context(int device) {
     if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
+    const DriverStage stage("creating an OpenCL context on " + discovery_.devices[device].info.id);
     DeviceContext made;
     made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
     made.queue = CC_CL_OUT(cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
