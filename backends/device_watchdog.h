@@ -51,6 +51,10 @@ class DriverStage {
   char previous_[128];
 };
 
+// Called (when set) as each DriverStage and RunningVariant starts: tools/convcompare/main.cpp takes
+// SIGABRT back from LLVM, which PoCL loads and which installs its own handler over it (issue #30).
+void set_driver_stage_hook(void (*hook)() noexcept) noexcept;
+
 // The driver stage in progress, NUL-terminated in a static buffer ("" outside one): safe to read from a
 // signal handler.
 const char* driver_stage_name() noexcept;

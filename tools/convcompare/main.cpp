@@ -56,6 +56,19 @@ extern "C" void on_device_crash(int signal) {
   ::_exit(2);
 }
 
+// LLVM (loaded by PoCL) puts its own SIGABRT handler over ours; on abort it restores ours and returns,
+// and glibc's abort() then raises again with the default action, so ours never runs. Taken back as
+// each driver stage or run starts (backends/device_watchdog.h), the one before kept to chain to.
+void reclaim_abort() noexcept {
+  struct sigaction current {};
+  if (::sigaction(SIGABRT, nullptr, &current) != 0 || current.sa_handler == on_device_crash) return;
+  struct sigaction action {};
+  action.sa_handler = on_device_crash;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGABRT, &action, &previous_abrt);
+  cc::set_driver_stage_hook(reclaim_abort);
+}
+
 void report_device_crashes() {
   struct sigaction action {};
   action.sa_handler = on_device_crash;
@@ -63,6 +76,7 @@ void report_device_crashes() {
   ::sigaction(SIGSEGV, &action, &previous_segv);
   ::sigaction(SIGBUS, &action, &previous_bus);
   ::sigaction(SIGABRT, &action, &previous_abrt);
+  cc::set_driver_stage_hook(reclaim_abort);
 }
 
 }  // namespace
