@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 #include <memory>
+#include <system_error>
 
 #include "backends/device_completion.h"
 #include "backends/device_watchdog.h"
@@ -133,7 +134,9 @@ void wait_for_event(const cl::Event& event, std::string_view what) {
   // (Oclgrind: every wait timed out at --kernel-timeout). Past a short grace a thread makes that wait
   // and signals the completion itself; the first signal wins, and a stuck wait leaves the thread behind.
   constexpr auto kCallbackGrace = std::chrono::milliseconds(20);
-  if (!completion->wait_until(std::chrono::steady_clock::now() + kCallbackGrace)) {
+  // No thread to spare (EAGAIN under ulimit -v, issue #30: "Resource temporarily unavailable", exit 1):
+  // the callback alone is waited for, within --kernel-timeout as ever.
+  if (!completion->wait_until(std::chrono::steady_clock::now() + kCallbackGrace)) try {
     std::thread([completion, event] {
       cl_event waited = event();
       cl_int status = ::clWaitForEvents(1, &waited);
@@ -144,6 +147,7 @@ void wait_for_event(const cl::Event& event, std::string_view what) {
       }
       completion->signal(status);
     }).detach();
+  } catch (const std::system_error&) {
   }
   wait_for_device(*completion, what);
   if (const long status = completion->status(); status < 0)

@@ -1,7 +1,10 @@
 // cl_build.cpp: clBuildProgram on a watched thread (issue #30: a build that hung the process under ulimit -v, and one that may never return).
 #include "backends/opencl/cl_build.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -54,8 +57,20 @@ double seconds(std::chrono::steady_clock::duration span) { return std::chrono::d
 
 }  // namespace
 
-cl_int build_program(cl_program program, cl_device_id device, const std::string& options, double limit_s,
-                     std::string_view what) {
+double build_limit_s() {
+  const char* text = std::getenv("CONVCOMPARE_BUILD_TIMEOUT");
+  if (text == nullptr || *text == '\0') return kDefaultBuildTimeoutS;
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = std::strtod(text, &end);
+  if (*end != '\0' || errno != 0 || !std::isfinite(seconds) || !(seconds > 0))
+    throw InputError(fmt::format("CONVCOMPARE_BUILD_TIMEOUT '{}' is not a number of seconds greater than 0",
+                                 printable(text)));
+  return seconds;
+}
+
+cl_int build_program(cl_program program, cl_device_id device, const std::string& options, std::string_view what) {
+  const double limit_s = build_limit_s();  // before the build starts: a bad value is refused, not half-used
   auto outcome = std::make_shared<BuildOutcome>();
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -70,9 +85,9 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
   if (!outcome->completion.wait_until(deadline)) {
     abandon_device();
     throw DeviceStuckError(fmt::format(
-        "the OpenCL build of {} did not finish within {:g} s: the driver may never return; if it is only slow "
-        "(Oclgrind, a cold cache on a loaded machine), raise --kernel-timeout",
-        printable(what), limit_s));
+        "the OpenCL build of {} did not finish within {:g} s: the driver may never return; if it is only slow, "
+        "raise CONVCOMPARE_BUILD_TIMEOUT (seconds, default {:g})",
+        printable(what), limit_s, kDefaultBuildTimeoutS));
   }
   if (*outcome->thrown) {
     abandon_device();
@@ -81,7 +96,18 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
         printable(what), seconds(std::chrono::steady_clock::now() - start), printable(outcome->thrown),
         outcome->out_of_memory ? ": free more memory or raise the address-space limit (ulimit -v)" : ""));
   }
-  return static_cast<cl_int>(outcome->completion.status());
+  const auto status = static_cast<cl_int>(outcome->completion.status());
+  // Out of memory, PoCL may return with the program's lock still held, as when it throws (issue #30:
+  // under ulimit -v 600 MB the clReleaseProgram after such a build blocked for good): the build log is
+  // not asked for, and the program not released.
+  if (status == CL_OUT_OF_HOST_MEMORY || status == CL_OUT_OF_RESOURCES) {
+    abandon_device();
+    throw DeviceStuckError(fmt::format(
+        "the OpenCL driver ran out of memory in its build of {} ({}) and is left unusable: free more memory or "
+        "raise the address-space limit (ulimit -v)",
+        printable(what), status == CL_OUT_OF_HOST_MEMORY ? "CL_OUT_OF_HOST_MEMORY" : "CL_OUT_OF_RESOURCES"));
+  }
+  return status;
 }
 
 }  // namespace cc::opencl

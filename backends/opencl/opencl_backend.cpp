@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -235,7 +236,6 @@ class OpenClApi final : public GpuApi {
     const ApiVariant& found = api_variant(traits.name);
     std::string file = std::string(found.file) + ".cl";
     std::string source = program_source(file, options.kernel_dir);
-    build_limit_s_ = options.kernel_timeout_s;
     return std::make_unique<ClBuild>(*this, traits, found, device, std::move(file), std::move(source),
                                      !options.kernel_dir.empty());
   }
@@ -267,7 +267,7 @@ class OpenClApi final : public GpuApi {
   }
 
   // `purpose` says what the program is for in an error ("'tiled'"). The build is watched (cl_build.h):
-  // past --kernel-timeout, or when the driver throws out of it, the program is left to the driver unreleased.
+  // past its limit (CONVCOMPARE_BUILD_TIMEOUT), or when the driver throws out of it, the program is left to the driver unreleased.
   const BuiltProgram& program_for(int device, std::string_view file, std::string_view purpose,
                                   const std::string& source, const std::string& options, bool from_kernel_dir = false) {
     const auto key = std::make_tuple(source, options, device);
@@ -280,9 +280,12 @@ class OpenClApi final : public GpuApi {
     cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
     cl_int status = CL_SUCCESS;
     try {
-      status = build_program(program(), cl_device(), options, build_limit_s_, what);
-    } catch (const DeviceStuckError&) {
-      static_cast<void>(new cl::Program(std::move(program)));  // leaked on purpose: its release would wait for the driver's lock
+      status = build_program(program(), cl_device(), options, what);
+    } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
+      // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
+      // moved into static storage never destroyed, as allocating may be what just failed.
+      alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
+      if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
       throw;
     }
     if (status != CL_SUCCESS) {
@@ -316,9 +319,6 @@ class OpenClApi final : public GpuApi {
   std::map<std::pair<int, std::string>, std::string> missing_image_formats_;
   std::map<int, DeviceContext> contexts_;
   std::map<std::tuple<std::string, std::string, int>, BuiltProgram> programs_;  // (source, options, device)
-  // The longest a build may take: the last run's --kernel-timeout (a build is a wait on the driver too),
-  // the default before any (the peak measurement's build).
-  double build_limit_s_ = kDefaultKernelTimeoutS;
   // fft: VkFFT's plans, made once per (device, transform width, height, real pitch, unpadded) as
   // programs are built once.
   std::map<std::tuple<int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
