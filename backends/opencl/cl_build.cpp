@@ -97,9 +97,8 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
         outcome->out_of_memory ? ": free more memory or raise the address-space limit (ulimit -v)" : ""));
   }
   const auto status = static_cast<cl_int>(outcome->completion.status());
-  // Out of memory, PoCL may return with the program's lock still held, as when it throws (issue #30:
-  // under ulimit -v 600 MB the clReleaseProgram after such a build blocked for good): the build log is
-  // not asked for, and the program not released.
+  // Out of memory returned rather than thrown: the driver is in the state it throws from, so it is
+  // treated the same (defensive: seen thrown, issue #30), the build log not asked for, the program kept.
   if (status == CL_OUT_OF_HOST_MEMORY || status == CL_OUT_OF_RESOURCES) {
     abandon_device();
     throw DeviceStuckError(fmt::format(

@@ -14,7 +14,7 @@ namespace cc::opencl {
 // - the build takes longer than build_limit_s(): a driver that never returns from a build is left on
 //   its thread, which cannot be cancelled; or
 // - the driver throws a C++ exception out of clBuildProgram (issue #30: under ulimit -v, PoCL's LLVM
-//   throws std::bad_alloc through the C API with the program's lock held, and the clReleaseProgram or
+//   throws std::bad_alloc through the C API with a lock of its own held, and the clReleaseProgram or
 //   clGetProgramBuildInfo that followed blocked for good), or returns CL_OUT_OF_HOST_MEMORY or
 //   CL_OUT_OF_RESOURCES (the same state, returned rather than thrown).
 // Either way `program` must never be passed to the driver again (not even released): the caller leaks it.
@@ -26,8 +26,8 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
 // of seconds greater than 0.
 double build_limit_s();
 
-// A cold build of one of our kernels takes seconds (PoCL, Oclgrind); the default is a hundred times
-// that and more, so only a driver that never returns meets it, even on a loaded CI machine.
+// A cold build of one of our kernels took 1-2 s on PoCL and up to 4 s on Oclgrind (fast) on the loaded
+// 2-core CI machine; the default is over a hundred times that, so only a driver that never returns meets it.
 inline constexpr double kDefaultBuildTimeoutS = 600;
 
 }  // namespace cc::opencl
