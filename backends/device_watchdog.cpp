@@ -19,6 +19,8 @@ namespace cc {
 namespace {
 
 char running_name[64] = "";  // read by a signal handler: a plain array, written only between launches
+char stage_name[128] = "";   // the same, for DriverStage
+void (*stage_hook)() noexcept = nullptr;
 double wait_limit_s = kDefaultKernelTimeoutS;
 std::atomic<bool> stuck{false};
 
@@ -43,6 +45,7 @@ void set_name(std::string_view name) {
 }  // namespace
 
 RunningVariant::RunningVariant(std::string_view variant, double wait_limit) : previous_limit_s_(wait_limit_s) {
+  if (stage_hook) stage_hook();
   std::memcpy(previous_name_, running_name, sizeof running_name);
   set_name(variant);
   wait_limit_s = wait_limit;
@@ -56,6 +59,22 @@ RunningVariant::~RunningVariant() {
 const char* running_variant_name() noexcept { return running_name; }
 
 bool device_stuck() noexcept { return stuck.load(); }
+
+void abandon_device() noexcept { stuck.store(true); }
+
+void set_driver_stage_hook(void (*hook)() noexcept) noexcept { stage_hook = hook; }
+
+DriverStage::DriverStage(std::string_view stage) {
+  if (stage_hook) stage_hook();
+  std::memcpy(previous_, stage_name, sizeof stage_name);
+  const std::size_t length = std::min(stage.size(), sizeof stage_name - 1);
+  std::memcpy(stage_name, stage.data(), length);
+  stage_name[length] = '\0';
+}
+
+DriverStage::~DriverStage() { std::memcpy(stage_name, previous_, sizeof stage_name); }
+
+const char* driver_stage_name() noexcept { return stage_name; }
 
 void wait_for_device(const std::function<bool()>& complete, std::string_view what) {
   using Clock = std::chrono::steady_clock;

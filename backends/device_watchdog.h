@@ -33,6 +33,32 @@ const char* running_variant_name() noexcept;
 // once, and the process must end without waiting on the device (tools/convcompare/main.cpp).
 bool device_stuck() noexcept;
 
+// Marks the device as device_stuck() from outside a wait: a build abandoned past its limit, or a driver
+// that threw a C++ exception out of its C API (its locks left held: backends/opencl/cl_build.h). From
+// then on no call may reach the driver, and main ends the process with _Exit.
+void abandon_device() noexcept;
+
+// While alive: the driver stage in progress ("building tiled.cl on pthread-...", "loading the OpenCL
+// drivers"), named by tools/convcompare's line for a driver that aborts the process (SIGABRT). Nests.
+class DriverStage {
+ public:
+  explicit DriverStage(std::string_view stage);
+  ~DriverStage();
+  DriverStage(const DriverStage&) = delete;
+  DriverStage& operator=(const DriverStage&) = delete;
+
+ private:
+  char previous_[128];
+};
+
+// Called (when set) as each DriverStage and RunningVariant starts: tools/convcompare/main.cpp takes
+// SIGABRT back from LLVM, which PoCL loads and which installs its own handler over it (issue #30).
+void set_driver_stage_hook(void (*hook)() noexcept) noexcept;
+
+// The driver stage in progress, NUL-terminated in a static buffer ("" outside one): safe to read from a
+// signal handler.
+const char* driver_stage_name() noexcept;
+
 // Waits until `complete()` says the device is done (it throws on an API error), polling it; past the
 // limit, throws DeviceStuckError naming the variant and `what` (the wait: "the queue to finish").
 void wait_for_device(const std::function<bool()>& complete, std::string_view what);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 #include <memory>
+#include <system_error>
 
 #include "backends/device_completion.h"
 #include "backends/device_watchdog.h"
@@ -160,16 +161,25 @@ void wait_for_event(const cl::Event& event, std::string_view what) {
   // thread owns a share of the completion: after a timed-out wait it may still come, and a stuck wait
   // leaves the thread behind (device_watchdog.h).
   auto completion = std::make_shared<DeviceCompletion>();
-  std::thread([completion, event] {
-    cl_event waited = event();
-    cl_int status = ::clWaitForEvents(1, &waited);
-    if (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
-      cl_int execution = CL_COMPLETE;
-      status = ::clGetEventInfo(waited, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, nullptr);
-      if (status == CL_SUCCESS) status = execution;
-    }
-    completion->signal(status);
-  }).detach();
+  try {
+    std::thread([completion, event] {
+      cl_event waited = event();
+      cl_int status = ::clWaitForEvents(1, &waited);
+      if (status == CL_SUCCESS || status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+        cl_int execution = CL_COMPLETE;
+        status = ::clGetEventInfo(waited, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution, &execution, nullptr);
+        if (status == CL_SUCCESS) status = execution;
+      }
+      completion->signal(status);
+    }).detach();
+  } catch (const std::system_error&) {
+    // No thread to spare (EAGAIN under ulimit -v, issue #30: "Resource temporarily unavailable", exit 1):
+    // the status is polled on, within --kernel-timeout as ever.
+    cl_int execution = CL_QUEUED;
+    wait_for_device([&] { return (execution = execution_status(event())) <= CL_COMPLETE; }, what);
+    if (execution < CL_COMPLETE) check(execution, "a queued command (its event's final status)", __FILE__, __LINE__);
+    return;
+  }
   wait_for_device(*completion, what);
   if (const long status = completion->status(); status < 0)
     check(static_cast<cl_int>(status), "a queued command (its event's final status)", __FILE__, __LINE__);

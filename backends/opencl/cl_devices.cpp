@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/device_watchdog.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_svm.h"
 #include "common/domain/error.h"
@@ -188,6 +189,7 @@ std::string format_bytes(unsigned long long bytes) {
 }
 
 Discovery discover_devices() {
+  const DriverStage stage("loading the OpenCL drivers and listing their devices");  // PoCL starts its threads here
   Discovery discovery;
   std::vector<cl::Platform> platforms;
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when /etc/OpenCL/vendors names no driver.

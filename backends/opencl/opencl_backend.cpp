@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -17,7 +18,9 @@
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
+#include "backends/device_watchdog.h"
 #include "backends/opencl/cl_api.h"
+#include "backends/opencl/cl_build.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_devices.h"
 #include "backends/opencl/opencl_fft.h"
@@ -244,7 +247,9 @@ class OpenClApi final : public GpuApi {
   DevicePeaks measure_peaks(int device) override {
     const ClDevice& found = discovery_.devices[device];
     if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
-    const BuiltProgram& built = program_for(device, "peak.cl", embedded_cl_source("peak.cl"), kBuildOptions);
+    const DriverStage stage("measuring the peaks of " + found.info.id);
+    const BuiltProgram& built =
+        program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
     ClQueue queue(context(device).context, found.device);
     return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
   }
@@ -254,24 +259,39 @@ class OpenClApi final : public GpuApi {
   DeviceContext& context(int device) {
     if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
+    const DriverStage stage("creating an OpenCL context on " + discovery_.devices[device].info.id);
     DeviceContext made;
     made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
     made.queue = CC_CL_OUT(cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
     return contexts_.emplace(device, std::move(made)).first->second;
   }
 
-  const BuiltProgram& program_for(int device, std::string_view file, const std::string& source,
-                                  const std::string& options, bool from_kernel_dir = false) {
+  // `purpose` says what the program is for in an error ("'tiled'"). The build is watched (cl_build.h):
+  // past its limit (CONVCOMPARE_BUILD_TIMEOUT), or when the driver throws out of it, the program is left to the driver unreleased.
+  const BuiltProgram& program_for(int device, std::string_view file, std::string_view purpose,
+                                  const std::string& source, const std::string& options, bool from_kernel_dir = false) {
     const auto key = std::make_tuple(source, options, device);
     if (auto found = programs_.find(key); found != programs_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
+    const std::string& device_id = discovery_.devices[device].info.id;
+    const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
+    const DriverStage stage("building " + what);
     const auto start = Clock::now();
     cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
-    const cl_int status = program.build(std::vector<cl::Device>{cl_device}, options.c_str());
+    cl_int status = CL_SUCCESS;
+    try {
+      status = build_program(program(), cl_device(), options, what);
+    } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
+      // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
+      // moved into static storage never destroyed, as allocating may be what just failed.
+      alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
+      if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
+      throw;
+    }
     if (status != CL_SUCCESS) {
       cl_int log_status = CL_SUCCESS;
       const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
-      refuse_build_failure(status, file, discovery_.devices[device].info.id, log, from_kernel_dir);
+      refuse_build_failure(status, file, device_id, log, from_kernel_dir);
       throw ApiError("OpenCL", status, std::string(error_name(status)),
                      fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
                      summarize_build_log(log), log);
@@ -307,8 +327,8 @@ class OpenClApi final : public GpuApi {
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
   build_options_ = kBuildOptions;
   for (const std::string& define : plan.defines) build_options_ += " " + define;
-  const BuiltProgram& built = api_.program_for(device_, file_, source_, build_options_,
-                                                   from_kernel_dir_);
+  const BuiltProgram& built = api_.program_for(device_, file_, fmt::format("'{}'", traits_.name), source_,
+                                              build_options_, from_kernel_dir_);
   program_ = built.program;
   build_ms_ = built.build_ms;
   if (traits_.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "tests/hostile/hostile_support.h"
 #include "tests/support/temp_dir.h"
@@ -50,5 +51,29 @@ TEST_CASE("device faults: --kernel-timeout must be a number of seconds greater t
     CAPTURE(value);
     const CommandResult result = convcompare(run_args({"--size", "32x16", "--kernel-timeout", value}));
     check_refused(result, {"--kernel-timeout"});
+  }
+}
+
+TEST_CASE("device faults: a second SIGTERM or SIGINT ends the process at once, whatever the first waits for") {
+  if (skipped_here()) return;
+  TempDir dir("hostile");
+  write_global_kernel(dir / "kernels", "  volatile int spin = 1;\n  while (spin) {}");
+  // The first signal waits for the run in progress, a kernel that never returns before a 50 s
+  // --kernel-timeout; the second must end it now: one line, and the status of that signal (README,
+  // "Exit status"). env --default-signal: sh starts a background job with SIGINT ignored. The 4 s before
+  // the first let the run reach the kernel on a loaded machine.
+  for (const auto& [first, second, status] : {std::tuple{"TERM", "INT", 130}, std::tuple{"INT", "TERM", 143}}) {
+    CAPTURE(first);
+    const CommandResult result = shell(
+        "env --default-signal=INT $CONVCOMPARE $RUN --size 32x16 --variant global --kernel-dir " + shell_quoted(dir / "kernels") +
+        " --kernel-timeout 50 --quiet & child=$!; sleep 4; kill -" + first + " $child; sleep 1; kill -" + second +
+        " $child; wait $child; echo \"status $?\"");
+    INFO("stderr: " << result.err);
+    REQUIRE_FALSE(result.timed_out);
+    CHECK(result.out.find("status " + std::to_string(status)) != std::string::npos);
+    // One line of ours; sh may add its own word for a job a signal ended ("Terminated").
+    CHECK(result.err.starts_with("convcompare: error: interrupted again: stopping at once; no report is written\n"));
+    CHECK(result.err.find("convcompare:", 1) == std::string::npos);
+    CHECK(result.seconds < 20);
   }
 }

@@ -79,14 +79,23 @@ void print_comparison_escaped(const std::vector<Comparison>& comparisons, const 
 }
 
 // SIGINT or SIGTERM during the runs (issue #28: Ctrl-C lost everything): the run in progress finishes,
-// no other starts, and what finished is printed and written, marked incomplete. A second signal meets
-// the handler that was there before (temporary_files.h: remove the temporaries, die by the signal).
+// no other starts, and what finished is printed and written, marked incomplete. A second signal ends the
+// process at once, whatever the first is waiting for (issue #30: a driver's build that never returned):
+// one line, then the handler that was there before (temporary_files.h: remove the temporaries, die by
+// the signal, so the status is 130 or 143 as README's "Exit status" says). Async-signal-safe calls only.
 volatile std::sig_atomic_t stop_signal = 0;
 struct sigaction handlers_before[2];  // SIGINT's, SIGTERM's
 
 extern "C" void request_stop(int signal_number) {
-  stop_signal = signal_number;
+  if (stop_signal == 0) {
+    stop_signal = signal_number;
+    return;
+  }
+  constexpr char kLine[] = "convcompare: error: interrupted again: stopping at once; no report is written\n";
+  const ssize_t ignored = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
+  (void)ignored;  // nothing better to do in a process that is ending
   ::sigaction(signal_number, &handlers_before[signal_number == SIGINT ? 0 : 1], nullptr);
+  ::raise(signal_number);  // pending until this handler returns, then meets the handler before
 }
 
 class StopOnSignal {

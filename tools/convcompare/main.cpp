@@ -12,30 +12,61 @@
 
 namespace {
 
-struct sigaction previous_segv {}, previous_bus {};
+struct sigaction previous_segv {}, previous_bus {}, previous_abrt {};
 
 void write_text(const char* text) {
   const ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));
   (void)ignored;  // nothing better to do in a crashing process
 }
 
+const char* signal_name(int signal) { return signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : "SIGABRT"; }
+
 // A device fault inside a run: PoCL runs kernels on the host's threads and memory, so a --kernel-dir
-// kernel that writes past its buffer crashes this process (issue #30). One line naming the variant
-// (running_variant_name() is a static buffer, set before each run's launches), then exit 2. Only
-// async-signal-safe calls. Outside a run the crash is ours: the handler before this one (the default's
-// core dump, a sanitizer's report) gets it, as the faulting instruction runs again.
+// kernel that writes past its buffer crashes this process (issue #30). And a driver that aborts
+// (SIGABRT: PoCL's failed assertions and thread starts, LLVM's "out of memory" under ulimit -v) inside
+// one of its stages (backends/device_watchdog.h, DriverStage) or a run. One line naming the variant
+// or the stage (static buffers, set before each), then exit 2. Only async-signal-safe calls. Outside
+// both the crash is ours: the handler before this one (the default's core dump, a sanitizer's report)
+// gets it, as the faulting instruction runs again, or abort raises again.
 extern "C" void on_device_crash(int signal) {
   const char* variant = cc::running_variant_name();
-  if (*variant == '\0') {
-    ::sigaction(signal, signal == SIGSEGV ? &previous_segv : &previous_bus, nullptr);
+  const char* stage = cc::driver_stage_name();
+  if (*variant == '\0' && *stage == '\0') {
+    ::sigaction(signal, signal == SIGSEGV ? &previous_segv : signal == SIGBUS ? &previous_bus : &previous_abrt,
+                nullptr);
     return;
   }
-  write_text("convcompare: error: the device code crashed the process (");
-  write_text(signal == SIGSEGV ? "SIGSEGV" : "SIGBUS");
-  write_text(") while running '");
-  write_text(variant);
-  write_text("': a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed\n");
+  if (signal == SIGABRT) {
+    write_text("convcompare: error: the driver aborted the process (SIGABRT) while ");
+  } else {
+    write_text("convcompare: error: the device code crashed the process (");
+    write_text(signal_name(signal));
+    write_text(") while ");
+  }
+  if (*variant != '\0') {
+    write_text("running '");
+    write_text(variant);
+    write_text("'");
+  } else {
+    write_text(stage);
+  }
+  write_text(signal == SIGABRT
+                 ? ": it failed or ran out of memory (check free memory and the address-space limit, ulimit -v)\n"
+                 : ": a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed\n");
   ::_exit(2);
+}
+
+// LLVM (loaded by PoCL) puts its own SIGABRT handler over ours; on abort it restores ours and returns,
+// and glibc's abort() then raises again with the default action, so ours never runs. Taken back as
+// each driver stage or run starts (backends/device_watchdog.h), the one before kept to chain to.
+void reclaim_abort() noexcept {
+  struct sigaction current {};
+  if (::sigaction(SIGABRT, nullptr, &current) != 0 || current.sa_handler == on_device_crash) return;
+  struct sigaction action {};
+  action.sa_handler = on_device_crash;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGABRT, &action, &previous_abrt);
+  cc::set_driver_stage_hook(reclaim_abort);
 }
 
 void report_device_crashes() {
@@ -44,6 +75,8 @@ void report_device_crashes() {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGSEGV, &action, &previous_segv);
   ::sigaction(SIGBUS, &action, &previous_bus);
+  ::sigaction(SIGABRT, &action, &previous_abrt);
+  cc::set_driver_stage_hook(reclaim_abort);
 }
 
 }  // namespace
