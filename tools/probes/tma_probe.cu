@@ -36,8 +36,9 @@
 // outside the image; a plane's start); x-unaligned, box16, box32 and oob-unaligned failing with the other
 // new steps passing confirms the corner's x alignment; y-negative or x-negative failing, negative
 // corners as such (the corner must then be clamped to >= 0 and the border fix-up cover the apron);
-// oob-positive failing, the 20-pixel (80-byte) box width; static-barrier failing alone, in the shared-memory layout tma.cu had (now changed); every
-// copy step passing and kernel failing, in convolve_tma's own arguments or launch.
+// oob-positive failing, the 20-pixel (80-byte) box width; static-barrier failing alone, in the
+// shared-memory layout tma.cu had (now changed); every copy step passing and kernel failing, in
+// convolve_tma's own arguments or launch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -314,8 +315,7 @@ int main(int argc, char** argv) {
   if (argc == 2) {
     for (const char* step : kSteps)
       if (std::strcmp(argv[1], step) == 0) return run_step(step) ? 0 : 1;
-    std::fprintf(stderr, "tma_probe: unknown step '%s' (the steps are listed at the top of tools/probes/tma_probe.cu)\n",
-                 argv[1]);
+    std::fprintf(stderr, "tma_probe: unknown step '%s' (the steps: the top of tools/probes/tma_probe.cu)\n", argv[1]);
     return 2;
   }
   // Every step in a process of its own: a lost context ends only its step.
