@@ -16,8 +16,11 @@
 // Only blocks at the image's edges have such cells; the others skip that loop.
 //
 // The tile's layout is tiled's but for its rows: a TMA box's rows are whole multiples of 16 bytes in
-// shared memory (cuTensorMapEncodeTiled's boxDim[0]), so each row is padded to kTmaRowBytes
-// (common/geometry/tile_shape.h, which the plan's on-chip bytes count). What TMA cannot do at all (a
+// shared memory (cuTensorMapEncodeTiled's boxDim[0]), and the box's corner must lie on a 16-byte
+// boundary in x (the H100 raised "illegal instruction" at the copy for a box at x = -1, issue #25), so
+// the box starts up to a few pixels before the tile's left edge (tile_lead) and each row is padded to
+// kTmaRowBytes (common/geometry/tile_shape.h's tma_tile_lead and tma_tile_pitch, which the plan's
+// on-chip bytes count); the tile proper starts `lead` pixels into each box row. What TMA cannot do at all (a
 // row pitch that is no multiple of 16 bytes, a tile over 256 pixels a side, a device before 9.0) is a
 // reasoned skip before launch (backends/cuda/tensor_map.cpp, DeviceLimits::no_tensor_maps), not a
 // second path in here.
@@ -46,22 +49,31 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
                              const ConvArgs args)
 {
 #if CC_TMA
-    // (blockDim + 2 * radius) pixels per side, rows padded to kTmaRowBytes, then the mbarrier the copy
-    // signals (its phase 0 completes with the box's bytes); sized at launch (tile_shape.h's
-    // tma_tile_bytes). The kernel declares no static shared memory, so the box starts the block's shared
-    // memory (1024-byte aligned) and the barrier follows it, as in the CUDA C++ Programming Guide's TMA
-    // example; the H100 faulted on the copy with the barrier declared static and the box after it
-    // (issue #25; tools/probes/tma_probe.cu's "static-barrier" step keeps that layout to tell).
+    // (blockDim + 2 * radius) pixels per side after each row's lead, rows padded to kTmaRowBytes, then
+    // the mbarrier the copy signals (its phase 0 completes with the box's bytes); sized at launch
+    // (tile_shape.h's tma_tile_bytes). The kernel declares no static shared memory, so the box starts
+    // the block's shared memory (1024-byte aligned) and the barrier follows it, as in the CUDA C++
+    // Programming Guide's TMA example; the H100 faulted on the copy with the barrier declared static
+    // and the box after it (issue #25; tools/probes/tma_probe.cu's "static-barrier" step keeps that
+    // layout to tell).
     extern __shared__ __align__(128) cc_pixel tile[];
 
     const int tile_width = blockDim.x + 2 * args.radius_x;
     const int tile_height = blockDim.y + 2 * args.radius_y;
-    const int row_pixels = static_cast<int>(cc::kTmaRowBytes / sizeof(cc_pixel));
-    const int tile_pitch = (tile_width + row_pixels - 1) / row_pixels * row_pixels;  // the box's row in shared memory
+    const int row_pixels = static_cast<int>(cc::kTmaRowBytes / sizeof(cc_pixel));  // one 16-byte step
+    const int tile_x0 = blockIdx.x * blockDim.x - args.radius_x;  // image position of the tile's first column
+    const int tile_y0 = blockIdx.y * blockDim.y - args.radius_y;
+    // The box's corner: tile_x0 rounded down to a 16-byte step, `lead` pixels before it; the pitch holds
+    // the most lead any block has (tma_tile_lead: the host's box has this width).
+    const int lead = (tile_x0 % row_pixels + row_pixels) % row_pixels;
+    const int box_x0 = tile_x0 - lead;
+    const int radius_over = args.radius_x % row_pixels;
+    const int most_lead = blockDim.x % row_pixels != 0 ? row_pixels - 1
+                          : radius_over == 0          ? 0
+                                                      : row_pixels - radius_over;
+    const int tile_pitch = (most_lead + tile_width + row_pixels - 1) / row_pixels * row_pixels;  // a box row
     const uint32_t box_bytes = static_cast<uint32_t>(tile_pitch * tile_height * sizeof(cc_pixel));
     uint64_t* const tile_landed = reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(tile) + box_bytes);  // 16-byte aligned
-    const int tile_x0 = blockIdx.x * blockDim.x - args.radius_x;  // image position of tile[0]
-    const int tile_y0 = blockIdx.y * blockDim.y - args.radius_y;
     const int lx = threadIdx.x;
     const int ly = threadIdx.y;
     const int thread = ly * blockDim.x + lx;
@@ -77,13 +89,13 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
     }
     __syncthreads();
 
-    // One thread asks for the whole tile: the box at (tile_x0, tile_y0), negative or past the image
-    // where the apron is, the hardware writing zeros there. The bytes expected are the whole box's,
-    // the zero-filled cells included.
+    // One thread asks for the whole tile: the box at (box_x0, tile_y0), negative or past the image
+    // where the apron is, the hardware writing zeros there; box_x0 a whole number of 16-byte steps.
+    // The bytes expected are the whole box's, the zero-filled cells and the lead included.
     if (thread == 0) {
         cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
                                              tile_landed, box_bytes);
-        const int32_t corner[2] = {tile_x0, tile_y0};  // innermost dimension first: x, then y
+        const int32_t corner[2] = {box_x0, tile_y0};  // innermost dimension first: x, then y
         cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, tile, &input_map, corner,
                                         tile_landed);
     }
@@ -103,7 +115,7 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
             if (gx >= 0 && gx < args.width && gy >= 0 && gy < args.height) continue;  // copied by TMA
             const int sx = cc_border_index(gx, args.width, args.border);
             const int sy = cc_border_index(gy, args.height, args.border);
-            tile[(i / tile_width) * tile_pitch + i % tile_width] = input[sy * args.pitch + sx];
+            tile[(i / tile_width) * tile_pitch + lead + i % tile_width] = input[sy * args.pitch + sx];
         }
     }
     __syncthreads();  // the fixed cells, before any thread reads a neighbour's
@@ -115,7 +127,7 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
     cc_value sum = cc_zero;
     for (int fy = 0; fy < args.filter_height; ++fy) {
         for (int fx = 0; fx < args.filter_width; ++fx) {
-            sum += cc_load(tile, (ly + fy) * tile_pitch + lx + fx) * c_filter[fy * args.filter_width + fx];
+            sum += cc_load(tile, (ly + fy) * tile_pitch + lead + lx + fx) * c_filter[fy * args.filter_width + fx];
         }
     }
     cc_store(output, y * args.pitch + x, sum);

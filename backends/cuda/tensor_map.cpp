@@ -37,7 +37,8 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-// The box: one group's tile (tile_shape.h), x first, as kernels_cuda/tma.cu computes it from its block.
+// The box: one group's tile and the lead before it that puts the box's corner on a 16-byte boundary
+// (tile_shape.h's tma_tile_pitch), x first, as kernels_cuda/tma.cu computes it from its block.
 struct Box {
   std::size_t width = 0, height = 0;
 };

@@ -8,10 +8,20 @@
 //             image into static shared memory, the map a __grid_constant__ parameter (no L2
 //             promotion, as the guide's), launched <<<>>>;
 //   l2-128    the same with the 128-byte L2 promotion tensor_map.cpp asks for;
-//   oob       the same with the box convolve_tma's first block asks for at r = 1: 20x18 pixels at
-//             (-1, -1), its first row and column outside the image (TMA's zero fill);
+//   oob       the same with the box convolve_tma's first block asks for at r = 1: 24x18 pixels at
+//             (-4, -1), the tile's left edge (-1) rounded down to a 16-byte boundary, its first row and
+//             first four columns outside the image (TMA's zero fill);
 //   plane     the oob copy from an image that starts 12240 bytes into its buffer (16-byte aligned, not
 //             128), where the second float plane of the faulting run's 68x45 image started;
+// Then the steps that tell which rule the first H100 run broke, where oob-unaligned (the box the
+// kernel asked for then) faulted with "illegal instruction" and textbook did not (issue #25). The
+// fix (kernels_cuda/tma.cu) takes the corner's x to be the rule; if oob still fails, these name the other:
+//   oob-unaligned  20x18 at (-1, -1), the box convolve_tma asked for before the fix;
+//   x-unaligned    16x16 at (9, 4), inside the image, x not on a 16-byte boundary (36 bytes);
+//   x-negative     16x16 at (-4, 4), x negative but on a 16-byte boundary;
+//   y-negative     16x16 at (8, -1), y alone outside the image;
+//   oob-positive   20x18 at (0, 0), the old box's size inside the image;
+//   box16, box32   16x18 and 32x18 at (-1, -1), the old corner with a box a 64- or 128-byte row;
 //   global    the textbook copy with the map in global memory, fenced for the tensor-map proxy;
 //   static-barrier  the same copy in the layout tma.cu had when the H100 faulted: a static mbarrier,
 //             the box in dynamic shared memory 128 bytes after it, fence.mbarrier_init alone;
@@ -23,8 +33,12 @@
 // compute-sanitizer should be given: compute-sanitizer --tool memcheck build-gpu/tools/probes/tma_probe kernel
 // Reading a run: textbook failing puts the fault in the GPU, driver or toolkit, not in tma.cu; l2-128,
 // oob or plane failing alone, in what tensor_map.cpp encodes (the promotion; the box's size or its corner
-// outside the image; a plane's start); static-barrier failing alone, in the shared-memory layout tma.cu had (now changed); every
-// copy step passing and kernel failing, in convolve_tma's own arguments or launch.
+// outside the image; a plane's start); x-unaligned, box16, box32 and oob-unaligned failing with the other
+// new steps passing confirms the corner's x alignment; y-negative or x-negative failing, negative
+// corners as such (the corner must then be clamped to >= 0 and the border fix-up cover the apron);
+// oob-positive failing, the 20-pixel (80-byte) box width; static-barrier failing alone, in the
+// shared-memory layout tma.cu had (now changed); every copy step passing and kernel failing, in
+// convolve_tma's own arguments or launch.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -79,7 +93,7 @@ bool encode(CUtensorMap& map, const float* device, int width, int height, int bo
 }
 
 constexpr int kBox = 16;                      // the guide-style steps' box side
-constexpr int kMaxBoxFloats = 20 * 18;        // the largest box a copy step takes: the oob step's
+constexpr int kMaxBoxFloats = 32 * 18;        // the largest box a copy step takes: box32's
 
 // The guide's copy of one box: one thread arms the barrier with the box's bytes and issues the copy,
 // every thread waits on phase 0, then each writes its share of the box out. `global_map`: the map
@@ -254,7 +268,9 @@ bool convolve(int border) {
   return compare(got, expected);
 }
 
-constexpr const char* kSteps[] = {"textbook", "l2-128", "oob", "plane", "global", "static-barrier", "kernel", "clamp"};
+constexpr const char* kSteps[] = {"textbook",   "l2-128",     "oob",          "plane",  "global", "static-barrier",
+                                  "kernel",     "clamp",      "oob-unaligned", "x-unaligned", "x-negative",
+                                  "y-negative", "oob-positive", "box16",        "box32"};
 
 bool run_step(const std::string& step) {
   int device = 0, driver = 0, runtime = 0;
@@ -272,25 +288,34 @@ bool run_step(const std::string& step) {
   constexpr auto none = CU_TENSOR_MAP_L2_PROMOTION_NONE, l2_128 = CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
   if (step == "textbook") return copy_box({Copy::Textbook, kBox, kBox, 8, 4, none});
   if (step == "l2-128") return copy_box({Copy::Textbook, kBox, kBox, 8, 4, l2_128});
-  if (step == "oob") return copy_box({Copy::Textbook, 20, 18, -1, -1, l2_128});
-  if (step == "plane") return copy_box({Copy::Textbook, 20, 18, -1, -1, l2_128, 68 * 45});
+  if (step == "oob") return copy_box({Copy::Textbook, 24, 18, -4, -1, l2_128});
+  if (step == "plane") return copy_box({Copy::Textbook, 24, 18, -4, -1, l2_128, 68 * 45});
+  if (step == "oob-unaligned") return copy_box({Copy::Textbook, 20, 18, -1, -1, l2_128});
+  if (step == "x-unaligned") return copy_box({Copy::Textbook, kBox, kBox, 9, 4, none});
+  if (step == "x-negative") return copy_box({Copy::Textbook, kBox, kBox, -4, 4, none});
+  if (step == "y-negative") return copy_box({Copy::Textbook, kBox, kBox, 8, -1, none});
+  if (step == "oob-positive") return copy_box({Copy::Textbook, 20, 18, 0, 0, l2_128});
+  if (step == "box16") return copy_box({Copy::Textbook, 16, 18, -1, -1, l2_128});
+  if (step == "box32") return copy_box({Copy::Textbook, 32, 18, -1, -1, l2_128});
   if (step == "global") return copy_box({Copy::GlobalMap, kBox, kBox, 8, 4, none});
   if (step == "static-barrier") return copy_box({Copy::StaticBarrier, kBox, kBox, 8, 4, none});
   if (step == "kernel") return convolve(CC_BORDER_ZERO);
-  return convolve(CC_BORDER_CLAMP);
+  if (step == "clamp") return convolve(CC_BORDER_CLAMP);
+  std::printf("  no such step\n");
+  return false;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 2) {
-    std::fprintf(stderr, "usage: %s [textbook|l2-128|oob|plane|global|static-barrier|kernel|clamp]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [STEP] (steps: see the top of tools/probes/tma_probe.cu)\n", argv[0]);
     return 2;
   }
   if (argc == 2) {
     for (const char* step : kSteps)
       if (std::strcmp(argv[1], step) == 0) return run_step(step) ? 0 : 1;
-    std::fprintf(stderr, "tma_probe: unknown step '%s' (textbook, l2-128, oob, plane, global, static-barrier, kernel, clamp)\n", argv[1]);
+    std::fprintf(stderr, "tma_probe: unknown step '%s' (the steps: the top of tools/probes/tma_probe.cu)\n", argv[1]);
     return 2;
   }
   // Every step in a process of its own: a lost context ends only its step.
