@@ -29,10 +29,10 @@
 #   peaks.txt               tools/probes/bandwidth_probe.cu: L2, L1 and shared-memory read peaks (5 s)
 #   ptx/VARIANT-r3.ptx      NVIDIA OpenCL's program binary (PTX) of async, tiled and shuffle as paths-2048
 #                           built them (tools/probes/cl_program_binary.cpp); --local: PoCL's binary, not PTX
-#   lowrank-8192.json 120 s #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
+#   lowrank-8192.json 240 s #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
 #                           common/domain/filter.cpp), 8192x8192 f32, clamp border (NPP's): lowrank, tiled,
 #                           fast, fft, global, npp
-#   paths-8192-u8.json 90 s #25 item 4 at 8192x8192, u8
+#   paths-8192-u8.json 150 s #25 item 4 at 8192x8192, u8
 #   sass-paths.txt          cuobjdump -sass of the binary's offline kernels and of fast's NVRTC source built
 #                           by nvcc at r = 3 and 16 (CPU only, beside the runs from the start)
 # Exit 1 when any step failed (the others still ran).
@@ -232,9 +232,9 @@ if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]] && wanted probes; 
 fi
 
 # --- #29: LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
-prun lowrank-8192 120 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
+prun lowrank-8192 240 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
 
-prun paths-8192-u8 90 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
+prun paths-8192-u8 150 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
 
 rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
