@@ -150,6 +150,41 @@ std::vector<Series> build_series(const Selection& selection, const std::vector<A
   return all;
 }
 
+std::optional<Floors> find_floors(const Report& report, const Selection& selection) {
+  if (selection.x != XAxis::Radius) return std::nullopt;
+  Floors floors;
+  for (const RunRecord* run : selection.plotted) {
+    if (!(run->mpix_per_s > 0) || !(run->gb_per_s > 0) || !(run->gflop_per_s > 0)) continue;
+    // The run's own rates give its bytes and computed channels per pixel exactly: derive_rates made
+    // all three from one footprint and one time (common/report/record.cpp).
+    const double taps = static_cast<double>(2 * run->radius_x + 1) * (2 * run->radius_y + 1);
+    const double bytes = run->gb_per_s * 1e3 / run->mpix_per_s;
+    const double channels = run->gflop_per_s * 1e3 / (2 * taps * run->mpix_per_s);
+    floors.bytes_per_pixel = floors.bytes_per_pixel > 0 ? std::min(floors.bytes_per_pixel, bytes) : bytes;
+    floors.channels = floors.channels > 0 ? std::min(floors.channels, channels) : channels;
+    for (const DeviceInfo& device : report.devices) {
+      if (device.backend != run->backend || device.id != run->device || !device.peaks.untimed.empty()) continue;
+      if (device.peaks.copy_gb_per_s > floors.copy_gb_per_s)
+        floors.copy_gb_per_s = device.peaks.copy_gb_per_s, floors.copy_device = device.id;
+      if (device.peaks.fma_gflop_per_s > floors.fma_gflop_per_s)
+        floors.fma_gflop_per_s = device.peaks.fma_gflop_per_s, floors.fma_device = device.id;
+    }
+  }
+  if (!(floors.copy_gb_per_s > 0) || !(floors.fma_gflop_per_s > 0) || !(floors.bytes_per_pixel > 0)) return std::nullopt;
+  return floors;
+}
+
+std::vector<Win> fastest_at_each_x(const std::vector<Series>& series) {
+  std::map<double, Win> best;
+  for (const Series& s : series)
+    for (const auto& [x, rate] : s.points)
+      if (auto [at, added] = best.try_emplace(x, Win{x, &s}); !added && rate > at->second.series->points.at(x))
+        at->second.series = &s;
+  std::vector<Win> wins;
+  for (const auto& [x, win] : best) wins.push_back(win);
+  return wins;
+}
+
 constexpr Phase kPhases[4] = {
     {"setup", {170, 170, 170}, [](const RunRecord& r) { return r.times.setup_ms; }},
     {"H2D", {0, 114, 178}, [](const RunRecord& r) { return r.times.h2d_ms; }},
