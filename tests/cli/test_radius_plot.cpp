@@ -28,7 +28,7 @@ TEST_CASE("radius figure: every variant at r = 0..3 runs or is skipped with its 
   // docs/memory-spaces.md's command ("Every variant against the radius"), at 48x48 on r = 0..3.
   const cc::test::CommandResult result = cc::test::run_command(
       {CONVCOMPARE_EXE, "--backend", "opencl", "--size", "48x48", "--filter", "box", "--border", "clamp", "--sweep",
-       "radius=0..3", "--variant", "all", "--repetitions", "2", "--warmup", "1", "--time-budget", "0.05", "--quiet",
+       "radius=0..3", "--variant", "all", "--cold", "--repetitions", "2", "--warmup", "1", "--time-budget", "0.05", "--quiet",
        "--json", dir / "radius.json", "--plot", dir / "radius.png"},
       std::chrono::seconds(240));
   INFO("stderr: " << result.err);
