@@ -359,8 +359,16 @@ double bars_height(const std::vector<Bar>& bars) {
   return height;
 }
 
+// `text` cut with "..." to `width` pixels at `size`.
+std::string fitted(std::string text, double size, double width) {
+  if (text_width(text, size) <= width) return text;
+  while (!text.empty() && text_width(text + "...", size) > width) text.pop_back();
+  return text + "...";
+}
+
 void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Series>& series,
-               const std::optional<Floors>& floors, const std::vector<Bar>& bars, const std::string& page) {
+               const std::optional<Floors>& floors, const std::vector<Api>& apis, const std::vector<Bar>& bars,
+               const std::string& page) {
   // Which group of how many, and a marker a test can find in the SVG's text.
   if (!page.empty()) canvas.text({kWidth - 24.0, 24}, page, kTickSize, kMuted, Align::Right);
   if (selection.plotted.empty()) {
@@ -383,6 +391,9 @@ void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Ser
     // The panel starts under the strip that names the fastest at each x (draw_winners).
     draw_rate_lines(canvas, {96, 100, kWidth - legend - 36, 500}, selection, series, floors);
     draw_legend(canvas, series, floors, kWidth - legend - 10, 66, 500);
+    if (const std::string note = not_drawn_note(selection, apis); !note.empty())
+      canvas.text({24, 556}, fitted("not drawn (skipped or failed; the report says why): " + note, 12, kWidth - 48.0),
+                  12, kMuted);
   }
 
   const double rates_end = rate_bottom(selection, series), phase_top = rates_end + kPhaseBelowRates;
@@ -431,7 +442,7 @@ void write_plot(const Report& report, const std::string& path, std::vector<std::
     canvas.begin_page(i);
     if (i > 0) canvas.line({0, 0.5}, {static_cast<double>(kWidth), 0.5}, kAxis, 1);
     const std::string page = selections.size() > 1 ? fmt::format("group {} of {}", i + 1, selections.size()) : "";
-    draw_plot(canvas, selections[i], series[i], floors[i], bars[i], page);
+    draw_plot(canvas, selections[i], series[i], floors[i], apis, bars[i], page);
   }
   canvas.save(path);
   if (drawn_text) *drawn_text = canvas.texts();

@@ -19,6 +19,9 @@ struct Selection {
   XAxis x = XAxis::None;
   std::string title;
   std::string phase_title;
+  // A radius page's runs that did not validate (skipped, failed) at the plotted size: what has no
+  // line or a gap (not_drawn_note).
+  std::vector<const RunRecord*> not_ok;
 };
 
 // One selection per (filter minus r=, border) group of validated runs, in report order; one empty
@@ -71,6 +74,10 @@ struct Win {
 };
 // One per x any series has, in x order.
 std::vector<Win> fastest_at_each_x(const std::vector<Series>& series);
+
+// What a radius page does not draw and where: "opencl shuffle; cuda fast at r = 17..32" (a variant
+// with no line at all by its name alone), or "" when every run validated. The reasons are the report's.
+std::string not_drawn_note(const Selection& selection, const std::vector<Api>& apis);
 
 struct Phase {
   const char* name;

@@ -133,3 +133,25 @@ TEST_CASE("plot floors: the picture names the floors, their measured rates and t
   CHECK(has("fastest") == 1);
   CHECK(std::ranges::none_of(texts, [](const std::string& t) { return t.starts_with("DRAM floor"); }));
 }
+
+TEST_CASE("plot floors: what a radius page does not draw is named, with the radii of each gap") {
+  cc::Report report = radius_report();
+  for (cc::RunRecord& run : report.runs) {
+    const bool shuffle = run.backend == "opencl" && run.variant == "shuffle";
+    const bool gap = run.backend == "cuda" && run.variant == "lowrank" && (run.radius_x == 5 || run.radius_x >= 20);
+    if (shuffle || gap) run.status = cc::Status::Skipped, run.reason = "not here";
+    if (run.backend == "cuda" && run.variant == "texture" && run.radius_x == 3) run.status = cc::Status::Failed;
+  }
+  const std::vector<pd::Selection> pages = pd::select_groups(report);
+  REQUIRE(pages.size() == 1);
+  const std::vector<pd::Api> apis = pd::find_apis(report);
+  CHECK(pd::not_drawn_note(pages[0], apis) == "opencl shuffle; cuda texture at r = 3; cuda lowrank at r = 5, 20..32");
+  CHECK(pd::not_drawn_note(pd::select_groups(radius_report())[0], apis).empty());
+
+  if (!cc::canvas_available()) return;
+  TempDir dir("plot");
+  std::vector<std::string> texts;
+  cc::write_plot(report, dir.file("gaps.svg"), &texts);
+  CHECK(std::ranges::count(texts, "not drawn (skipped or failed; the report says why): opencl shuffle; cuda texture at "
+                                  "r = 3; cuda lowrank at r = 5, 20..32") == 1);
+}
