@@ -137,11 +137,11 @@ void draw_x_axis(Canvas& canvas, const Box& plot, const Axis& axis, const std::s
 constexpr Rgb kFloorInk{0, 0, 0};
 constexpr Dash kDramDash = Dash::Dashed, kFmaDash = Dash::Dotted;
 
-// Per floor, what it is and the measured rate it comes from (issue #27 item 3: say where the peak
-// came from on the figure itself): the tool measures both (plot_data.h, Floors).
 // A measured rate to three significant digits, without exponents: 13.7, 2950, 51200.
 std::string rate_label(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
 
+// Per floor, what it is and the measured rate it comes from (issue #27 item 3: say where the peak
+// came from on the figure itself): the tool measures both (plot_data.h, Floors).
 std::vector<std::pair<std::string, std::string>> floor_legend(const Floors& floors) {
   // The canvas draws ASCII only (canvas.cpp): "^2", not a superscript.
   const double channels = std::round(floors.channels * 1e6) / 1e6;  // 1, not 0.9999999 from the rates' quotient
