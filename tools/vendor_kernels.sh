@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # vendor_kernels.sh: compiles AND links every OpenCL kernel, in every configuration the backend can choose, with AMD's and Intel's own compilers, and writes their resource table.
 # Usage: tools/vendor_kernels.sh PATH/TO/cl_configurations [TABLE.md]   (as root: installs what it needs)
+#        KERNEL_FILES="async.cl shuffle.cl" tools/vendor_kernels.sh ... TABLE.md: builds those kernels_cl/ files
+#        only and puts their rows into TABLE.md and its .csv, keeping every other file's rows from the .csv
+#        (the full run takes the better part of an hour on two cores; a new kernel file needs minutes).
 #
 # AMD: ROCm's OpenCL pipeline as its runtime runs it (ROCclr + comgr): clang -x cl with ROCm's device
 # libraries (Debian's rocm-device-libs, built by LLVM 15, hence clang-15 and lld-15), -D__OPENCL_VERSION__
@@ -56,6 +59,7 @@ done
     fi
   done
 } | while IFS=$'\t' read -r file options; do
+  [[ -z ${KERNEL_FILES:-} || " $KERNEL_FILES " == *" $file "* ]] || continue
   # The 8-bit formats triple the configurations: they are built for one target of each vendor
   # (gfx1030, tgllp), whose pipelines are what a link error or a rejected construct depends on;
   # ALL_TARGETS=1 builds them for all four, for the full resource table.
@@ -124,7 +128,10 @@ if ((failures)) || ((built != jobs)); then
   exit 1
 fi
 if [[ -n $table ]]; then
-  python3 "$repo/tools/vendor_resources.py" "$work/out" >"$table" || exit 1
+  keep=()
+  [[ -n ${KERNEL_FILES:-} ]] && keep=(--keep "${table%.md}.csv")
+  python3 "$repo/tools/vendor_resources.py" "${keep[@]}" "$work/out" >"$work/table.md" || exit 1
+  mv "$work/table.md" "$table"
   cp "$work/out/vendor-resources.csv" "${table%.md}.csv"
   echo "vendor compilers: resource table written to $table and ${table%.md}.csv"
 fi

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """vendor_resources.py: the resource table of docs/vendor-resources.md, from what tools/vendor_kernels.sh built.
 
-  vendor_resources.py RESULTS_DIR > docs/vendor-resources.md
+  vendor_resources.py [--keep docs/vendor-resources.csv] RESULTS_DIR > docs/vendor-resources.md
+
+--keep: the rows of every kernel file not built in RESULTS_DIR are taken from that CSV (an earlier full
+run's), so building one new kernel file (vendor_kernels.sh's KERNEL_FILES) updates the whole table.
 
 RESULTS_DIR holds, per build, JOB.job (kernel file, options, target: tab-separated) and, when the build
 succeeded, JOB.notes (AMD: `llvm-readobj --notes` of the code object) or JOB.zeinfo (Intel: the binary's
@@ -134,8 +137,20 @@ Occupancy, per target (the smallest of the limits that apply):
 """
 
 
+def kept_rows(path, built_files):
+    """The rows of an earlier table's CSV whose kernel file was not built this time."""
+    with open(path, newline="") as handle:
+        return [row for row in csv.DictReader(handle) if row["file"] not in built_files]
+
+
 def main():
-    results = pathlib.Path(sys.argv[1])
+    arguments = sys.argv[1:]
+    keep = None
+    if arguments[:1] == ["--keep"] and len(arguments) == 3:
+        keep, arguments = arguments[1], arguments[2:]
+    if len(arguments) != 1 or arguments[0].startswith("-"):
+        sys.exit("usage: vendor_resources.py [--keep TABLE.csv] RESULTS_DIR")
+    results = pathlib.Path(arguments[0])
     rows = []
     for job in sorted(results.glob("*.job")):
         kernel_file, options, target = job.read_text().rstrip("\n").split("\t")
@@ -146,6 +161,8 @@ def main():
             parsed = [intel_row(target, k) for k in intel_kernels(stem.with_suffix(".zeinfo").read_text())]
         for row in parsed:
             rows.append(dict(file=kernel_file, options=options or "(none)", target=target, **row))
+    if keep:
+        rows += kept_rows(keep, {r["file"] for r in rows})
     order = list(AMD) + list(INTEL)
     rows.sort(key=lambda r: (r["file"], r["options"], r["kernel"], order.index(r["target"])))
     out = io.StringIO()
@@ -153,9 +170,10 @@ def main():
     targets_of = {}
     for r in rows:
         targets_of.setdefault((r["file"], r["options"]), set()).add(r["target"])
-    built_for = " or ".join(str(n) for n in sorted({len(t) for t in targets_of.values()}))
+    counts = [str(n) for n in sorted({len(t) for t in targets_of.values()})]
+    built_for = " or ".join(counts) if len(counts) < 3 else ", ".join(counts[:-1]) + " or " + counts[-1]
     out.write(f"\n{len(targets_of)} configurations, each built for {built_for} targets (the 8-bit formats on one per "
-              f"vendor unless ALL_TARGETS=1): {len(rows)} kernels in all.\n")
+              f"vendor unless ALL_TARGETS=1; sub-group shuffles on Intel's alone): {len(rows)} kernels in all.\n")
     columns = ["kernel", "target", "registers", "local", "scratch", "spills", "occupancy"]
     titles = ["kernel", "target", "registers", "LDS / SLM bytes", "scratch / private bytes", "spills", "occupancy"]
     current = None

@@ -136,33 +136,31 @@ bool VkFftPlan::needs_temporary() const {
 
 void VkFftPlan::transform(const cl::CommandQueue& queue, const cl::Buffer& real, const cl::Buffer& spectrum,
                           const cl::Buffer& temporary, int direction) {
-  queue_ = queue();
-  input_ = real();
-  buffer_ = spectrum();
-  temporary_ = temporary();
-  VkFFTLaunchParams launch = {};
-  launch.commandQueue = &queue_;
-  launch.buffer = &buffer_;
-  launch.tempBuffer = &temporary_;
-  if (out_of_place_) launch.inputBuffer = &input_;
-  CC_VKFFT_CHECK(VkFFTAppend(&transform_application_->vkfft, direction, &launch));
+  append(*transform_application_, direction, queue, real, spectrum, temporary, nullptr);
 }
 
 void VkFftPlan::correlate(const cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& spectrum,
                           const cl::Buffer& filter_spectrum, const cl::Buffer& temporary) {
+  // The forward direction: with performConvolution it runs the inverse as well.
+  append(*correlation_application_, -1, queue, in, spectrum, temporary, &filter_spectrum);
+}
+
+void VkFftPlan::append(Application& application, int direction, const cl::CommandQueue& queue, const cl::Buffer& in,
+                       const cl::Buffer& spectrum, const cl::Buffer& temporary, const cl::Buffer* filter_spectrum) {
   queue_ = queue();
   input_ = in();
   buffer_ = spectrum();
-  kernel_ = filter_spectrum();
   temporary_ = temporary();
   VkFFTLaunchParams launch = {};
   launch.commandQueue = &queue_;
   launch.buffer = &buffer_;
   launch.tempBuffer = &temporary_;
-  launch.kernel = &kernel_;
+  if (filter_spectrum) {
+    kernel_ = (*filter_spectrum)();
+    launch.kernel = &kernel_;
+  }
   if (out_of_place_) launch.inputBuffer = &input_;
-  // The forward direction: with performConvolution it runs the inverse as well.
-  CC_VKFFT_CHECK(VkFFTAppend(&correlation_application_->vkfft, -1, &launch));
+  CC_VKFFT_CHECK(VkFFTAppend(&application.vkfft, direction, &launch));
 }
 
 FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,

@@ -69,6 +69,11 @@ class VkFftPlan {
   // transform_application_: the filter's transform (kernelConvolution) when fused, else the plain
   // transforms both ways; correlation_application_: the convolution, null when not fused.
   std::unique_ptr<Application> transform_application_, correlation_application_;
+  // Binds the queue and buffers (the handles below) and appends `application` in `direction` (-1
+  // forward: with the correlation's performConvolution, the inverse too); `filter_spectrum` for the
+  // correlation only. transform() and correlate() are this with their own application.
+  void append(Application& application, int direction, const cl::CommandQueue& queue, const cl::Buffer& in,
+              const cl::Buffer& spectrum, const cl::Buffer& temporary, const cl::Buffer* filter_spectrum);
   // The handles VkFFT reads through pointers, set before each call: every launch binds the buffers
   // and queue it is given.
   cl_device_id device_ = nullptr;

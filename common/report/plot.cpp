@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -80,6 +81,19 @@ Axis log_axis(double lo, double hi) {
   return axis;
 }
 
+// Whole radii, 8 intervals at most, in steps that divide the powers of two a sweep ends on: 0..32 by
+// 4, not 0..35 by 5 (issue #27 item 3's figure spans r = 0..32).
+Axis radius_axis(double lo, double hi) {
+  for (double step : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}) {
+    Axis axis{std::floor(lo / step) * step, std::ceil(hi / step) * step, false, {}};
+    if (axis.hi == axis.lo) axis.hi += step;
+    if ((axis.hi - axis.lo) / step > 8) continue;
+    for (double t = axis.lo; t <= axis.hi; t += step) axis.ticks.push_back(t);
+    return axis;
+  }
+  return linear_axis(lo, hi);  // radii beyond 512: not a sweep --sweep accepts
+}
+
 // Three significant digits at most, thousands as k and millions as M: 0.25, 20, 1k, 52.9k, 174k, 1.2M.
 std::string short_number(double v) {
   if (std::abs(v) >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
@@ -119,15 +133,50 @@ void draw_x_axis(Canvas& canvas, const Box& plot, const Axis& axis, const std::s
 }
 
 // ---- top panel: rates ---------------------------------------------------------------------------------
-double legend_width(const std::vector<Series>& series) {
+// The floors' ink: black, apart from every variant's colour; DRAM's dashes and FMA's dots say which.
+constexpr Rgb kFloorInk{0, 0, 0};
+constexpr Dash kDramDash = Dash::Dashed, kFmaDash = Dash::Dotted;
+
+// A measured rate to three significant digits, without exponents: 13.7, 2950, 51200.
+std::string rate_label(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
+
+// Per floor, what it is and the measured rate it comes from (issue #27 item 3: say where the peak
+// came from on the figure itself): the tool measures both (plot_data.h, Floors).
+std::vector<std::pair<std::string, std::string>> floor_legend(const Floors& floors) {
+  // The canvas draws ASCII only (canvas.cpp): "^2", not a superscript.
+  const double channels = std::round(floors.channels * 1e6) / 1e6;  // 1, not 0.9999999 from the rates' quotient
+  return {{fmt::format("DRAM floor: {:.3g} B/pixel", floors.bytes_per_pixel),
+           fmt::format("measured: {} GB/s copy on {}", rate_label(floors.copy_gb_per_s), floors.copy_device)},
+          {channels == 1 ? std::string("FMA floor: (2r+1)^2 FMA/pixel")
+                         : fmt::format("FMA floor: {:.3g} x (2r+1)^2 FMA/pixel", channels),
+           fmt::format("measured: {} GFLOP/s on {}", rate_label(floors.fma_gflop_per_s), floors.fma_device)}};
+}
+
+double legend_width(const std::vector<Series>& series, const std::optional<Floors>& floors) {
   double widest = 0;
   for (const Series& s : series) widest = std::max(widest, text_width(s.label, kTickSize));
+  if (floors)
+    for (const auto& [name, rate] : floor_legend(*floors))
+      widest = std::max({widest, text_width(name, kTickSize), text_width(rate, 12)});
   return std::clamp(widest + 58, 170.0, 360.0);
 }
 
-void draw_legend(Canvas& canvas, const std::vector<Series>& series, double left, double top, double bottom) {
+void draw_legend(Canvas& canvas, const std::vector<Series>& series, const std::optional<Floors>& floors, double left,
+                 double top, double bottom) {
+  if (floors) {
+    constexpr Dash kDashes[] = {kDramDash, kFmaDash};
+    const auto lines = floor_legend(*floors);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const double y = top + 10 + 36 * i;
+      canvas.line({left, y}, {left + 38, y}, kFloorInk, 2, kDashes[i]);
+      canvas.text({left + 48, y}, lines[i].first, kTickSize, kInk);
+      canvas.text({left + 48, y + 16}, lines[i].second, 12, kMuted);
+    }
+    top += 36 * lines.size() + 6;
+  }
   const double pitch = std::clamp((bottom - top) / std::max<std::size_t>(series.size(), 1), 14.0, 21.0);
-  const std::size_t fits = static_cast<std::size_t>((bottom - top) / pitch);
+  // + 1e-9: a pitch of (bottom - top) / n must fit n lines, not n - 1 by rounding (22 lines cut to 21).
+  const std::size_t fits = static_cast<std::size_t>((bottom - top) / pitch + 1e-9);
   for (std::size_t i = 0; i < series.size(); ++i) {
     const double y = top + pitch * (i + 0.5);
     if (i + 1 == fits && series.size() > fits) {
@@ -141,20 +190,62 @@ void draw_legend(Canvas& canvas, const std::vector<Series>& series, double left,
   }
 }
 
-void draw_rate_lines(Canvas& canvas, const Box& plot, const Selection& selection,
-                     const std::vector<Series>& series) {
+// The floors over the radius axis: DRAM's a level line, FMA's falling as (2r+1)^2, cut where it leaves
+// the panel's top (at r = 0 it lies orders of magnitude above every run).
+void draw_floors(Canvas& canvas, const Box& plot, const Axis& x_axis, const Axis& y_axis, const Floors& floors) {
+  const double dram = floors.dram_mpix();
+  if (dram >= y_axis.lo && dram <= y_axis.hi) {
+    const double y = y_axis.map(dram, plot.bottom, plot.top);
+    canvas.line({plot.left, y}, {plot.right, y}, kFloorInk, 2, kDramDash);
+  }
+  std::vector<Point> fma;
+  constexpr int kSteps = 128;  // enough for a smooth curve on a log axis
+  for (int i = 0; i <= kSteps; ++i) {
+    const double r = x_axis.lo + (x_axis.hi - x_axis.lo) * i / kSteps, rate = floors.fma_mpix(r);
+    if (rate <= y_axis.hi && rate >= y_axis.lo)
+      fma.push_back({x_axis.map(r, plot.left, plot.right), y_axis.map(rate, plot.bottom, plot.top)});
+  }
+  if (fma.size() > 1) canvas.polyline(fma, kFloorInk, 2, kFmaDash);
+}
+
+// A strip over the panel: at each x, the colour of the fastest series there, its name over each run
+// of x's it wins, so the reader sees where each memory space wins (seed 004's figure asks it).
+void draw_winners(Canvas& canvas, const Box& plot, const Axis& x_axis, const std::vector<Win>& wins, double top) {
+  canvas.text({plot.left - 8, top + 12}, "fastest", kTickSize, kInk, Align::Right);
+  std::vector<double> edges;  // cell i spans edges[i]..edges[i+1]: halfway to each neighbour
+  for (std::size_t i = 0; i < wins.size(); ++i) {
+    const double x = x_axis.map(wins[i].x, plot.left, plot.right);
+    const double previous = i > 0 ? x_axis.map(wins[i - 1].x, plot.left, plot.right) : x - 8;
+    edges.push_back(i > 0 ? (x + previous) / 2 : std::max(plot.left, x - 8));
+  }
+  if (!wins.empty()) edges.push_back(std::min(plot.right, x_axis.map(wins.back().x, plot.left, plot.right) + 8));
+  for (std::size_t begin = 0; begin < wins.size();) {
+    std::size_t end = begin;
+    while (end < wins.size() && wins[end].series == wins[begin].series) ++end;
+    const Series& s = *wins[begin].series;
+    canvas.fill_rect(edges[begin], top + 16, edges[end] - edges[begin], 8, s.colour);
+    if (text_width(s.label, 12) + 4 < edges[end] - edges[begin])
+      canvas.text({(edges[begin] + edges[end]) / 2, top + 6}, s.label, 12, kInk, Align::Centre);
+    begin = end;
+  }
+}
+
+void draw_rate_lines(Canvas& canvas, const Box& plot, const Selection& selection, const std::vector<Series>& series,
+                     const std::optional<Floors>& floors) {
   double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
   for (const Series& s : series)
     for (const auto& [x, y] : s.points)
       x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x), y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+  if (floors)  // the DRAM floor, and the FMA floor where it is lowest (the largest radius), inside the panel
+    y_hi = std::max(y_hi, floors->dram_mpix()), y_lo = std::min(y_lo, floors->fma_mpix(x_hi));
   const Axis y_axis = log_axis(y_lo, y_hi);
   const bool by_size = selection.x == XAxis::Size;
-  const Axis x_axis =
-      by_size ? log_axis(x_lo, x_hi) : linear_axis(x_lo, x_hi, std::min(8, static_cast<int>(x_hi - x_lo) + 1));
+  const Axis x_axis = by_size ? log_axis(x_lo, x_hi) : radius_axis(x_lo, x_hi);
   draw_y_axis(canvas, plot, y_axis, "MPix/s (log scale), higher is better");
   draw_x_axis(canvas, plot, x_axis, by_size ? "image size, megapixels (log scale)" : "filter radius, max(rx, ry)",
               true);
   canvas.stroke_rect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top, kAxis, 1);
+  if (floors) draw_floors(canvas, plot, x_axis, y_axis, *floors);
   for (const Series& s : series) {
     std::vector<Point> line;
     for (const auto& [x, y] : s.points)
@@ -162,6 +253,7 @@ void draw_rate_lines(Canvas& canvas, const Box& plot, const Selection& selection
     canvas.polyline(line, s.colour, 2.5, s.api->dash);
     for (const Point& p : line) canvas.marker(p, 4, s.api->marker, s.colour);
   }
+  draw_winners(canvas, plot, x_axis, fastest_at_each_x(series), plot.top - 33);
 }
 
 // With one x there are no lines to draw: one horizontal bar per series instead, fastest on top.
@@ -267,8 +359,16 @@ double bars_height(const std::vector<Bar>& bars) {
   return height;
 }
 
+// `text` cut with "..." to `width` pixels at `size`.
+std::string fitted(std::string text, double size, double width) {
+  if (text_width(text, size) <= width) return text;
+  while (!text.empty() && text_width(text + "...", size) > width) text.pop_back();
+  return text + "...";
+}
+
 void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Series>& series,
-               const std::vector<Bar>& bars, const std::string& page) {
+               const std::optional<Floors>& floors, const std::vector<Api>& apis, const std::vector<Bar>& bars,
+               const std::string& page) {
   // Which group of how many, and a marker a test can find in the SVG's text.
   if (!page.empty()) canvas.text({kWidth - 24.0, 24}, page, kTickSize, kMuted, Align::Right);
   if (selection.plotted.empty()) {
@@ -282,11 +382,18 @@ void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Ser
   } else if (selection.x == XAxis::None) {
     draw_rate_bars(canvas, {24, 60, kWidth - 24.0, rate_bottom(selection, series)}, series);
   } else {
-    canvas.text({24, 46}, "colour: variant; line style and marker: API; median kernel time only", kTickSize,
-                kMuted);
-    const double legend = legend_width(series);
-    draw_rate_lines(canvas, {96, 66, kWidth - legend - 36, 500}, selection, series);
-    draw_legend(canvas, series, kWidth - legend - 10, 66, 500);
+    canvas.text({24, 46},
+                floors ? "colour: variant; line style and marker: API; median kernel time only; black: the floors, "
+                         "as the MPix/s they allow"
+                       : "colour: variant; line style and marker: API; median kernel time only",
+                kTickSize, kMuted);
+    const double legend = legend_width(series, floors);
+    // The panel starts under the strip that names the fastest at each x (draw_winners).
+    draw_rate_lines(canvas, {96, 100, kWidth - legend - 36, 500}, selection, series, floors);
+    draw_legend(canvas, series, floors, kWidth - legend - 10, 66, 500);
+    if (const std::string note = not_drawn_note(selection, apis); !note.empty())
+      canvas.text({24, 556}, fitted("not drawn (skipped or failed; the report says why): " + note, 12, kWidth - 48.0),
+                  12, kMuted);
   }
 
   const double rates_end = rate_bottom(selection, series), phase_top = rates_end + kPhaseBelowRates;
@@ -316,10 +423,12 @@ void write_plot(const Report& report, const std::string& path, std::vector<std::
   const std::vector<Selection> selections = select_groups(report);
   const std::vector<Api> apis = find_apis(report);
   std::vector<std::vector<Series>> series;
+  std::vector<std::optional<Floors>> floors;
   std::vector<std::vector<Bar>> bars;
   std::vector<int> heights;
   for (const Selection& selection : selections) {
     series.push_back(build_series(selection, apis));
+    floors.push_back(find_floors(report, selection));
     bars.push_back(build_bars(selection, apis));
     // A page as tall as it needs: at least kMinHeight for a line chart, a single point's as its bars.
     const double rates_end = rate_bottom(selection, series.back());
@@ -333,7 +442,7 @@ void write_plot(const Report& report, const std::string& path, std::vector<std::
     canvas.begin_page(i);
     if (i > 0) canvas.line({0, 0.5}, {static_cast<double>(kWidth), 0.5}, kAxis, 1);
     const std::string page = selections.size() > 1 ? fmt::format("group {} of {}", i + 1, selections.size()) : "";
-    draw_plot(canvas, selections[i], series[i], bars[i], page);
+    draw_plot(canvas, selections[i], series[i], floors[i], apis, bars[i], page);
   }
   canvas.save(path);
   if (drawn_text) *drawn_text = canvas.texts();

@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/domain/backend_names.h"
 #include "common/domain/variants.h"
@@ -97,6 +98,17 @@ std::vector<Selection> select_groups(const Report& report) {
   }
   std::vector<Selection> selections;
   for (const Group& group : groups) selections.push_back(select_runs(group));
+  for (const RunRecord& run : report.runs) {
+    if (run.status == Status::Ok) continue;
+    const std::string family = filter_family(run.filter);
+    const auto group =
+        std::ranges::find_if(groups, [&](const Group& g) { return g.family == family && g.border == run.border; });
+    if (group == groups.end()) continue;
+    Selection& selection = selections[static_cast<std::size_t>(group - groups.begin())];
+    const RunRecord& plotted = *selection.plotted.front();
+    if (selection.x == XAxis::Radius && run.width == plotted.width && run.height == plotted.height)
+      selection.not_ok.push_back(&run);
+  }
   if (selections.empty()) selections.emplace_back();  // a page that says there is nothing to plot
   return selections;
 }
@@ -148,6 +160,75 @@ std::vector<Series> build_series(const Selection& selection, const std::vector<A
   // Fastest first, judged where the lines end, so the legend reads top to bottom like the lines' right ends.
   std::ranges::stable_sort(all, std::greater{}, [](const Series& s) { return s.points.rbegin()->second; });
   return all;
+}
+
+std::optional<Floors> find_floors(const Report& report, const Selection& selection) {
+  if (selection.x != XAxis::Radius) return std::nullopt;
+  Floors floors;
+  for (const RunRecord* run : selection.plotted) {
+    if (!(run->mpix_per_s > 0) || !(run->gb_per_s > 0) || !(run->gflop_per_s > 0)) continue;
+    // The run's own rates give its bytes and computed channels per pixel exactly: derive_rates made
+    // all three from one footprint and one time (common/report/record.cpp).
+    const double taps = static_cast<double>(2 * run->radius_x + 1) * (2 * run->radius_y + 1);
+    const double bytes = run->gb_per_s * 1e3 / run->mpix_per_s;
+    const double channels = run->gflop_per_s * 1e3 / (2 * taps * run->mpix_per_s);
+    floors.bytes_per_pixel = floors.bytes_per_pixel > 0 ? std::min(floors.bytes_per_pixel, bytes) : bytes;
+    floors.channels = floors.channels > 0 ? std::min(floors.channels, channels) : channels;
+    for (const DeviceInfo& device : report.devices) {
+      if (device.backend != run->backend || device.id != run->device || !device.peaks.untimed.empty()) continue;
+      if (device.peaks.copy_gb_per_s > floors.copy_gb_per_s)
+        floors.copy_gb_per_s = device.peaks.copy_gb_per_s, floors.copy_device = device.id;
+      if (device.peaks.fma_gflop_per_s > floors.fma_gflop_per_s)
+        floors.fma_gflop_per_s = device.peaks.fma_gflop_per_s, floors.fma_device = device.id;
+    }
+  }
+  if (!(floors.copy_gb_per_s > 0) || !(floors.fma_gflop_per_s > 0) || !(floors.bytes_per_pixel > 0)) return std::nullopt;
+  return floors;
+}
+
+std::vector<Win> fastest_at_each_x(const std::vector<Series>& series) {
+  std::map<double, Win> best;
+  for (const Series& s : series)
+    for (const auto& [x, rate] : s.points)
+      if (auto [at, added] = best.try_emplace(x, Win{x, &s}); !added && rate > at->second.series->points.at(x))
+        at->second.series = &s;
+  std::vector<Win> wins;
+  for (const auto& [x, win] : best) wins.push_back(win);
+  return wins;
+}
+
+std::string not_drawn_note(const Selection& selection, const std::vector<Api>& apis) {
+  auto label_of = [&](const RunRecord& run) {
+    const auto api =
+        std::ranges::find_if(apis, [&](const Api& a) { return a.backend == run.backend && a.device == run.device; });
+    return fmt::format("{} {}", api == apis.end() ? run.device : api->label, run.variant);
+  };
+  std::vector<std::pair<std::string, std::set<int>>> missing;  // in report order
+  for (const RunRecord* run : selection.not_ok) {
+    const std::string label = label_of(*run);
+    auto entry = std::ranges::find(missing, label, &std::pair<std::string, std::set<int>>::first);
+    if (entry == missing.end()) entry = missing.insert(missing.end(), {label, {}});
+    entry->second.insert(radius_of(*run));
+  }
+  std::vector<std::string> parts;
+  for (const auto& [label, radii] : missing) {
+    const bool has_line = std::ranges::any_of(selection.plotted, [&](const RunRecord* r) {
+      return label_of(*r) == label && r->mpix_per_s > 0;
+    });
+    if (!has_line) {
+      parts.push_back(label);
+      continue;
+    }
+    std::vector<std::string> ranges;  // consecutive radii as "a..b"
+    for (auto at = radii.begin(); at != radii.end();) {
+      const int first = *at;
+      int last = first;
+      while (++at != radii.end() && *at == last + 1) ++last;
+      ranges.push_back(last == first ? fmt::format("{}", first) : fmt::format("{}..{}", first, last));
+    }
+    parts.push_back(fmt::format("{} at r = {}", label, fmt::join(ranges, ", ")));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 constexpr Phase kPhases[4] = {

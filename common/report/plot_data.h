@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct Selection {
   XAxis x = XAxis::None;
   std::string title;
   std::string phase_title;
+  // A radius page's runs that did not validate (skipped, failed) at the plotted size: what has no
+  // line or a gap (not_drawn_note).
+  std::vector<const RunRecord*> not_ok;
 };
 
 // One selection per (filter minus r=, border) group of validated runs, in report order; one empty
@@ -42,6 +46,38 @@ struct Series {
 
 // One series per (API, variant) of the rate panel's runs, fastest first.
 std::vector<Series> build_series(const Selection& selection, const std::vector<Api>& apis);
+
+// The floors a radius page draws (issue #27 item 3, seed 004's figure), as the MPix/s each allows:
+// DRAM, the bytes a pixel moves (read once, written once) at the copy kernel's rate; FMA, a direct 2D
+// sum's (2r+1)^2 FMAs per pixel and channel at the FMA kernel's rate. Both rates are the ones
+// convcompare measured on the page's devices (the device block, kernels_*/peak.*), the highest of them,
+// named by device: the tool knows no datasheet peak, and derive_bound's "% bound" uses the same two.
+struct Floors {
+  double copy_gb_per_s = 0, fma_gflop_per_s = 0;
+  std::string copy_device, fma_device;
+  double bytes_per_pixel = 0, channels = 0;  // of the page's runs: the fewest, so no run sits under a floor wrongly
+  double dram_mpix() const { return copy_gb_per_s * 1e3 / bytes_per_pixel; }
+  double fma_mpix(double radius) const {
+    const double side = 2 * radius + 1;
+    return fma_gflop_per_s * 1e3 / (2 * side * side * channels);
+  }
+};
+
+// The floors of a radius page; none for other pages, or where no device of the page has both peaks
+// (--no-peaks, a merged report without them).
+std::optional<Floors> find_floors(const Report& report, const Selection& selection);
+
+// The fastest series at one x of the rate panel: which variant and API wins there.
+struct Win {
+  double x;
+  const Series* series;
+};
+// One per x any series has, in x order.
+std::vector<Win> fastest_at_each_x(const std::vector<Series>& series);
+
+// What a radius page does not draw and where: "opencl shuffle; cuda fast at r = 17..32" (a variant
+// with no line at all by its name alone), or "" when every run validated. The reasons are the report's.
+std::string not_drawn_note(const Selection& selection, const std::vector<Api>& apis);
 
 struct Phase {
   const char* name;

@@ -164,7 +164,8 @@ TEST_CASE("plot: which runs are drawn") {
     CHECK(svg.find(">group 1 of 2<") < svg.find("against filter radius: box,"));  // the sweep, then sobel-x
     CHECK(svg.find("against filter radius: box,") < svg.find(">group 2 of 2<"));
     CHECK(svg.find("Kernel MPix/s: sobel-x") > svg.find(">group 2 of 2<"));
-    CHECK(svg.find("cuda constant") == std::string::npos);  // failed: drawn nowhere
+    CHECK(svg.find(">cuda constant<") == std::string::npos);  // failed: no line, no legend entry
+    CHECK(svg.find("report says why): cuda constant<") != std::string::npos);  // but named as not drawn
   }
   SUBCASE("one point per series: bars of MPix/s; no global: the first ok variant; two OpenCL devices named") {
     cc::Report report;

@@ -9,10 +9,12 @@
 #include "common/domain/reference.h"
 #include "common/domain/validate.h"
 #include "tests/multi_device/multi_device.h"
+#include "tests/support/backend_matrix.h"
 
 namespace {
 
 using cc::Border;
+using cc::testing::two_samples;
 constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
 
 // Small integers, and a filter of small integer weights: every sum is exact in float, so any two
@@ -32,13 +34,6 @@ cc::Filter integer_filter(int radius_x, int radius_y) {
   return filter;
 }
 
-cc::RunOptions quick() {
-  cc::RunOptions options;
-  options.repetitions = 2;
-  options.warmup = 1;
-  options.time_budget_s = 0.5;
-  return options;
-}
 
 std::vector<int> first(int count) {
   std::vector<int> devices = cc::testing::pocl_devices();
@@ -53,8 +48,8 @@ struct Pair {
 };
 Pair run_both(const cc::Problem& problem, const cc::Image& input, const char* variant, const std::vector<int>& devices) {
   cc::Backend& backend = cc::testing::opencl_backend();
-  return {backend.split(problem, input, variant, devices, quick()),
-          backend.run(problem, input, variant, devices.front(), quick())};
+  return {backend.split(problem, input, variant, devices, two_samples()),
+          backend.run(problem, input, variant, devices.front(), two_samples())};
 }
 
 }  // namespace
@@ -91,7 +86,7 @@ TEST_CASE("split: a radius taller than a band, and u8, validate against the CPU 
       cc::Filter filter = integer_filter(1, 6);
       for (float& weight : filter.weights) weight /= 60.0f;  // u8: sums in range, rounding exercised
       const cc::Problem problem = cc::make_problem(input, filter, border, false, pixel);
-      cc::BackendRun split = cc::testing::opencl_backend().split(problem, input, "global", first(3), quick());
+      cc::BackendRun split = cc::testing::opencl_backend().split(problem, input, "global", first(3), two_samples());
       REQUIRE_MESSAGE(split.status == cc::Status::Ok, split.reason);
       const cc::Image reference = cc::reference_convolve(input, problem);
       const cc::VariantTraits& global = *cc::find_variant("global");
@@ -104,10 +99,10 @@ TEST_CASE("split: a radius taller than a band, and u8, validate against the CPU 
 TEST_CASE("split: more devices than rows is skipped with the reason; mapped frames too") {
   const cc::Image input = integer_image(16, 2, 1);
   const cc::Problem problem = cc::make_problem(input, integer_filter(1, 1), Border::Clamp, false);
-  const cc::BackendRun run = cc::testing::opencl_backend().split(problem, input, "global", first(3), quick());
+  const cc::BackendRun run = cc::testing::opencl_backend().split(problem, input, "global", first(3), two_samples());
   CHECK(run.status == cc::Status::Skipped);
   CHECK(run.reason == "3 devices for 2 rows: a band needs at least one row of its own");
-  cc::RunOptions mapped = quick();
+  cc::RunOptions mapped = two_samples();
   mapped.memory = cc::HostMemory::Mapped;
   const cc::Image tall = integer_image(16, 16, 1);
   const cc::Problem tall_problem = cc::make_problem(tall, integer_filter(1, 1), Border::Clamp, false);
@@ -122,7 +117,8 @@ TEST_CASE("stream over devices: frames dealt round robin, per-device counts summ
   const cc::Image reference = cc::reference_convolve(input, problem);
   for (const int count : {2, 3}) {
     CAPTURE(count);
-    const cc::StreamRun run = cc::testing::opencl_backend().stream_over(problem, input, "global", first(count), 20, quick());
+    const cc::StreamRun run =
+        cc::testing::opencl_backend().stream_over(problem, input, "global", first(count), 20, two_samples());
     REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
     REQUIRE(run.frames_per_device.size() == static_cast<std::size_t>(count));
     CHECK(std::accumulate(run.frames_per_device.begin(), run.frames_per_device.end(), 0) == 20);

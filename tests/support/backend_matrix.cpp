@@ -299,6 +299,14 @@ int check_integer_exact(Backend& backend, int device, std::string_view variant, 
   return ran;
 }
 
+RunOptions two_samples() {
+  RunOptions options;
+  options.repetitions = 2;
+  options.warmup = 1;
+  options.time_budget_s = 1e9;
+  return options;
+}
+
 Tolerance tolerance_of(std::string_view variant, const Problem& problem, const Image& input) {
   const VariantTraits* traits = find_variant(variant);
   REQUIRE_MESSAGE(traits, "no variant " << variant << " in the table");

@@ -73,6 +73,11 @@ int check_integer_exact(Backend& backend, int device, std::string_view variant,
 // cache, and InputError for a device index past the end.
 void check_measured_peaks(Backend& backend);
 
+// One warm-up and two timed launches, the time budget out of the way: the sample count is then the
+// repetitions whatever the machine's load (a loaded CI host once took 2 s over the warm-up and timed
+// 1 sample). For tests that run a variant to check its result, not its speed.
+RunOptions two_samples();
+
 // The bound the driver validates a variant's result with (common/domain/validate.h's tolerance_for_variant).
 Tolerance tolerance_of(std::string_view variant, const Problem& problem, const Image& input);
 

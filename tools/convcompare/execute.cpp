@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <tuple>
 
 #include "common/domain/error.h"
@@ -37,7 +38,24 @@ RunRecord describe_run(const Target& target, const Problem& problem) {
 void validate_run(Outcome& outcome, BackendRun run, const VariantTraits* ran, const Problem& problem,
                   const Image& input, const Image& reference);
 
-// The stream record's identity and figures from a StreamRun, its last frame validated by `tolerance`.
+// A stream record named as `run` (so a stream row names exactly the run it repeats), for `frames`
+// frames in `options`' memory; stream_target and stream_over_target both start from it.
+StreamRecord stream_identity(const RunRecord& run, int frames, const RunOptions& options);
+
+// What `stream_call` (the backend's stream or stream_over) returns; an ApiError instead fails `record`
+// with its message and gives nothing.
+template <typename StreamCall>
+std::optional<StreamRun> run_stream(StreamRecord& record, StreamCall stream_call) {
+  try {
+    return stream_call();
+  } catch (const ApiError& error) {
+    record.status = Status::Failed;
+    record.reason = error.what();
+    return std::nullopt;
+  }
+}
+
+// The stream record's figures from a StreamRun, its last frame validated by `tolerance`.
 void fill_stream(StreamRecord& record, const StreamRun& stream, const Image& reference, const Tolerance& tolerance);
 
 }  // namespace
@@ -126,31 +144,30 @@ void validate_run(Outcome& outcome, BackendRun run, const VariantTraits* ran, co
 
 StreamRecord stream_target(const Target& target, const Outcome& single, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options) {
-  const RunRecord& run = single.record;
-  StreamRecord record;  // the run's identity, so a stream row names exactly the run it repeats
+  StreamRecord record = stream_identity(single.record, frames, options);
+  if (single.record.status != Status::Ok) {
+    record.reason = "the single run did not validate";
+    return record;
+  }
+  const std::optional<StreamRun> stream = run_stream(record, [&] {
+    return target.backend->stream(problem, input, *target.variant, target.device, frames, options);
+  });
+  if (stream) fill_stream(record, *stream, reference, single.tolerance);
+  return record;
+}
+
+namespace {
+
+StreamRecord stream_identity(const RunRecord& run, int frames, const RunOptions& options) {
+  StreamRecord record;
   std::tie(record.backend, record.device, record.variant, record.filter) =
       std::tie(run.backend, run.device, run.variant, run.filter);
   std::tie(record.width, record.height, record.channels, record.pixel) =
       std::tie(run.width, run.height, run.channels, run.pixel);
   record.frames = frames;
   record.memory = to_string(options.memory);
-  if (run.status != Status::Ok) {
-    record.reason = "the single run did not validate";
-    return record;
-  }
-  StreamRun stream;
-  try {
-    stream = target.backend->stream(problem, input, *target.variant, target.device, frames, options);
-  } catch (const ApiError& error) {
-    record.status = Status::Failed;
-    record.reason = error.what();
-    return record;
-  }
-  fill_stream(record, stream, reference, single.tolerance);
   return record;
 }
-
-namespace {
 
 void fill_stream(StreamRecord& record, const StreamRun& stream, const Image& reference, const Tolerance& tolerance) {
   const int frames = record.frames;
@@ -198,29 +215,19 @@ Outcome split_target(const MultiTarget& target, const Problem& problem, const Im
 
 StreamRecord stream_over_target(const MultiTarget& target, const Problem& problem, const Image& input,
                                 const Image& reference, int frames, const RunOptions& options) {
-  StreamRecord record;
-  const RunRecord identity = describe_run({target.backend_name, target.device_id, target.backend,
-                                          target.devices.front(), target.variant, ""}, problem);
-  std::tie(record.backend, record.device, record.variant, record.filter) =
-      std::tie(identity.backend, identity.device, identity.variant, identity.filter);
-  std::tie(record.width, record.height, record.channels, record.pixel) =
-      std::tie(identity.width, identity.height, identity.channels, identity.pixel);
-  record.frames = frames;
-  record.memory = to_string(options.memory);
-  StreamRun stream;
-  try {
-    stream = target.backend->stream_over(problem, input, *target.variant, target.devices, frames, options);
-  } catch (const ApiError& error) {
-    record.status = Status::Failed;
-    record.reason = error.what();
-    return record;
-  }
+  StreamRecord record = stream_identity(describe_run({target.backend_name, target.device_id, target.backend,
+                                                      target.devices.front(), target.variant, ""}, problem),
+                                         frames, options);
+  const std::optional<StreamRun> stream = run_stream(record, [&] {
+    return target.backend->stream_over(problem, input, *target.variant, target.devices, frames, options);
+  });
+  if (!stream) return record;
   std::vector<std::string> counts;
-  for (std::size_t i = 0; i < stream.frames_per_device.size() && i < target.devices.size(); ++i)
+  for (std::size_t i = 0; i < stream->frames_per_device.size() && i < target.devices.size(); ++i)
     counts.push_back(fmt::format("{}={}", target.backend->devices()[static_cast<std::size_t>(target.devices[i])].id,
-                                 stream.frames_per_device[i]));
+                                 stream->frames_per_device[i]));
   record.frames_per_device = fmt::format("{}", fmt::join(counts, " "));
-  fill_stream(record, stream, reference, tolerance_for_variant(*target.variant, problem, input));
+  fill_stream(record, *stream, reference, tolerance_for_variant(*target.variant, problem, input));
   return record;
 }
 
