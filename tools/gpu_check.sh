@@ -128,8 +128,18 @@ if [[ " ${cases[*]} " == *" tma"* ]]; then
     failures=$((failures + 1))
   else
     "$probe" >"$log_dir/tma-probe.log" 2>&1
-    status=$?
-    echo "tma_probe: $(grep -E '^step [a-z-]+: (passed|FAILED)$' "$log_dir/tma-probe.log" | sed 's/^step //' | paste -sd ' ')"
+    # The probe's exit status counts every failed step, but four steps copy a box whose x corner is off
+    # 16 bytes on purpose and must fault (the rule tma.cu keeps, docs/correctness.md): the check is that
+    # those fail and every other step passes.
+    status=0
+    while read -r _ name result; do
+      name=${name%:}
+      case $name in
+        oob-unaligned | x-unaligned | box16 | box32) [[ $result == FAILED ]] || status=1 ;;
+        *) [[ $result == passed ]] || status=1 ;;
+      esac
+    done < <(grep -E '^step [a-z0-9-]+: (passed|FAILED)$' "$log_dir/tma-probe.log")
+    echo "tma_probe: $(grep -E '^step [a-z0-9-]+: (passed|FAILED)$' "$log_dir/tma-probe.log" | sed 's/^step //' | paste -sd ' ')"
     "$sanitizer" --tool memcheck --error-exitcode 99 "$probe" kernel >"$log_dir/memcheck-tma-probe.log" 2>&1
     probe_status=$?
     summary=$(grep -E "ERROR SUMMARY" "$log_dir/memcheck-tma-probe.log" | tail -1 | sed 's/^=* *//')
