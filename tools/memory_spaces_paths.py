@@ -90,13 +90,15 @@ def radii(m, key="radii"):
     return [int(r) for r in re.split(r"[ ,]", m.get(key, "")) if r]
 
 
-def provenance(m):
+def provenance(m, missing="no `paths-meta.txt` (`bash tools/memory_spaces.sh --paths ...` writes it)",
+               local_command="memory_spaces.sh --paths --local"):
+    """The line under each generated heading: when, which tree, which GPU, how timed (also memory_spaces_tables.py's)."""
     if not m:
-        return "*Not measured: no `paths-meta.txt` (`bash tools/memory_spaces.sh --paths ...` writes it).*\n"
+        return f"*Not measured: {missing}.*\n"
     where = m.get("gpu") or "the CPU"
     line = f"*{m.get('date', '?')}, tree `{m.get('git', '?')}`, {where}; {m.get('devices', '')}; {m.get('timing', '')}.*\n"
     if m.get("mode") == "local":
-        line = ("**A local test run (`memory_spaces.sh --paths --local`: OpenCL on the CPU, small sizes), not the "
+        line = (f"**A local test run (`{local_command}`: OpenCL on the CPU, small sizes), not the "
                 "H100: these numbers only show that the script and the tables work.**\n\n" + line)
     return line
 

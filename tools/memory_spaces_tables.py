@@ -76,16 +76,7 @@ def find(runs, backend, variant, pixel, channels, radius):
     return None
 
 
-def fmt(value, digits=3):
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        return value
-    if value == 0:
-        return "0"
-    if abs(value) >= 1000:
-        return f"{value:.0f}"
-    return f"{value:.{digits}g}"
+fmt = memory_spaces_paths.fmt
 
 
 def ms(run):
@@ -108,10 +99,7 @@ def pair(cuda, opencl):
     return text
 
 
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+table = memory_spaces_paths.table
 
 
 def radii_of(text):
@@ -119,14 +107,7 @@ def radii_of(text):
 
 
 def provenance(m):
-    if not m:
-        return "*Not measured: no `meta.txt` in the output directory.*\n"
-    where = m.get("gpu") or "the CPU"
-    line = f"*{m.get('date', '?')}, tree `{m.get('git', '?')}`, {where}; {m.get('devices', '')}; {m.get('timing', '')}.*\n"
-    if m.get("mode") == "local":
-        line = ("**A local test run (`memory_spaces.sh --local`: OpenCL on the CPU, small sizes), not the H100: "
-                "these numbers only show that the script and the tables work.**\n\n" + line)
-    return line
+    return memory_spaces_paths.provenance(m, "no `meta.txt` in the output directory", "memory_spaces.sh --local")
 
 
 # --- the measurement blocks -------------------------------------------------------------------------------
