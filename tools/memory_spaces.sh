@@ -38,6 +38,18 @@ exe=${1:?usage: memory_spaces.sh [--paths] [--local] CONVCOMPARE OUT_DIR}
 out=${2:?usage: memory_spaces.sh [--paths] [--local] CONVCOMPARE OUT_DIR}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [[ -x $exe ]] || { echo "memory_spaces.sh: $exe is not an executable" >&2; exit 2; }
+# The lines every meta file ends with: the binary, the tree, the time, and the GPU host's tools.
+tool_versions() {
+  echo "convcompare=$("$exe" --version 2>&1 | head -1)"
+  echo "git=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  command -v nvidia-smi >/dev/null &&
+    echo "gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  command -v ncu >/dev/null && echo "ncu=$(ncu --version 2>/dev/null | tail -1)"
+  command -v nvcc >/dev/null && echo "nvcc=$(nvcc --version 2>/dev/null | tail -1)"
+  return 0
+}
+
 if [[ $paths == yes ]]; then
   # shellcheck source=tools/memory_spaces_paths.sh
   source "$repo/tools/memory_spaces_paths.sh"
@@ -84,13 +96,7 @@ cold=no; grep -q -- '--cold' <<<"$help" && cold=yes
   echo "cold=$cold"
   echo "devices=${devices[*]}"
   echo "timing=${timing[*]}"
-  echo "convcompare=$("$exe" --version 2>&1 | head -1)"
-  echo "git=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  command -v nvidia-smi >/dev/null &&
-    echo "gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-  command -v ncu >/dev/null && echo "ncu=$(ncu --version 2>/dev/null | tail -1)"
-  command -v nvcc >/dev/null && echo "nvcc=$(nvcc --version 2>/dev/null | tail -1)"
+  tool_versions
 } >"$out/meta.txt"
 cat "$out/meta.txt"
 

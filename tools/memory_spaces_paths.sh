@@ -105,13 +105,7 @@ done
   echo "variants=$path_variants"
   echo "devices=${devices[*]}"
   echo "timing=${timing[*]}"
-  echo "convcompare=$("$exe" --version 2>&1 | head -1)"
-  echo "git=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  command -v nvidia-smi >/dev/null &&
-    echo "gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-  command -v ncu >/dev/null && echo "ncu=$(ncu --version 2>/dev/null | tail -1)"
-  command -v nvcc >/dev/null && echo "nvcc=$(nvcc --version 2>/dev/null | tail -1)"
+  tool_versions
 } >"$out/paths-meta.txt"
 cat "$out/paths-meta.txt"
 
