@@ -212,8 +212,11 @@ std::string not_drawn_note(const Selection& selection, const std::vector<Api>& a
   }
   std::vector<std::string> parts;
   for (const auto& [label, radii] : missing) {
+    // The label by reference, not the binding: clang before 16 (the fuzz build's) cannot capture a
+    // structured binding in a lambda.
+    const std::string& wanted = label;
     const bool has_line = std::ranges::any_of(selection.plotted, [&](const RunRecord* r) {
-      return label_of(*r) == label && r->mpix_per_s > 0;
+      return label_of(*r) == wanted && r->mpix_per_s > 0;
     });
     if (!has_line) {
       parts.push_back(label);
