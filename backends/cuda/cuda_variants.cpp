@@ -29,6 +29,21 @@
 
 namespace cc::cuda {
 
+const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, const Problem& problem) {
+  const std::string entry(find_kernel_description(plan.variant->name)->entry);
+  const cuda_kernels::OfflineKernel* kernel = cuda_kernels::find_offline_kernel(pixel_format(problem), entry);
+  if (!kernel) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
+  return *kernel;
+}
+
+std::string lacks_compute_90(const cuda_kernels::OfflineKernel& kernel, std::string_view entry, std::string_view needs) {
+  cudaFuncAttributes attributes{};
+  CC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel.function));
+  if (attributes.ptxVersion >= 90) return "";
+  return fmt::format("{} code for compute_90 or later; this build's {} is compute_{} (CMAKE_CUDA_ARCHITECTURES)", needs,
+                     entry, attributes.ptxVersion);
+}
+
 namespace {
 
 namespace kernels = cuda_kernels;
@@ -224,14 +239,11 @@ cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t st
 // and one cluster of the plan's shape, blocks and shared memory placed on the device at once, without
 // which the launch fails (cudaOccupancyMaxActiveClusters).
 std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
-  const std::string entry(find_kernel_description(plan.variant->name)->entry);
-  const kernels::OfflineKernel* kernel = kernels::find_offline_kernel(pixel_format(problem), entry);
-  if (!kernel) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
-  cudaFuncAttributes attributes{};
-  CC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel->function));
-  if (attributes.ptxVersion < 90)
-    return fmt::format("thread-block clusters need code for compute_90 or later; this build's {} is compute_{} "
-                       "(CMAKE_CUDA_ARCHITECTURES)", entry, attributes.ptxVersion);
+  const kernels::OfflineKernel* kernel = &offline_kernel_of(plan, problem);
+  if (std::string reason = lacks_compute_90(*kernel, find_kernel_description(plan.variant->name)->entry,
+                                            "thread-block clusters need");
+      !reason.empty())
+    return reason;
   // The occupancy counts the dynamic shared memory only up to what the kernel is allowed (DescribedVariant
   // sets the same before it launches).
   CC_CUDA_CHECK(cudaFuncSetAttribute(kernel->function, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -12,6 +12,8 @@
 #include "backends/device_api.h"
 #include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
+#include "common/domain/problem.h"
+#include "kernels_cuda/launchers.h"
 
 namespace cc::cuda {
 
@@ -36,6 +38,13 @@ struct ApiVariant {
   // for a library's variant.
   const KernelDescription* description = nullptr;
 };
+
+// The offline kernel a plan's variant launches in the problem's pixel format (kernels_cuda/launchers.h).
+const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, const Problem& problem);
+
+// Why `kernel` cannot use an sm_90 feature ("" if it can): CMAKE_CUDA_ARCHITECTURES may name only older
+// targets, whose copy of the kernel is empty. `needs` is the feature and its verb, "thread-block clusters need".
+std::string lacks_compute_90(const cuda_kernels::OfflineKernel& kernel, std::string_view entry, std::string_view needs);
 
 // Every variant of the table with a kernel description, and the library variants, in the table's order.
 std::span<const ApiVariant> api_variants();

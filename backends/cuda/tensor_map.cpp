@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_variants.h"
 #include "backends/kernel_descriptions.h"
 #include "common/domain/error.h"
 #include "common/geometry/pixel_format.h"
@@ -58,14 +59,11 @@ std::uint64_t row_stride_bytes(const LaunchPlan& plan) {
 }  // namespace
 
 std::string tensor_map_declines(const LaunchPlan& plan, const Problem& problem) {
-  const std::string entry(find_kernel_description(plan.variant->name)->entry);
-  const cuda_kernels::OfflineKernel* kernel = cuda_kernels::find_offline_kernel(pixel_format(problem), entry);
-  if (!kernel) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
-  cudaFuncAttributes attributes{};
-  CC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel->function));
-  if (attributes.ptxVersion < 90)
-    return fmt::format("the tensor memory accelerator needs code for compute_90 or later; this build's {} is "
-                       "compute_{} (CMAKE_CUDA_ARCHITECTURES)", entry, attributes.ptxVersion);
+  if (std::string reason = lacks_compute_90(offline_kernel_of(plan, problem),
+                                            find_kernel_description(plan.variant->name)->entry,
+                                            "the tensor memory accelerator needs");
+      !reason.empty())
+    return reason;
   if (!tensor_map_encoder())
     return "the tensor memory accelerator needs a driver with cuTensorMapEncodeTiled (CUDA 12.0 or later)";
 
