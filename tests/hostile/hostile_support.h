@@ -111,4 +111,15 @@ inline bool skipped_unless_opencl(const std::string& why) {
   return true;
 }
 
+// False, with a message, where a `ulimit -v` case cannot run: under AddressSanitizer, whose shadow memory
+// needs terabytes of address space.
+inline bool address_space_limit_testable() {
+#if defined(__SANITIZE_ADDRESS__)
+  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
+  return false;
+#else
+  return true;
+#endif
+}
+
 }  // namespace cc::hostile

@@ -149,10 +149,7 @@ TEST_CASE("memory: an inflate bomb, a lying PFM on a pipe and a 6 GB 'JPEG' cost
 
 TEST_CASE("memory: a legal image too large for the memory left is refused with the figures") {
   if (backend() != "cpu") return;  // ulimit -v would starve the OpenCL runtime itself; the check is the same code
-#if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
-  return;
-#endif
+  if (!address_space_limit_testable()) return;
   TempDir dir("hostile");
   // 16384x16384 grey: a small file (all zeros), 1 GB of floats once decoded; 1.2 GB of address space.
   std::string all_rows;

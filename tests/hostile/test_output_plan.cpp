@@ -222,10 +222,7 @@ TEST_CASE("sizes: zero, negative, overflowing and too large sizes are refused; m
 
 TEST_CASE("memory: the whole run is estimated before allocating: a 16384x16384 sweep under ulimit -v is refused") {
   if (backend() != "cpu") return;  // ulimit -v would starve the OpenCL runtime itself; the check is the same code
-#if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
-  return;
-#endif
+  if (!address_space_limit_testable()) return;
   // 1 GB per image: the input, reference, result and frames need about 5 GB, more than 3 GB of address space.
   const CommandResult result = shell("ulimit -v 3000000 && exec $CONVCOMPARE $RUN --sweep size=16384x16384");
   check_refused(result, {"16384x16384", "host memory", "available", "images of 1.0 GB"});

@@ -20,10 +20,7 @@ TEST_CASE("limits: ulimit -n 4 is said as the open-file limit, on every backend"
 
 TEST_CASE("limits: an address-space limit too low for the OpenCL driver is named, not 'install a driver'") {
   if (backend() != "opencl") return;  // the cpu backend loads no driver
-#if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
-  return;
-#endif
+  if (!address_space_limit_testable()) return;
   if (const std::string reason = backend_unavailable(); !reason.empty()) {
     MESSAGE("skipped: " << reason);
     return;
@@ -39,10 +36,7 @@ TEST_CASE("limits: an address-space limit too low for the OpenCL driver is named
 
 TEST_CASE("limits: --backend cpu starts and validates under ulimit -v 100 MB (no GPU library mapped at start)") {
   if (backend() != "cpu") return;  // OpenCL's drivers (PoCL's LLVM) need more, by design: the case above
-#if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
-  return;
-#endif
+  if (!address_space_limit_testable()) return;
   // A CUDA build mapped cuFFT (278 MB) and NVRTC (104 MB) at start, before main, so even a CPU run could
   // not start under 400 MB: the dynamic loader's "failed to map segment", exit 127. They are now opened
   // when a CUDA variant first needs them (docs/architecture.md, "Libraries loaded at first use"). A CPU
@@ -91,10 +85,7 @@ void check_ended_well(const CommandResult& result) {
 
 TEST_CASE("limits: OpenCL under ulimit -v 250..900 MB with a cold PoCL cache: one line and exit 2, or validated; never a hang") {
   if (backend() != "opencl") return;
-#if defined(__SANITIZE_ADDRESS__)
-  MESSAGE("not under AddressSanitizer: its shadow memory needs terabytes of address space, so ulimit -v stops it");
-  return;
-#endif
+  if (!address_space_limit_testable()) return;
   if (const std::string reason = backend_unavailable(); !reason.empty()) {
     MESSAGE("skipped: " << reason);
     return;
