@@ -22,7 +22,7 @@
 #   host-memory.json  45 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
 #   paths-2048.json   90 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): tiled,
 #                           fast, async, shuffle, cluster (and tma where --list has it), both APIs
-#   paths-8192-f32.json 90 s  the same at 8192x8192, f32
+#   paths-8192-f32.json 150 s the same at 8192x8192, f32 (70 runs with tma: 90 s cut the last, session 28)
 #   ncu/paths-r3.csv, ncu/paths-r16.csv   60 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
 #                           f32 r = 3 and 16: DRAM and L2 bytes, occupancy, stall reasons (WarpStateStats),
 #                           L1 and shared wavefronts
@@ -32,7 +32,7 @@
 #   lowrank-8192.json 240 s #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
 #                           common/domain/filter.cpp), 8192x8192 f32, clamp border (NPP's): lowrank, tiled,
 #                           fast, fft, global, npp
-#   paths-8192-u8.json 150 s #25 item 4 at 8192x8192, u8
+#   paths-8192-u8.json 240 s #25 item 4 at 8192x8192, u8 (70 runs: 150 s cut it at 56, session 28)
 #   sass-paths.txt          cuobjdump -sass of the binary's offline kernels and of fast's NVRTC source built
 #                           by nvcc at r = 3 and 16 (CPU only, beside the runs from the start)
 # Exit 1 when any step failed (the others still ran).
@@ -163,7 +163,7 @@ prun host-memory 45 --timing "$frame_timing" --size "$size" --pixel f32 --filter
 prun paths-2048 90 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
 # --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
-prun paths-8192-f32 90 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
+prun paths-8192-f32 150 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
 
 # --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
@@ -228,7 +228,7 @@ fi
 # --- #29: LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
 prun lowrank-8192 240 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
 
-prun paths-8192-u8 150 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
+prun paths-8192-u8 240 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
 
 rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
