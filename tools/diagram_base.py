@@ -156,7 +156,8 @@ def table_rows(block):
 
 def measured():
     """What the hierarchy figure quotes: docs/performance.md's device line, header and host-to-host table, and
-    docs/memory-spaces.md's profiler and ptxas tables (an H100; the figures change when those tables do)."""
+    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables (an H100; the figures change when
+    those tables do). peaks: {space: (read GB/s, how)} for L2, L1 and shared."""
     perf = (DOCS / "performance.md").read_text()
     page = (DOCS / "memory-spaces.md").read_text()
     head = re.search(r"\((NVIDIA H100 (\d+)GB[^,]*), (\d+) SMs, (\d+) MB L2", perf)
@@ -170,10 +171,13 @@ def measured():
     tiled12 = next(r for r in r12 if r["kernel"] == "tiled")
     global3 = next(r for r in r3 if r["kernel"] == "global")
     registers = [int(r["registers"]) for r in table_rows(generated_block(page, "ptxas"))]
+    probe = generated_block(page, "paths-peaks")
+    peaks = {r["space"]: (int(r["read GB/s"]), r["how"]) for r in table_rows(probe)}
     return dict(
         gpu=head.group(1), dram_gb=int(head.group(2)), sms=int(head.group(3)), l2_mb=int(head.group(4)),
         copy_gbs=int(copy.group(1)),
         host_floor_ms=float(host["PCIe floor ms/frame"]), host_size=host["size"],
         shared_wavefronts=int(tiled12["shared wavefronts"]), shared_us=float(tiled12["time µs"]),
         l1_sectors=int(mix["global, r = 3"]["L1 global-load sectors"]), l1_us=float(global3["time µs"]),
-        registers=(min(registers), max(registers)))
+        registers=(min(registers), max(registers)),
+        peaks=peaks, peaks_source=re.search(r"\*(tools/probes/bandwidth_probe\.cu[^*]*?), GB/s", probe).group(1))

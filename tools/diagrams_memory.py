@@ -6,57 +6,78 @@ import bank_model
 from diagram_base import COLOURS, Svg, border_index, measured
 
 def hierarchy_levels(s, m):
-    """The hierarchy figure's rows: name, scope, lifetime, size, and the measured (or derived) figure. Sizes from the
-    code's constants where the code fixes them, the device's from docs/performance.md's header."""
+    """The hierarchy figure's rows: name, scope, lifetime, size, the level's peak (the probe's, or the nearest this
+    tree measures), and what one of this tree's kernels asked of it ("" where none is measured). Sizes from the
+    code's constants where the code fixes them, the device's from docs/performance.md's header; the peaks from the
+    page's paths-peaks table (tools/probes/bandwidth_probe.cu), the kernels' figures from the profiler tables."""
     frame_bytes = 1
     for side in m["host_size"].split("x"):
         frame_bytes *= int(side)
     frame_bytes *= 4  # the host-to-host run's frames: float32, one channel (docs/performance.md)
+    peaks = m["peaks"]
     shared_rate = m["shared_wavefronts"] / m["shared_us"] / 1e3  # G wavefronts per second
+    # a wavefront serves each of the 32 banks one 4-byte word at most (the bank rule below): 128 bytes
+    shared_peak_rate = peaks["shared"][0] / 128
     l1_rate = m["l1_sectors"] * 32 / m["l1_us"] / 1e6  # TB/s
     return [
         ("registers", "CUDA registers / OpenCL __private", "one thread", "the thread",
          f"{m['registers'][0]}-{m['registers'][1]} per thread here (ptxas table)",
-         "FFMA operands: no memory traffic"),
+         "FFMA operands: no memory traffic", ""),
         ("shared", "__shared__ / __local", "one block / work-group", "the block",
          f"{s['portable_bytes'] // 1024} KB per block portable (separable_shape.h); more by opt-in",
-         f"{m['shared_wavefronts']:,} wavefronts in {m['shared_us']:g} µs = {shared_rate:.0f} G/s (tiled, r = 12)"),
+         f"probe peak: {peaks['shared'][0]} GB/s ({peaks['shared'][1]}) = {shared_peak_rate:.0f} G wavefronts/s "
+         "of 128 B",
+         f"tiled at r = 12 asked {m['shared_wavefronts']:,} wavefronts in {m['shared_us']:g} µs = "
+         f"{shared_rate:.0f} G/s ({100 * shared_rate / shared_peak_rate:.0f}% of it)"),
         ("constant", "__constant__ / __constant", "the grid, read-only", "module (CUDA) / launch (OpenCL)",
          f"CUDA {s['constant_taps'] * 4 // 1024} KB (launchers.h); OpenCL: the device's",
-         "one address per request: broadcast; not measured alone"),
+         "one address per request: broadcast; not measured alone", ""),
         ("L1", "L1 / texture cache (per SM)", "one SM's blocks", "a cache line's stay",
          "shared with __shared__ on the SM",
-         f"{m['l1_sectors']:,} sectors x 32 B in {m['l1_us']:g} µs = {l1_rate:.1f} TB/s (global, r = 3)"),
+         f"probe peak: {peaks['L1'][0]} GB/s ({peaks['L1'][1]})",
+         f"global at r = 3 asked {m['l1_sectors']:,} sectors x 32 B in {m['l1_us']:g} µs = {l1_rate:.1f} TB/s "
+         f"({100 * l1_rate * 1e3 / peaks['L1'][0]:.0f}% of it)"),
         ("L2", "L2 cache", "the device", "a cache line's stay", f"{m['l2_mb']} MB",
-         "not measured on this tree (the page's TODO)"),
+         f"probe peak: {peaks['L2'][0]} GB/s ({peaks['L2'][1]})",
+         "what a kernel asks of L2: not measured (the page's TODO)"),
         ("dram", "global memory (DRAM)", "the device (all grids)", "the allocation", f"{m['dram_gb']} GB",
-         f"copy kernel {m['copy_gbs']} GB/s (performance.md, the tables)"),
+         f"copy kernel {m['copy_gbs']} GB/s (performance.md, the tables; the probe does not read DRAM)", ""),
         ("host", "host memory: pinned, mapped, managed / SVM", "host and device", "the allocation", "the host's",
          f"{frame_bytes / 1e6:.1f} MB in {m['host_floor_ms']:g} ms = "
-         f"{frame_bytes / m['host_floor_ms'] / 1e6:.1f} GB/s (PCIe floor, pinned)"),
+         f"{frame_bytes / m['host_floor_ms'] / 1e6:.1f} GB/s (PCIe floor, pinned)", ""),
     ]
 
 
 def hierarchy_svg(s):
-    """One picture of every memory space: scope, lifetime, size and the measured figure, nearest first."""
+    """One picture of every memory space: scope, lifetime, size, the level's peak and what a kernel asked of it,
+    nearest first."""
     m = measured()
     levels = hierarchy_levels(s, m)
-    columns = [("space (CUDA / OpenCL)", 20), ("scope", 310), ("lifetime", 450), ("size", 660), ("measured", 1050)]
-    row_h = 34
-    svg = Svg(1490, 70 + len(levels) * row_h + 40)
+    columns = [("space (CUDA / OpenCL)", 20), ("scope", 310), ("lifetime", 450), ("size", 660),
+               ("peak / what a kernel of this tree asked", 1030)]
+    row_h = 42
+    svg = Svg(1600, 70 + len(levels) * row_h + 56)
     svg.text(10, 20, f"The memory hierarchy, nearest the FMA first ({m['gpu']}, {m['sms']} SMs)", 14, weight="bold")
     for label, x in columns:
         svg.text(x, 50, label, 11, weight="bold")
     shades = ["#08519c", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbef", "#eeeeee"]
-    for k, (key, name, scope, lifetime, size, figure) in enumerate(levels):
+    for k, (key, name, scope, lifetime, size, peak, asked) in enumerate(levels):
         y = 60 + k * row_h
         indent = 2 * k  # further from the FMA, narrower: a picture of distance, not of size
-        svg.rect(6 + indent, y, 1476 - 2 * indent, row_h - 4, shades[k], COLOURS["line"], 0.5, opacity=0.45)
-        for (text, (_, x)) in zip((name, scope, lifetime, size, figure), columns):
-            svg.text(x + 4, y + 19, text, 11)
+        svg.rect(6 + indent, y, 1586 - 2 * indent, row_h - 4, shades[k], COLOURS["line"], 0.5, opacity=0.45)
+        for (text, (_, x)) in zip((name, scope, lifetime, size), columns):
+            svg.text(x + 4, y + 23, text, 11)
+        x = columns[-1][1] + 4
+        if asked:
+            svg.text(x, y + 15, peak, 11)
+            svg.text(x, y + 31, asked, 11)
+        else:
+            svg.text(x, y + 23, peak, 11)
     y = 60 + len(levels) * row_h + 18
-    svg.text(10, y, "Measured figures are achieved rates of this tree's kernels read from the page's tables "
-             "(docs/performance.md, docs/memory-spaces.md), not the hardware's peaks.", 11)
+    svg.text(10, y, f"probe peak: {m['peaks_source']} (docs/memory-spaces.md, the paths-peaks table); the line "
+             "under it: what one of this tree's kernels asked of the level under ncu (the profiler tables),", 11)
+    svg.text(10, y + 16, "and its share of the peak. DRAM and host: convcompare's own copy kernel and pinned copies "
+             "(docs/performance.md), achieved rates, the nearest this tree has to a peak there.", 11)
     return svg.render()
 
 
