@@ -111,6 +111,14 @@ class Svg:
         self.items.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{stroke}" '
                           f'stroke-width="{width:g}"{extra}/>')
 
+    def arrow(self, x1, y1, x2, y2, stroke=COLOURS["line"], width=1.0, dash=None):
+        """A line with a head at (x2, y2): two strokes of 7 px at 25 degrees either side of it."""
+        self.line(x1, y1, x2, y2, stroke, width, dash)
+        angle = math.atan2(y2 - y1, x2 - x1)
+        for side in (-1, 1):
+            a = angle + math.pi + side * math.radians(25)
+            self.line(x2, y2, x2 + 7 * math.cos(a), y2 + 7 * math.sin(a), stroke, width)
+
     def text(self, x, y, s, size=12, anchor="start", weight="normal", fill="#000000"):
         s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         self.items.append(f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
@@ -181,3 +189,14 @@ def measured():
         l1_sectors=int(mix["global, r = 3"]["L1 global-load sectors"]), l1_us=float(global3["time µs"]),
         registers=(min(registers), max(registers)),
         peaks=peaks, peaks_source=re.search(r"\*(tools/probes/bandwidth_probe\.cu[^*]*?), GB/s", probe).group(1))
+
+
+def two_gpus():
+    """docs/performance.md's "Two GPUs" section (issue #26 item 2): rows, its table as {row label: {column: cell}}
+    (columns "one GPU", "two GPUs", "gain", "target"; labels as the table writes them: "split, kernel ms, CUDA",
+    ...), and the variant, frame size and box radius of the command the split rows were measured with."""
+    perf = (DOCS / "performance.md").read_text()
+    section = perf.split("### Two GPUs (", 1)[1].split("\n#", 1)[0]
+    run = re.search(r"--variant (\w+) --size (\d+)x(\d+) --filter box:r=(\d+)", " ".join(section.split()))
+    return dict(rows={row[""]: row for row in table_rows(section)}, variant=run.group(1), width=int(run.group(2)),
+                height=int(run.group(3)), radius=int(run.group(4)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_docs_scripts.py: docs/memory-spaces.md's scripts: the pictures are current and drawn from the real shapes,
 and the table generator puts each measured figure in its cell (on a synthesized output directory); the page's
-claims (test_docs_page.py) run here too.
+claims (test_docs_page.py) and the pictures' measured figures (test_docs_pictures.py) run here too.
 
   python3 tests/docs/test_docs_scripts.py [PATH/TO/cl_configurations]
 """
@@ -18,12 +18,12 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 import bank_model  # noqa: E402
 import diagrams  # noqa: E402
-import diagram_base  # noqa: E402
 import memory_spaces_paths as paths  # noqa: E402
 import memory_spaces_tables as tables  # noqa: E402
 import perf_tables  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from test_docs_page import Page  # noqa: E402,F401  (the page's claims: run here too, one ctest)
+from test_docs_pictures import MeasuredPictures  # noqa: E402,F401  (the pictures' measured figures: the same)
 
 CL_CONFIGURATIONS = None  # set from argv
 
@@ -160,43 +160,6 @@ class Diagrams(unittest.TestCase):
         self.assertIn("165,350,046 wavefronts in 811 µs = 204 G/s", svg)
         self.assertIn("| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 | 0 |", page)
         self.assertIn(f"43,006,024 sectors x 32 B in 165 µs = {43006024 * 32 / 165e6:.1f} TB/s", svg)
-
-    def test_the_hierarchy_carries_the_probe_peaks(self):
-        """hierarchy.svg's L2, L1 and shared rows carry bandwidth_probe.cu's peaks from the paths-peaks table's cells
-        (issue #27: the L2 row said "not measured"), beside what a kernel asked; a changed cell changes the picture."""
-        page = (REPO / "docs/memory-spaces.md").read_text()
-        peaks = page.split("<!-- generated: paths-peaks -->", 1)[1].split("<!-- end generated -->", 1)[0]
-        for row in ("| L2 | 7117 | half the L2 swept 100 times with ld.global.cg |",
-                    "| L1 | 25740 | a 32 KB window per block swept with ld.global.ca |",
-                    "| shared | 30209 | 32 KB per block, conflict-free LDS.128 |"):
-            self.assertIn(row, peaks)
-        svg = (REPO / "docs/img/hierarchy.svg").read_text()
-        self.assertIn("probe peak: 7117 GB/s (half the L2 swept 100 times with ld.global.cg)", svg)
-        self.assertIn("probe peak: 25740 GB/s (a 32 KB window per block swept with ld.global.ca)", svg)
-        # 128 bytes a wavefront (32 banks of 4 bytes): 30209 / 128 = 236 G/s; tiled's 204 G/s is 86% of it
-        self.assertIn(f"probe peak: 30209 GB/s (32 KB per block, conflict-free LDS.128) = {30209 / 128:.0f} G "
-                      "wavefronts/s", svg)
-        self.assertIn(f"= 204 G/s ({100 * 165350046 / 811e3 / (30209 / 128):.0f}% of it)", svg)
-        self.assertIn(f"= 8.3 TB/s ({100 * 43006024 * 32 / 165e3 / 25740:.0f}% of it)", svg)
-        self.assertNotIn("not measured on this tree", svg)
-        # the prose quotes the same shares, and no longer says the picture lacks the peaks
-        section = " ".join(page.split("## The hierarchy in one picture", 1)[1].split("\n## ", 1)[0].split())
-        self.assertIn(f"8.3 of its {25740 / 1000:.1f} TB/s, {100 * 43006024 * 32 / 165e3 / 25740:.0f}%", section)
-        self.assertIn(f"is {30209 / 128:.0f} G wavefronts/s, and `tiled`'s 204 G/s is "
-                      f"{100 * 165350046 / 811e3 / (30209 / 128):.0f}% of that", section)
-        self.assertNotIn("does not carry them yet", section)
-        with tempfile.TemporaryDirectory() as tmp:
-            for name in ("performance.md", "memory-spaces.md"):
-                shutil.copy(REPO / "docs" / name, pathlib.Path(tmp) / name)
-            changed = pathlib.Path(tmp) / "memory-spaces.md"
-            changed.write_text(changed.read_text().replace("| L2 | 7117 |", "| L2 | 7000 |", 1))
-            original, diagram_base.DOCS = diagram_base.DOCS, pathlib.Path(tmp)  # measured() reads DOCS when called
-            try:
-                drawn = diagrams.hierarchy_svg(diagrams.shapes())
-            finally:
-                diagram_base.DOCS = original
-        self.assertIn("probe peak: 7000 GB/s", drawn)
-        self.assertNotEqual(drawn, svg)
 
     def test_hosts_never_ask_for_unnormalized_wrap_or_mirror(self):
         """OpenCL leaves CLK_ADDRESS_REPEAT / MIRRORED_REPEAT with unnormalized coordinates undefined and CUDA clamps:
