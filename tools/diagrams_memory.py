@@ -352,7 +352,7 @@ def two_gpus_svg(s):
     big = plan_bands(g["height"], g["radius"], 2)
     cuda, opencl = rows["split, kernel ms, CUDA"], rows["split, kernel ms, OpenCL"]
     y = oy + height * cell + 76
-    svg.text(10, y, f"measured (docs/performance.md, \"Two GPUs\"): {g['variant']}, a {g['width']}x{g['height']} "
+    svg.text(10, y, f"measured (docs/performance.md, \"Two GPUs\"): {g['variant']}, one {g['width']}x{g['height']} "
              f"f32 frame, box r = {g['radius']}: bands of {big[0][1]} and {big[1][1]} rows, each with "
              f"{big[0][3]} halo rows, {big[0][1] + big[0][3]} rows a GPU", 11)
     svg.text(10, y + 16, f"kernel ms, one GPU -> two: CUDA {cuda['one GPU']} -> {cuda['two GPUs']} ({cuda['gain']}), "
