@@ -111,6 +111,14 @@ class Svg:
         self.items.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{stroke}" '
                           f'stroke-width="{width:g}"{extra}/>')
 
+    def arrow(self, x1, y1, x2, y2, stroke=COLOURS["line"], width=1.0, dash=None):
+        """A line with a head at (x2, y2): two strokes of 7 px at 25 degrees either side of it."""
+        self.line(x1, y1, x2, y2, stroke, width, dash)
+        angle = math.atan2(y2 - y1, x2 - x1)
+        for side in (-1, 1):
+            a = angle + math.pi + side * math.radians(25)
+            self.line(x2, y2, x2 + 7 * math.cos(a), y2 + 7 * math.sin(a), stroke, width)
+
     def text(self, x, y, s, size=12, anchor="start", weight="normal", fill="#000000"):
         s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         self.items.append(f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
@@ -156,7 +164,8 @@ def table_rows(block):
 
 def measured():
     """What the hierarchy figure quotes: docs/performance.md's device line, header and host-to-host table, and
-    docs/memory-spaces.md's profiler and ptxas tables (an H100; the figures change when those tables do)."""
+    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables (an H100; the figures change when
+    those tables do). peaks: {space: (read GB/s, how)} for L2, L1 and shared."""
     perf = (DOCS / "performance.md").read_text()
     page = (DOCS / "memory-spaces.md").read_text()
     head = re.search(r"\((NVIDIA H100 (\d+)GB[^,]*), (\d+) SMs, (\d+) MB L2", perf)
@@ -170,10 +179,24 @@ def measured():
     tiled12 = next(r for r in r12 if r["kernel"] == "tiled")
     global3 = next(r for r in r3 if r["kernel"] == "global")
     registers = [int(r["registers"]) for r in table_rows(generated_block(page, "ptxas"))]
+    probe = generated_block(page, "paths-peaks")
+    peaks = {r["space"]: (int(r["read GB/s"]), r["how"]) for r in table_rows(probe)}
     return dict(
         gpu=head.group(1), dram_gb=int(head.group(2)), sms=int(head.group(3)), l2_mb=int(head.group(4)),
         copy_gbs=int(copy.group(1)),
         host_floor_ms=float(host["PCIe floor ms/frame"]), host_size=host["size"],
         shared_wavefronts=int(tiled12["shared wavefronts"]), shared_us=float(tiled12["time µs"]),
         l1_sectors=int(mix["global, r = 3"]["L1 global-load sectors"]), l1_us=float(global3["time µs"]),
-        registers=(min(registers), max(registers)))
+        registers=(min(registers), max(registers)),
+        peaks=peaks, peaks_source=re.search(r"\*(tools/probes/bandwidth_probe\.cu[^*]*?), GB/s", probe).group(1))
+
+
+def two_gpus():
+    """docs/performance.md's "Two GPUs" section (issue #26 item 2): rows, its table as {row label: {column: cell}}
+    (columns "one GPU", "two GPUs", "gain", "target"; labels as the table writes them: "split, kernel ms, CUDA",
+    ...), and the variant, frame size and box radius of the command the split rows were measured with."""
+    perf = (DOCS / "performance.md").read_text()
+    section = perf.split("### Two GPUs (", 1)[1].split("\n#", 1)[0]
+    run = re.search(r"--variant (\w+) --size (\d+)x(\d+) --filter box:r=(\d+)", " ".join(section.split()))
+    return dict(rows={row[""]: row for row in table_rows(section)}, variant=run.group(1), width=int(run.group(2)),
+                height=int(run.group(3)), radius=int(run.group(4)))

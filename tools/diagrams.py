@@ -7,10 +7,11 @@
 Standard library only, deterministic (no dates, no randomness, fixed number formatting). The shapes come from
 the headers the kernels and hosts share (common/geometry/tile_shape.h, fast_shape.h, separable_shape.h,
 kernels_cuda/launchers.h) and the border rule from conv_args.h, read here with regular expressions, so a change of
-a constant there changes the picture, and --check says the picture is stale. The hierarchy's measured figures are
-read from docs/performance.md and docs/memory-spaces.md's own tables, never typed here. What the pictures share
-(the readers, the border rule, the SVG writer) is diagram_base.py; the memory-path pictures (hierarchy, bank rule,
-cluster, async) are diagrams_memory.py; this file draws the variants' pictures and writes or checks them all.
+a constant there changes the picture, and --check says the picture is stale. The measured figures of the hierarchy
+(the probe's peaks among them) and of the two-GPU picture are read from docs/performance.md and
+docs/memory-spaces.md's own tables, never typed here. What the pictures share (the readers, the border rule, the
+SVG writer) is diagram_base.py; the memory-path pictures (hierarchy, bank rule, cluster, async, two GPUs) are
+diagrams_memory.py; this file draws the variants' pictures and writes or checks them all.
 """
 from fractions import Fraction
 import math
@@ -19,7 +20,8 @@ import sys
 from diagram_base import (COLOURS, IMG, REPO, Svg, border_index, measured, separable_shape,  # noqa: F401
                           shapes)
 from diagrams_memory import (async_sources, async_svg, bank_rule_cases, bank_rule_svg,  # noqa: F401
-                             cluster_sources, cluster_svg, hierarchy_levels, hierarchy_svg, tiled_warp_words)
+                             cluster_sources, cluster_svg, hierarchy_levels, hierarchy_svg, plan_bands,
+                             tiled_warp_words, two_gpus_svg)
 
 
 # --- the pictures ---------------------------------------------------------------------------------------------
@@ -308,7 +310,7 @@ def banks_svg(s):
 PICTURES = {"tile.svg": tile_svg, "idle-threads.svg": idle_svg, "fast-schemes.svg": fast_svg,
             "separable-bands.svg": separable_svg, "sampler-modes.svg": sampler_svg, "banks.svg": banks_svg,
             "hierarchy.svg": hierarchy_svg, "cluster-apron.svg": cluster_svg, "async-pipeline.svg": async_svg,
-            "bank-rule.svg": bank_rule_svg}
+            "bank-rule.svg": bank_rule_svg, "two-gpus.svg": two_gpus_svg}
 
 
 def main(argv):

@@ -1,62 +1,86 @@
 #!/usr/bin/env python3
 """diagrams_memory.py: the memory-path pictures of docs/memory-spaces.md (the hierarchy, the bank rule, the
-cluster's apron, the async copy split), drawn by tools/diagrams.py from the kernels' index arithmetic, the shape
-constants and the pages' own tables (diagram_base.py reads them). Standard library only, deterministic."""
+cluster's apron, the async copy split, two GPUs), drawn by tools/diagrams.py from the kernels' index arithmetic,
+the shape constants, the band plan and the pages' own tables (diagram_base.py reads them). Standard library only,
+deterministic."""
+import re
+
 import bank_model
-from diagram_base import COLOURS, Svg, border_index, measured
+from diagram_base import COLOURS, Svg, border_index, measured, two_gpus
 
 def hierarchy_levels(s, m):
-    """The hierarchy figure's rows: name, scope, lifetime, size, and the measured (or derived) figure. Sizes from the
-    code's constants where the code fixes them, the device's from docs/performance.md's header."""
+    """The hierarchy figure's rows: name, scope, lifetime, size, the level's peak (the probe's, or the nearest this
+    tree measures), and what one of this tree's kernels asked of it ("" where none is measured). Sizes from the
+    code's constants where the code fixes them, the device's from docs/performance.md's header; the peaks from the
+    page's paths-peaks table (tools/probes/bandwidth_probe.cu), the kernels' figures from the profiler tables."""
     frame_bytes = 1
     for side in m["host_size"].split("x"):
         frame_bytes *= int(side)
     frame_bytes *= 4  # the host-to-host run's frames: float32, one channel (docs/performance.md)
+    peaks = m["peaks"]
     shared_rate = m["shared_wavefronts"] / m["shared_us"] / 1e3  # G wavefronts per second
+    # a wavefront serves each of the 32 banks one 4-byte word at most (the bank rule below): 128 bytes
+    shared_peak_rate = peaks["shared"][0] / 128
     l1_rate = m["l1_sectors"] * 32 / m["l1_us"] / 1e6  # TB/s
     return [
         ("registers", "CUDA registers / OpenCL __private", "one thread", "the thread",
          f"{m['registers'][0]}-{m['registers'][1]} per thread here (ptxas table)",
-         "FFMA operands: no memory traffic"),
+         "FFMA operands: no memory traffic", ""),
         ("shared", "__shared__ / __local", "one block / work-group", "the block",
          f"{s['portable_bytes'] // 1024} KB per block portable (separable_shape.h); more by opt-in",
-         f"{m['shared_wavefronts']:,} wavefronts in {m['shared_us']:g} µs = {shared_rate:.0f} G/s (tiled, r = 12)"),
+         f"probe peak: {peaks['shared'][0]} GB/s ({peaks['shared'][1]}) = {shared_peak_rate:.0f} G wavefronts/s "
+         "of 128 B",
+         f"tiled at r = 12 asked {m['shared_wavefronts']:,} wavefronts in {m['shared_us']:g} µs = "
+         f"{shared_rate:.0f} G/s ({100 * shared_rate / shared_peak_rate:.0f}% of it)"),
         ("constant", "__constant__ / __constant", "the grid, read-only", "module (CUDA) / launch (OpenCL)",
          f"CUDA {s['constant_taps'] * 4 // 1024} KB (launchers.h); OpenCL: the device's",
-         "one address per request: broadcast; not measured alone"),
+         "one address per request: broadcast; not measured alone", ""),
         ("L1", "L1 / texture cache (per SM)", "one SM's blocks", "a cache line's stay",
          "shared with __shared__ on the SM",
-         f"{m['l1_sectors']:,} sectors x 32 B in {m['l1_us']:g} µs = {l1_rate:.1f} TB/s (global, r = 3)"),
+         f"probe peak: {peaks['L1'][0]} GB/s ({peaks['L1'][1]})",
+         f"global at r = 3 asked {m['l1_sectors']:,} sectors x 32 B in {m['l1_us']:g} µs = {l1_rate:.1f} TB/s "
+         f"({100 * l1_rate * 1e3 / peaks['L1'][0]:.0f}% of it)"),
         ("L2", "L2 cache", "the device", "a cache line's stay", f"{m['l2_mb']} MB",
-         "not measured on this tree (the page's TODO)"),
+         f"probe peak: {peaks['L2'][0]} GB/s ({peaks['L2'][1]})",
+         "what a kernel asks of L2: not measured (the page's TODO)"),
         ("dram", "global memory (DRAM)", "the device (all grids)", "the allocation", f"{m['dram_gb']} GB",
-         f"copy kernel {m['copy_gbs']} GB/s (performance.md, the tables)"),
+         f"copy kernel {m['copy_gbs']} GB/s (performance.md, the tables; the probe does not read DRAM)", ""),
         ("host", "host memory: pinned, mapped, managed / SVM", "host and device", "the allocation", "the host's",
          f"{frame_bytes / 1e6:.1f} MB in {m['host_floor_ms']:g} ms = "
-         f"{frame_bytes / m['host_floor_ms'] / 1e6:.1f} GB/s (PCIe floor, pinned)"),
+         f"{frame_bytes / m['host_floor_ms'] / 1e6:.1f} GB/s (PCIe floor, pinned)", ""),
     ]
 
 
 def hierarchy_svg(s):
-    """One picture of every memory space: scope, lifetime, size and the measured figure, nearest first."""
+    """One picture of every memory space: scope, lifetime, size, the level's peak and what a kernel asked of it,
+    nearest first."""
     m = measured()
     levels = hierarchy_levels(s, m)
-    columns = [("space (CUDA / OpenCL)", 20), ("scope", 310), ("lifetime", 450), ("size", 660), ("measured", 1050)]
-    row_h = 34
-    svg = Svg(1490, 70 + len(levels) * row_h + 40)
+    columns = [("space (CUDA / OpenCL)", 20), ("scope", 310), ("lifetime", 450), ("size", 660),
+               ("peak / what a kernel of this tree asked", 1030)]
+    row_h = 42
+    svg = Svg(1600, 70 + len(levels) * row_h + 56)
     svg.text(10, 20, f"The memory hierarchy, nearest the FMA first ({m['gpu']}, {m['sms']} SMs)", 14, weight="bold")
     for label, x in columns:
         svg.text(x, 50, label, 11, weight="bold")
     shades = ["#08519c", "#2171b5", "#4292c6", "#6baed6", "#9ecae1", "#c6dbef", "#eeeeee"]
-    for k, (key, name, scope, lifetime, size, figure) in enumerate(levels):
+    for k, (key, name, scope, lifetime, size, peak, asked) in enumerate(levels):
         y = 60 + k * row_h
         indent = 2 * k  # further from the FMA, narrower: a picture of distance, not of size
-        svg.rect(6 + indent, y, 1476 - 2 * indent, row_h - 4, shades[k], COLOURS["line"], 0.5, opacity=0.45)
-        for (text, (_, x)) in zip((name, scope, lifetime, size, figure), columns):
-            svg.text(x + 4, y + 19, text, 11)
+        svg.rect(6 + indent, y, 1586 - 2 * indent, row_h - 4, shades[k], COLOURS["line"], 0.5, opacity=0.45)
+        for (text, (_, x)) in zip((name, scope, lifetime, size), columns):
+            svg.text(x + 4, y + 23, text, 11)
+        x = columns[-1][1] + 4
+        if asked:
+            svg.text(x, y + 15, peak, 11)
+            svg.text(x, y + 31, asked, 11)
+        else:
+            svg.text(x, y + 23, peak, 11)
     y = 60 + len(levels) * row_h + 18
-    svg.text(10, y, "Measured figures are achieved rates of this tree's kernels read from the page's tables "
-             "(docs/performance.md, docs/memory-spaces.md), not the hardware's peaks.", 11)
+    svg.text(10, y, f"probe peak: {m['peaks_source']} (docs/memory-spaces.md, the paths-peaks table); the line "
+             "under it: what one of this tree's kernels asked of the level under ncu (the profiler tables),", 11)
+    svg.text(10, y + 16, "and its share of the peak. DRAM and host: convcompare's own copy kernel and pinned copies "
+             "(docs/performance.md), achieved rates, the nearest this tree has to a peak there.", 11)
     return svg.render()
 
 
@@ -244,4 +268,129 @@ def bank_rule_svg(s):
             svg.legend(30 + 32 * cell + 14, oy + 42, [(COLOURS["output"], f"lanes 0-{group_x - 1}: row a"),
                                                       (COLOURS["apron"], f"lanes {group_x}-31: row a + 1")])
         oy += height + 70
+    return svg.render()
+
+
+def plan_bands(height, radius, devices, wrap=False):
+    """common/geometry/band_plan.cpp's plan_bands: (first_row, rows, halo_above, halo_below) per device, height //
+    devices rows each, the last taking the remainder; a halo is r rows, fewer where the image ends (the kernel's
+    border rule acts there), r on both sides of every band for wrap."""
+    each = height // devices
+    bands = []
+    for index in range(devices):
+        first = index * each
+        rows = height - first if index == devices - 1 else each
+        bands.append((first, rows, radius if wrap else min(radius, first),
+                      radius if wrap else min(radius, height - first - rows)))
+    return bands
+
+
+def two_gpus_svg(s):
+    """Two GPUs (docs/multi-device.md): --split's bands, their halo rows and the stitched frame, drawn row by row for
+    a small frame, with the measured frame's bands beside; and --stream's frames dealt round robin."""
+    g = two_gpus()
+    rows = g["rows"]
+    gpus = [COLOURS["output"], COLOURS["thread"]]
+    height, r, width, cell = 20, 2, 12, 9
+    bands = plan_bands(height, r, 2)
+    svg = Svg(1180, 660)
+    svg.text(10, 20, "Two GPUs (docs/multi-device.md): --split cuts one frame into bands, --stream deals whole frames",
+             14, weight="bold")
+    svg.text(10, 38, "Two drawn; N devices: the same, N bands of H / N rows (the last takes the remainder), frame i "
+             "to device i mod N", 11)
+    # (a) --split, row by row: the host frame, each GPU's sub-image at its rows' height, the stitched result
+    oy = 110
+    svg.text(10, 66, f"--split: a {height}-row frame, r = {r} (common/geometry/band_plan.h), one row a strip", 12,
+             weight="bold")
+    columns = [("the frame (host)", 10), ("GPU 0's sub-image", 230), ("GPU 1's sub-image", 430),
+               ("the result (host)", 690)]
+    for label, x in columns:
+        svg.text(x, oy - 12, label, 11, weight="bold")
+    for row in range(height):
+        owner = 0 if row < bands[1][0] else 1
+        svg.rect(10, oy + row * cell, width * cell, cell, gpus[owner], COLOURS["grid"], 0.5, opacity=0.8)
+        svg.rect(690, oy + row * cell, width * cell, cell, gpus[owner], COLOURS["grid"], 0.5, opacity=0.8)
+    for k, (first, own, above, below) in enumerate(bands):
+        x = columns[1 + k][1]
+        for row in range(first - above, first + own + below):
+            halo = not first <= row < first + own
+            svg.rect(x, oy + row * cell, width * cell, cell, gpus[1 - k if halo else k], COLOURS["grid"], 0.5,
+                     opacity=0.35 if halo else 0.8)
+        top, bottom = oy + (first - above) * cell, oy + (first + own + below) * cell
+        svg.rect(x, top, width * cell, bottom - top, "none", COLOURS["line"], 1.2)
+        for row0, n in ((first - above, above), (first + own, below)):
+            if n:
+                svg.rect(x, oy + row0 * cell, width * cell, n * cell, "none", COLOURS["corner"], 2)
+        svg.arrow(10 + width * cell + 4, oy + (first + own / 2) * cell, x - 4, oy + (first + own / 2) * cell,
+                  gpus[k], 1.5)
+        svg.arrow(x + width * cell + 4, oy + (first + own / 2) * cell, 690 - 4, oy + (first + own / 2) * cell,
+                  gpus[k], 1.5, dash="4 3")
+    # the halo exchange: GPU 1's first r rows into GPU 0's halo below, GPU 0's last r rows into GPU 1's halo above
+    split = bands[1][0]
+    x0, x1 = columns[1][1] + width * cell, columns[2][1]
+    svg.arrow(x1 - 2, oy + (split + r / 2) * cell, x0 + 2, oy + (split + r / 2) * cell, COLOURS["corner"], 2)
+    svg.arrow(x0 + 2, oy + (split - r / 2) * cell, x1 - 2, oy + (split - r / 2) * cell, COLOURS["corner"], 2)
+    notes = [(columns[1][1], oy + height * cell + 18, "uploads its own rows;"),
+             (columns[1][1], oy + height * cell + 32, f"halo: the r = {r} rows below (red)"),
+             (columns[2][1], oy + height * cell + 18, "uploads its own rows;"),
+             (columns[2][1], oy + height * cell + 32, f"halo: the r = {r} rows above (red)"),
+             (10, oy + height * cell + 18, "solid: each GPU's own"), (10, oy + height * cell + 32, "rows go up"),
+             (690, oy + height * cell + 18, "dashed: each GPU downloads"),
+             (690, oy + height * cell + 32, "only its own rows; halo rows"),
+             (690, oy + height * cell + 46, "are computed and dropped")]
+    for x, y, text in notes:
+        svg.text(x, y, text, 10)
+    xn = 860
+    for i, line in enumerate(["red arrows, the halo rows GPU to GPU:",
+                              "CUDA: cudaMemcpyPeerAsync over NVLink,", "queued after the source's upload;",
+                              "OpenCL (one context per device here):", "through the host, each band's upload",
+                              "carrying its halo rows; CUDA's texture", "too (a CUDA array is no peer target)", "",
+                              "at the image's top and bottom no halo:", "the kernel's border rule acts there",
+                              "(wrap: r rows on both sides, round", "the image)"]):
+        svg.text(xn, oy + 4 + 14 * i, line, 10)
+    # the measured split: its bands from the same plan, its times from docs/performance.md's table
+    big = plan_bands(g["height"], g["radius"], 2)
+    cuda, opencl = rows["split, kernel ms, CUDA"], rows["split, kernel ms, OpenCL"]
+    y = oy + height * cell + 76
+    svg.text(10, y, f"measured (docs/performance.md, \"Two GPUs\"): {g['variant']}, one {g['width']}x{g['height']} "
+             f"f32 frame, box r = {g['radius']}: bands of {big[0][1]} and {big[1][1]} rows, each with "
+             f"{big[0][3]} halo rows, {big[0][1] + big[0][3]} rows a GPU", 11)
+    svg.text(10, y + 16, f"kernel ms, one GPU -> two: CUDA {cuda['one GPU']} -> {cuda['two GPUs']} ({cuda['gain']}), "
+             f"OpenCL {opencl['one GPU']} -> {opencl['two GPUs']} ({opencl['gain']}); the frame is done when the "
+             "slower band is", 11)
+    # (b) --stream: whole frames dealt round robin, each GPU pipelining its own over its own link
+    oy2 = y + 60
+    svg.text(10, oy2, "--stream: frame i to GPU i mod 2, each GPU with three slots (its own stream / queue, device "
+             "frame, pinned host buffers) and its own host link", 12, weight="bold")
+    frames, fw = 6, 40
+    svg.text(10, oy2 + 26, "frames from the host", 10)
+    for i in range(frames):
+        svg.rect(10 + i * (fw + 6), oy2 + 34, fw, 20, gpus[i % 2], COLOURS["line"], 0.5, opacity=0.8)
+        svg.text(10 + i * (fw + 6) + fw / 2, oy2 + 48, f"{i}", 11, "middle", fill="#ffffff")
+    step, lane = 62, 18  # not to scale: a frame's upload, kernel and download as three equal steps
+    for k in range(2):
+        ly = oy2 + 72 + k * (3 * lane + 16)
+        svg.text(10, ly + 2 * lane - 4, f"GPU {k}, its own link", 11, weight="bold", fill=gpus[k])
+        for part, name in enumerate(("up", "filter", "down")):
+            svg.text(150, ly + part * lane + 13, name, 10)
+            for j, i in enumerate(range(k, frames, 2)):  # the GPU's j-th frame: up at step j, filter j + 1, ...
+                x = 200 + (j + part) * step
+                svg.rect(x, ly + part * lane, step - 2, lane - 2, gpus[k], COLOURS["line"], 0.5,
+                         opacity=(0.9, 0.5, 0.9)[part])
+                svg.text(x + step / 2 - 1, ly + part * lane + 12, f"frame {i}", 10, "middle")
+    svg.text(200, oy2 + 72 + 2 * (3 * lane + 16) + 4, "time ->  (not to scale; a slot waits only for its own "
+             "previous frame)", 10)
+    sx = 200 + 5 * step + 40
+    stream = [(label, row) for label, row in rows.items() if label.startswith("stream frames/s, CUDA")]
+    for i, (label, row) in enumerate(stream):
+        side, pixel = re.search(r"(\d+)\^2 (f32|RGBA8)", label).groups()
+        frame_bytes = int(side) ** 2 * 4  # f32: one float a pixel; RGBA8: four bytes a pixel
+        svg.text(sx, oy2 + 84 + 34 * i, f"CUDA, {side}^2 {pixel}: {row['one GPU']} frames/s on each GPU alone, "
+                 f"{row['two GPUs']} on both: {row['gain']}", 11)
+        svg.text(sx, oy2 + 98 + 34 * i, f"both links together: {row['two GPUs']} x {frame_bytes / 1e6:.1f} MB = "
+                 f"{float(row['two GPUs']) * frame_bytes / 1e9:.0f} GB/s each way", 11)
+    svg.text(sx, oy2 + 84 + 34 * len(stream), "a ceiling that does not move with the frame size: the host's side "
+             "(docs/performance.md)", 11)
+    svg.text(sx, oy2 + 98 + 34 * len(stream), "OpenCL's dealt frames: not measured since its stream wait was fixed",
+             11)
     return svg.render()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_docs_scripts.py: docs/memory-spaces.md's scripts: the pictures are current and drawn from the real shapes,
 and the table generator puts each measured figure in its cell (on a synthesized output directory); the page's
-claims (test_docs_page.py) run here too.
+claims (test_docs_page.py) and the pictures' measured figures (test_docs_pictures.py) run here too.
 
   python3 tests/docs/test_docs_scripts.py [PATH/TO/cl_configurations]
 """
@@ -23,6 +23,7 @@ import memory_spaces_tables as tables  # noqa: E402
 import perf_tables  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from test_docs_page import Page  # noqa: E402,F401  (the page's claims: run here too, one ctest)
+from test_docs_pictures import MeasuredPictures  # noqa: E402,F401  (the pictures' measured figures: the same)
 
 CL_CONFIGURATIONS = None  # set from argv
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""test_docs_pictures.py: the measured figures docs/img/hierarchy.svg and two-gpus.svg carry are the pages' table
+cells and the code's band plan (issue #27), and a changed cell changes the picture; run by
+tests/docs/test_docs_scripts.py, which imports these tests (ctest `docs_scripts`).
+
+  python3 tests/docs/test_docs_pictures.py
+"""
+import pathlib
+import shutil
+import sys
+import tempfile
+import unittest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tools"))
+import diagram_base  # noqa: E402
+import diagrams  # noqa: E402
+
+
+class MeasuredPictures(unittest.TestCase):
+    def test_the_hierarchy_carries_the_probe_peaks(self):
+        """hierarchy.svg's L2, L1 and shared rows carry bandwidth_probe.cu's peaks from the paths-peaks table's cells
+        (issue #27: the L2 row said "not measured"), beside what a kernel asked; a changed cell changes the picture."""
+        page = (REPO / "docs/memory-spaces.md").read_text()
+        peaks = page.split("<!-- generated: paths-peaks -->", 1)[1].split("<!-- end generated -->", 1)[0]
+        for row in ("| L2 | 7117 | half the L2 swept 100 times with ld.global.cg |",
+                    "| L1 | 25740 | a 32 KB window per block swept with ld.global.ca |",
+                    "| shared | 30209 | 32 KB per block, conflict-free LDS.128 |"):
+            self.assertIn(row, peaks)
+        svg = (REPO / "docs/img/hierarchy.svg").read_text()
+        self.assertIn("probe peak: 7117 GB/s (half the L2 swept 100 times with ld.global.cg)", svg)
+        self.assertIn("probe peak: 25740 GB/s (a 32 KB window per block swept with ld.global.ca)", svg)
+        # 128 bytes a wavefront (32 banks of 4 bytes): 30209 / 128 = 236 G/s; tiled's 204 G/s is 86% of it
+        self.assertIn(f"probe peak: 30209 GB/s (32 KB per block, conflict-free LDS.128) = {30209 / 128:.0f} G "
+                      "wavefronts/s", svg)
+        self.assertIn(f"= 204 G/s ({100 * 165350046 / 811e3 / (30209 / 128):.0f}% of it)", svg)
+        self.assertIn(f"= 8.3 TB/s ({100 * 43006024 * 32 / 165e3 / 25740:.0f}% of it)", svg)
+        self.assertNotIn("not measured on this tree", svg)
+        # the prose quotes the same shares, and no longer says the picture lacks the peaks
+        section = " ".join(page.split("## The hierarchy in one picture", 1)[1].split("\n## ", 1)[0].split())
+        self.assertIn(f"8.3 of its {25740 / 1000:.1f} TB/s, {100 * 43006024 * 32 / 165e3 / 25740:.0f}%", section)
+        self.assertIn(f"is {30209 / 128:.0f} G wavefronts/s, and `tiled`'s 204 G/s is "
+                      f"{100 * 165350046 / 811e3 / (30209 / 128):.0f}% of that", section)
+        self.assertNotIn("does not carry them yet", section)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("performance.md", "memory-spaces.md"):
+                shutil.copy(REPO / "docs" / name, pathlib.Path(tmp) / name)
+            changed = pathlib.Path(tmp) / "memory-spaces.md"
+            changed.write_text(changed.read_text().replace("| L2 | 7117 |", "| L2 | 7000 |", 1))
+            original, diagram_base.DOCS = diagram_base.DOCS, pathlib.Path(tmp)  # measured() reads DOCS when called
+            try:
+                drawn = diagrams.hierarchy_svg(diagrams.shapes())
+            finally:
+                diagram_base.DOCS = original
+        self.assertIn("probe peak: 7000 GB/s", drawn)
+        self.assertNotEqual(drawn, svg)
+
+    def test_the_two_gpu_picture_is_the_band_plan_and_the_tables(self):
+        """two-gpus.svg: the bands are band_plan.cpp's (the port gives test_band_plan.cpp's values), the measured
+        figures are docs/performance.md's "Two GPUs" cells, and a changed cell changes the picture (issue #27)."""
+        plan = " ".join((REPO / "common/geometry/band_plan.cpp").read_text().split())
+        for line in ("const int each = height / devices;",
+                     "band.rows = index == devices - 1 ? height - band.first_row : each;",
+                     "band.halo_above = wrap ? radius : std::min(radius, band.first_row);",
+                     "band.halo_below = wrap ? radius : std::min(radius, height - end);"):
+            self.assertIn(line, plan)
+        self.assertEqual(diagrams.plan_bands(10, 2, 3), [(0, 3, 0, 2), (3, 3, 2, 2), (6, 4, 2, 0)])
+        self.assertEqual(diagrams.plan_bands(10, 5, 3)[1], (3, 3, 3, 4))
+        self.assertEqual(diagrams.plan_bands(10, 2, 2, wrap=True)[0], (0, 5, 2, 2))
+        self.assertEqual(diagrams.plan_bands(8192, 7, 2), [(0, 4096, 0, 7), (4096, 4096, 7, 0)])
+        perf = " ".join((REPO / "docs/performance.md").read_text().split())
+        self.assertIn("--variant fast --size 8192x8192 --filter box:r=7", perf)
+        for row in ("| split, kernel ms, CUDA | 0.706 | 0.371 | 1.90x |",
+                    "| split, kernel ms, OpenCL | 0.697 | 0.364 | 1.91x |",
+                    "| stream frames/s, CUDA, 8192^2 f32 | 172.7 / 169.5 | 260.8 | 1.51x |",
+                    "| stream frames/s, CUDA, 2048^2 RGBA8 (seed 000's job) | 2662 / 2895 | 4074 | 1.41-1.53x |"):
+            self.assertIn(row, perf)
+        svg = (REPO / "docs/img/two-gpus.svg").read_text()
+        for text in ("bands of 4096 and 4096 rows, each with 7 halo rows, 4103 rows a GPU",
+                     "CUDA 0.706 -&gt; 0.371 (1.90x), OpenCL 0.697 -&gt; 0.364 (1.91x)",
+                     "172.7 / 169.5 frames/s on each GPU alone, 260.8 on both: 1.51x",
+                     f"260.8 x 268.4 MB = {260.8 * 8192 * 8192 * 4 / 1e9:.0f} GB/s each way",
+                     f"4074 x 16.8 MB = {4074 * 2048 * 2048 * 4 / 1e9:.0f} GB/s each way",
+                     "N devices: the same, N bands", "cudaMemcpyPeerAsync over NVLink"):
+            self.assertIn(text, svg)
+        # the small frame: 20 rows, r = 2: each GPU's sub-image is its 10 rows and 2 halo rows (12 strips each)
+        self.assertEqual(diagrams.plan_bands(20, 2, 2), [(0, 10, 0, 2), (10, 10, 2, 0)])
+        page = (REPO / "docs/memory-spaces.md").read_text()
+        self.assertIn("](img/two-gpus.svg)", page.split("## Two GPUs", 1)[1])
+        with tempfile.TemporaryDirectory() as tmp:
+            changed = pathlib.Path(tmp) / "performance.md"
+            perf_text = (REPO / "docs/performance.md").read_text()
+            changed.write_text(perf_text.replace("| 0.706 | 0.371 |", "| 0.706 | 0.4 |"))
+            original, diagram_base.DOCS = diagram_base.DOCS, pathlib.Path(tmp)  # two_gpus() reads DOCS when called
+            try:
+                drawn = diagrams.two_gpus_svg(diagrams.shapes())
+            finally:
+                diagram_base.DOCS = original
+        self.assertIn("CUDA 0.706 -&gt; 0.4 (1.90x)", drawn)
+
+
+if __name__ == "__main__":
+    unittest.main()
