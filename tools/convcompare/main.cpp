@@ -1,4 +1,5 @@
 // main.cpp: the convcompare command; everything lives in the driver so tests can link it. Only here, at the top: the crash line and the exit past a stuck device.
+#include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,21 +22,33 @@ void write_text(const char* text) {
 
 const char* signal_name(int signal) { return signal == SIGSEGV ? "SIGSEGV" : signal == SIGBUS ? "SIGBUS" : "SIGABRT"; }
 
-// A device fault inside a run: PoCL runs kernels on the host's threads and memory, so a --kernel-dir
-// kernel that writes past its buffer crashes this process (issue #30). And a driver that aborts
-// (SIGABRT: PoCL's failed assertions and thread starts, LLVM's "out of memory" under ulimit -v) inside
-// one of its stages (backends/device_watchdog.h, DriverStage) or a run. One line naming the variant
-// or the stage (static buffers, set before each), then exit 2. Only async-signal-safe calls. Outside
-// both the crash is ours: the handler before this one (the default's core dump, a sanitizer's report)
-// gets it, as the faulting instruction runs again, or abort raises again.
-extern "C" void on_device_crash(int signal) {
-  const char* variant = cc::running_variant_name();
-  const char* stage = cc::driver_stage_name();
-  if (*variant == '\0' && *stage == '\0') {
-    ::sigaction(signal, signal == SIGSEGV ? &previous_segv : signal == SIGBUS ? &previous_bus : &previous_abrt,
-                nullptr);
-    return;
+// What the driver wrote to standard error in the stage (backends/device_watchdog.h, DriverStage: PoCL's
+// "PTHREAD ERROR ...", LLVM's "LLVM ERROR: out of memory", a failed assertion), as part of the one line:
+// quoted, its line ends as " / ", other control bytes as '?', cut at 300 bytes. Async-signal-safe.
+void write_driver_words(int held) {
+  char said[301];
+  const ssize_t got = held < 0 ? -1 : ::pread(held, said, sizeof said, 0);
+  if (got <= 0) return;
+  std::size_t length = static_cast<std::size_t>(got) < sizeof said ? static_cast<std::size_t>(got) : sizeof said - 1;
+  while (length > 0 && (said[length - 1] == '\n' || said[length - 1] == '\r' || said[length - 1] == ' ')) --length;
+  if (length == 0) return;
+  write_text("; the driver said: \"");
+  for (std::size_t at = 0; at < length; ++at) {
+    const unsigned char byte = static_cast<unsigned char>(said[at]);
+    if (byte == '\n') write_text(" / ");
+    else if (byte < 0x20 || byte == 0x7f || byte == '"') write_text("?");
+    else {
+      const char one[2] = {said[at], '\0'};
+      write_text(one);
+    }
   }
+  write_text(static_cast<std::size_t>(got) == sizeof said ? "...\"" : "\"");
+}
+
+// The one line for a crash inside a driver stage or a run, then exit 2 (issue #30).
+[[noreturn]] void report_crash(int signal, const char* variant, const char* stage) {
+  // Written to the standard error the stage replaced; the driver's words come after the stage's name.
+  const int held = cc::release_driver_output();
   if (signal == SIGABRT) {
     write_text("convcompare: error: the driver aborted the process (SIGABRT) while ");
   } else {
@@ -51,9 +64,29 @@ extern "C" void on_device_crash(int signal) {
     write_text(stage);
   }
   write_text(signal == SIGABRT
-                 ? ": it failed or ran out of memory (check free memory and the address-space limit, ulimit -v)\n"
-                 : ": a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed\n");
+                 ? ": it failed or ran out of memory (check free memory and the address-space limit, ulimit -v)"
+                 : ": a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed");
+  write_driver_words(held);
+  write_text("\n");
   ::_exit(2);
+}
+
+// A device fault inside a run: PoCL runs kernels on the host's threads and memory, so a --kernel-dir
+// kernel that writes past its buffer crashes this process (issue #30). And a driver that aborts
+// (SIGABRT: PoCL's failed assertions and thread starts, LLVM's "out of memory" under ulimit -v) inside
+// one of its stages (backends/device_watchdog.h, DriverStage) or a run. One line naming the variant
+// or the stage (static buffers, set before each), then exit 2. Only async-signal-safe calls. Outside
+// both the crash is ours: the handler before this one (the default's core dump, a sanitizer's report)
+// gets it, as the faulting instruction runs again, or abort raises again.
+extern "C" void on_device_crash(int signal) {
+  const char* variant = cc::running_variant_name();
+  const char* stage = cc::driver_stage_name();
+  if (*variant == '\0' && *stage == '\0') {
+    ::sigaction(signal, signal == SIGSEGV ? &previous_segv : signal == SIGBUS ? &previous_bus : &previous_abrt,
+                nullptr);
+    return;
+  }
+  report_crash(signal, variant, stage);
 }
 
 // LLVM (loaded by PoCL) puts its own SIGABRT handler over ours; on abort it restores ours and returns,
@@ -69,7 +102,11 @@ void reclaim_abort() noexcept {
   cc::set_driver_stage_hook(reclaim_abort);
 }
 
+// glibc's abort, behind the one below; null if it could not be found (then raised by hand).
+void (*libc_abort)() = nullptr;
+
 void report_device_crashes() {
+  libc_abort = reinterpret_cast<void (*)()>(::dlsym(RTLD_NEXT, "abort"));
   struct sigaction action {};
   action.sa_handler = on_device_crash;
   sigemptyset(&action.sa_mask);
@@ -80,6 +117,28 @@ void report_device_crashes() {
 }
 
 }  // namespace
+
+// abort() for the whole process: this definition comes before libc's for every library (PoCL and LLVM
+// included), so a driver that calls abort inside a stage or a run gets the one line even while LLVM's
+// SIGABRT handler stands over ours. That happens when PoCL first loads (issue #30, about 300 MB under
+// ulimit -v on 2 cores): its first clGetPlatformIDs installs LLVM's handlers (llvm::sys::RemoveFileOnSignal)
+// and, in the same call, cannot start its threads and aborts; LLVM's handler puts ours back and returns,
+// and glibc's abort then resets SIGABRT to the default action and raises it again, so no handler of ours
+// runs and no stage start comes between to take SIGABRT back (reclaim_abort). An abort from inside libc
+// (a failed assert) does not come here; it raises SIGABRT, which reclaim_abort keeps ours in every later call.
+extern "C" void abort() noexcept {
+  const char* variant = cc::running_variant_name();
+  const char* stage = cc::driver_stage_name();
+  if (*variant != '\0' || *stage != '\0') report_crash(SIGABRT, variant, stage);
+  if (libc_abort != nullptr) libc_abort();
+  ::signal(SIGABRT, SIG_DFL);  // as glibc's would, if it could not be found
+  sigset_t abort_only;
+  sigemptyset(&abort_only);
+  sigaddset(&abort_only, SIGABRT);
+  ::sigprocmask(SIG_UNBLOCK, &abort_only, nullptr);
+  ::raise(SIGABRT);
+  ::_exit(128 + SIGABRT);
+}
 
 int main(int argc, char** argv) {
   report_device_crashes();
