@@ -128,6 +128,9 @@ DriverStage::~DriverStage() {
 }
 
 void DriverStage::throw_out_of_memory(std::string_view stage) {
+  // A driver that threw through its C API may still hold its locks (cl_build.h): no later call may reach
+  // it, and main ends the process with _Exit, past the drivers' exit handlers.
+  abandon_device();
   throw InputError(fmt::format("out of host memory while {} (std::bad_alloc from the driver or its C++ wrapper): "
                                "free more memory or raise the address-space limit (ulimit -v){}",
                                printable(stage), address_space_limit_note()));

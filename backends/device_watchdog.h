@@ -54,8 +54,8 @@ class DriverStage {
   DriverStage& operator=(const DriverStage&) = delete;
 
   // Runs `work` as the stage `stage`. A std::bad_alloc out of it (thrown by the driver through its C API,
-  // or by the C++ wrapper around it) becomes an InputError naming the stage, where the driver.cpp's
-  // backstop could only say "out of host memory".
+  // or by the C++ wrapper around it) becomes an InputError naming the stage and its device, with the
+  // device abandoned (abandon_device), where driver.cpp's backstop could only say "out of host memory".
   template <class Work>
   static decltype(auto) run(std::string_view stage, Work&& work) {
     const DriverStage current(stage);

@@ -188,8 +188,10 @@ std::string format_bytes(unsigned long long bytes) {
                                     : fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
-Discovery discover_devices() {
-  const DriverStage stage("loading the OpenCL drivers and listing their devices");  // PoCL starts its threads here
+namespace {
+
+// discover_devices's work, in its driver stage.
+Discovery discover_now() {
   Discovery discovery;
   std::vector<cl::Platform> platforms;
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when /etc/OpenCL/vendors names no driver.
@@ -223,6 +225,14 @@ Discovery discover_devices() {
   if (discovery.devices.empty())
     discovery.unavailable_reason = fmt::format("no usable OpenCL device: {}", fmt::join(problems, "; "));
   return discovery;
+}
+
+}  // namespace
+
+Discovery discover_devices() {
+  // PoCL starts its threads here (an abort: tools/convcompare/main.cpp's line), and a driver may throw
+  // std::bad_alloc through clGetPlatformIDs under ulimit -v (issue #30): DriverStage::run names the stage.
+  return DriverStage::run("loading the OpenCL drivers and listing their devices", discover_now);
 }
 
 }  // namespace cc::opencl

@@ -247,11 +247,12 @@ class OpenClApi final : public GpuApi {
   DevicePeaks measure_peaks(int device) override {
     const ClDevice& found = discovery_.devices[device];
     if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
-    const DriverStage stage("measuring the peaks of " + found.info.id);
-    const BuiltProgram& built =
-        program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
-    ClQueue queue(context(device).context, found.device);
-    return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
+    return DriverStage::run("measuring the peaks of " + found.info.id, [&] {
+      const BuiltProgram& built =
+          program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
+      ClQueue queue(context(device).context, found.device);
+      return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
+    });
   }
 
   const ClDevice& device(int index) const { return discovery_.devices[index]; }
@@ -259,11 +260,14 @@ class OpenClApi final : public GpuApi {
   DeviceContext& context(int device) {
     if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
-    const DriverStage stage("creating an OpenCL context on " + discovery_.devices[device].info.id);
-    DeviceContext made;
-    made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
-    made.queue = CC_CL_OUT(cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
-    return contexts_.emplace(device, std::move(made)).first->second;
+    return DriverStage::run("creating an OpenCL context on " + discovery_.devices[device].info.id,
+                            [&]() -> DeviceContext& {
+                              DeviceContext made;
+                              made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
+                              made.queue = CC_CL_OUT(
+                                  cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
+                              return contexts_.emplace(device, std::move(made)).first->second;
+                            });
   }
 
   // `purpose` says what the program is for in an error ("'tiled'"). The build is watched (cl_build.h):
@@ -275,9 +279,17 @@ class OpenClApi final : public GpuApi {
     const cl::Device& cl_device = discovery_.devices[device].device;
     const std::string& device_id = discovery_.devices[device].info.id;
     const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
-    const DriverStage stage("building " + what);
+    return DriverStage::run("building " + what, [&]() -> const BuiltProgram& {
+      return build_now(key, cl_device, device_id, file, what, source, options, from_kernel_dir);
+    });
+  }
+
+  // program_for's build, in its driver stage.
+  const BuiltProgram& build_now(const std::tuple<std::string, std::string, int>& key, const cl::Device& cl_device,
+                                const std::string& device_id, std::string_view file, const std::string& what,
+                                const std::string& source, const std::string& options, bool from_kernel_dir) {
     const auto start = Clock::now();
-    cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
+    cl::Program program = CC_CL_OUT(cl::Program(context(std::get<2>(key)).context, source, false, err));
     cl_int status = CL_SUCCESS;
     try {
       status = build_program(program(), cl_device(), options, what);
