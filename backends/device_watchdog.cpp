@@ -66,13 +66,6 @@ void pass_driver_output_on() noexcept {
   ::close(held);
 }
 
-// ", the address-space limit (ulimit -v) is N MB" when one is set: under it is where this was seen.
-std::string address_space_limit_note() {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "";
-  return fmt::format("; the address-space limit (ulimit -v) is {} MB", limit.rlim_cur >> 20);
-}
-
 std::string stuck_message(std::string_view what) {
   return fmt::format("{} did not finish within {:g} s ({}): it may never return; if it is only slow, raise "
                      "--kernel-timeout",
@@ -131,9 +124,16 @@ void DriverStage::throw_out_of_memory(std::string_view stage) {
   // A driver that threw through its C API may still hold its locks (cl_build.h): no later call may reach
   // it, and main ends the process with _Exit, past the drivers' exit handlers.
   abandon_device();
-  throw InputError(fmt::format("out of host memory while {} (std::bad_alloc from the driver or its C++ wrapper): "
-                               "free more memory or raise the address-space limit (ulimit -v){}",
-                               printable(stage), address_space_limit_note()));
+  throw DeviceStuckError(fmt::format("the driver ran out of host memory while {} (std::bad_alloc out of the driver "
+                                     "or its C++ wrapper) and is left unusable: {}",
+                                     printable(stage), out_of_memory_advice()));
+}
+
+std::string out_of_memory_advice() {
+  rlimit limit{};
+  const bool limited = ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+  return fmt::format("free more memory or raise the address-space limit (ulimit -v{})",
+                     limited ? fmt::format(", now {} MB", limit.rlim_cur >> 20) : std::string());
 }
 
 int release_driver_output() noexcept {

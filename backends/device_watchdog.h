@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <new>
 #include <utility>
 #include <string_view>
@@ -54,7 +55,7 @@ class DriverStage {
   DriverStage& operator=(const DriverStage&) = delete;
 
   // Runs `work` as the stage `stage`. A std::bad_alloc out of it (thrown by the driver through its C API,
-  // or by the C++ wrapper around it) becomes an InputError naming the stage and its device, with the
+  // or by the C++ wrapper around it) becomes a DeviceStuckError naming the stage and its device, with the
   // device abandoned (abandon_device), where driver.cpp's backstop could only say "out of host memory".
   template <class Work>
   static decltype(auto) run(std::string_view stage, Work&& work) {
@@ -70,6 +71,10 @@ class DriverStage {
   [[noreturn]] static void throw_out_of_memory(std::string_view stage);
   char previous_[128];
 };
+
+// How a line about a driver out of memory ends: "free more memory or raise the address-space limit
+// (ulimit -v, now 557 MB)", the limit's figure where one is set (where this was seen: issue #30).
+std::string out_of_memory_advice();
 
 // Async-signal-safe, for tools/convcompare's crash line: puts the process's standard error back where
 // it was before the outermost DriverStage and returns the descriptor of what the driver wrote to it

@@ -1,6 +1,7 @@
-// main.cpp: the convcompare command; everything lives in the driver so tests can link it. Only here, at the top: the crash line and the exit past a stuck device.
+// main.cpp: the convcompare command; everything lives in the driver so tests can link it. Only here, at the top: the crash line (signals and abort) and the exit past a stuck device.
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -45,6 +46,22 @@ void write_driver_words(int held) {
   write_text(static_cast<std::size_t>(got) == sizeof said ? "...\"" : "\"");
 }
 
+// ", now N MB" where an address-space limit is set, as backends/device_watchdog.h's out_of_memory_advice
+// says it. Async-signal-safe (getrlimit is one system call).
+void write_address_space_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  char digits[24];
+  char* at = digits + sizeof digits;
+  *--at = '\0';
+  unsigned long long megabytes = limit.rlim_cur >> 20;
+  do *--at = static_cast<char>('0' + megabytes % 10);
+  while ((megabytes /= 10) != 0);
+  write_text(", now ");
+  write_text(at);
+  write_text(" MB");
+}
+
 // The one line for a crash inside a driver stage or a run, then exit 2 (issue #30).
 [[noreturn]] void report_crash(int signal, const char* variant, const char* stage) {
   // Written to the standard error the stage replaced; the driver's words come after the stage's name.
@@ -63,9 +80,13 @@ void write_driver_words(int held) {
   } else {
     write_text(stage);
   }
-  write_text(signal == SIGABRT
-                 ? ": it failed or ran out of memory (check free memory and the address-space limit, ulimit -v)"
-                 : ": a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed");
+  if (signal == SIGABRT) {
+    write_text(": it failed or ran out of memory (check free memory and the address-space limit, ulimit -v");
+    write_address_space_limit();
+    write_text(")");
+  } else {
+    write_text(": a kernel read or wrote outside its buffers (a --kernel-dir source?), or the driver failed");
+  }
   write_driver_words(held);
   write_text("\n");
   ::_exit(2);
