@@ -280,35 +280,28 @@ class OpenClApi final : public GpuApi {
     const std::string& device_id = discovery_.devices[device].info.id;
     const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
     return DriverStage::run("building " + what, [&]() -> const BuiltProgram& {
-      return build_now(key, cl_device, device_id, file, what, source, options, from_kernel_dir);
+      const auto start = Clock::now();
+      cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
+      cl_int status = CL_SUCCESS;
+      try {
+        status = build_program(program(), cl_device(), options, what);
+      } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
+        // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
+        // moved into static storage never destroyed, as allocating may be what just failed.
+        alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
+        if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
+        throw;
+      }
+      if (status != CL_SUCCESS) {
+        cl_int log_status = CL_SUCCESS;
+        const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
+        refuse_build_failure(status, file, device_id, log, from_kernel_dir);
+        throw ApiError("OpenCL", status, std::string(error_name(status)),
+                       fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
+                       summarize_build_log(log), log);
+      }
+      return programs_.emplace(key, BuiltProgram{program, ms_since(start)}).first->second;
     });
-  }
-
-  // program_for's build, in its driver stage.
-  const BuiltProgram& build_now(const std::tuple<std::string, std::string, int>& key, const cl::Device& cl_device,
-                                const std::string& device_id, std::string_view file, const std::string& what,
-                                const std::string& source, const std::string& options, bool from_kernel_dir) {
-    const auto start = Clock::now();
-    cl::Program program = CC_CL_OUT(cl::Program(context(std::get<2>(key)).context, source, false, err));
-    cl_int status = CL_SUCCESS;
-    try {
-      status = build_program(program(), cl_device(), options, what);
-    } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
-      // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
-      // moved into static storage never destroyed, as allocating may be what just failed.
-      alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
-      if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
-      throw;
-    }
-    if (status != CL_SUCCESS) {
-      cl_int log_status = CL_SUCCESS;
-      const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
-      refuse_build_failure(status, file, device_id, log, from_kernel_dir);
-      throw ApiError("OpenCL", status, std::string(error_name(status)),
-                     fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
-                     summarize_build_log(log), log);
-    }
-    return programs_.emplace(key, BuiltProgram{program, ms_since(start)}).first->second;
   }
 
   VkFftPlan& fft_plan_for(int device, const FftShape& shape) {
