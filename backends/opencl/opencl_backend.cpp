@@ -185,6 +185,26 @@ class ClBuild final : public VariantBuild {
 
 class OpenClApi final : public GpuApi {
  public:
+  OpenClApi() = default;
+  OpenClApi(const OpenClApi&) = delete;
+  OpenClApi& operator=(const OpenClApi&) = delete;
+  // Once the device is abandoned (a build given up on or one the driver threw out of, cl_build.h), a
+  // release may wait for a lock the stuck build holds: PoCL's clReleaseProgram of peak.cl's program did,
+  // after a --kernel-dir source #included a FIFO and its build never returned, and the process hung here,
+  // before its error line (issue #30). The contexts, programs and VkFFT plans are then left to the
+  // process's end (main ends it with _Exit), moved into storage never destroyed: no allocation here.
+  ~OpenClApi() override {
+    if (!device_stuck()) return;
+    struct DriverObjects {
+      decltype(contexts_) contexts;
+      decltype(programs_) programs;
+      decltype(fft_plans_) fft_plans;
+    };
+    alignas(DriverObjects) static unsigned char never_released[sizeof(DriverObjects)];
+    ::new (static_cast<void*>(never_released))
+        DriverObjects{std::move(contexts_), std::move(programs_), std::move(fft_plans_)};
+  }
+
   std::string_view name() const override { return "opencl"; }
   std::string_view display_name() const override { return "OpenCL"; }
 

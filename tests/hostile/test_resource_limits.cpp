@@ -1,5 +1,9 @@
 // test_resource_limits.cpp: low process limits (ulimit -n, ulimit -v) said as what they are, not as a missing OpenCL driver, not met by libraries a run does not use, and never a hang in a driver's build (issue #30).
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/hostile/hostile_support.h"
@@ -154,4 +158,50 @@ TEST_CASE("limits: CONVCOMPARE_BUILD_TIMEOUT bounds an OpenCL build (one line na
                         " exec $CONVCOMPARE $RUN --variant global --size 16x16 --quiet"),
                   {"CONVCOMPARE_BUILD_TIMEOUT", "not a number of seconds"});
   }
+}
+
+namespace {
+
+// A --kernel-dir global.cl whose first line #includes a FIFO no one writes: the compiler's open() blocks,
+// so the build never returns (the sources themselves are refused as FIFOs; an include is the driver's).
+std::string kernel_dir_with_endless_build(const cc::test::TempDir& dir) {
+  const std::string fifo = (dir.path / "never").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::filesystem::create_directory(dir.path / "kernels");
+  std::ofstream(dir.path / "kernels" / "global.cl")
+      << "#include \"" << fifo << "\"\n"
+      << "__kernel void convolve_global(__global const cc_pixel* restrict input,\n"
+         "    __global cc_pixel* restrict output, __global const float* restrict filter, const ConvArgs args) {}\n";
+  return (dir.path / "kernels").string();
+}
+
+}  // namespace
+
+TEST_CASE("limits: a build that never returns (a --kernel-dir #include of a FIFO) ends at CONVCOMPARE_BUILD_TIMEOUT, not at exit") {
+  if (backend() != "opencl") return;
+  if (const std::string reason = backend_unavailable(); !reason.empty()) {
+    MESSAGE("skipped: " << reason);
+    return;
+  }
+  const cc::test::TempDir dir("hostile");
+  const std::string kernels = kernel_dir_with_endless_build(dir);
+  // The line was never printed: on the way out the backend released peak.cl's program, and PoCL's
+  // clReleaseProgram waited for the lock the stuck build holds, for good (issue #30). An abandoned device's
+  // programs and contexts are now left to the process's end.
+  check_refused(shell("POCL_CACHE_DIR=" + shell_quoted((dir.path / "cache").string()) +
+                      " CONVCOMPARE_BUILD_TIMEOUT=2 exec $CONVCOMPARE $RUN --variant global --size 16x16 --quiet"
+                      " --kernel-dir " + shell_quoted(kernels)),
+                {"the OpenCL build of global.cl for 'global'", "did not finish within 2 s", "CONVCOMPARE_BUILD_TIMEOUT"},
+                20);
+  // A second SIGTERM inside that build ends the process at once with its one line: standard error, held
+  // while the driver builds (backends/device_watchdog.h, DriverStage), is put back for it first.
+  const CommandResult result = shell(
+      "POCL_CACHE_DIR=" + shell_quoted((dir.path / "cache2").string()) + " $CONVCOMPARE $RUN --variant global"
+      " --size 16x16 --quiet --kernel-dir " + shell_quoted(kernels) +
+      " & child=$!; sleep 4; kill -TERM $child; sleep 1; kill -TERM $child; wait $child; echo \"status $?\"");
+  INFO("stderr: " << result.err);
+  REQUIRE_FALSE(result.timed_out);
+  CHECK(result.out.find("status 143") != std::string::npos);
+  CHECK(result.err.starts_with("convcompare: error: interrupted again: stopping at once; no report is written\n"));
+  CHECK(result.err.find("convcompare:", 1) == std::string::npos);
 }
