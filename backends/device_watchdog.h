@@ -2,10 +2,10 @@
 #pragma once
 
 #include <functional>
-#include <string>
 #include <new>
-#include <utility>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace cc {
 

@@ -25,15 +25,20 @@ const char* signal_name(int signal) { return signal == SIGSEGV ? "SIGSEGV" : sig
 
 // What the driver wrote to standard error in the stage (backends/device_watchdog.h, DriverStage: PoCL's
 // "PTHREAD ERROR ...", LLVM's "LLVM ERROR: out of memory", a failed assertion), as part of the one line:
-// quoted, its line ends as " / ", other control bytes as '?', cut at 300 bytes. Async-signal-safe.
+// quoted, its line ends as " / ", other control bytes as '?', its last 300 bytes (the words just before
+// the crash; Mesa's complaints may come first). Async-signal-safe.
 void write_driver_words(int held) {
-  char said[301];
-  const ssize_t got = held < 0 ? -1 : ::pread(held, said, sizeof said, 0);
+  constexpr off_t kShown = 300;
+  const off_t size = held < 0 ? -1 : ::lseek(held, 0, SEEK_END);
+  if (size <= 0) return;
+  const off_t from = size > kShown ? size - kShown : 0;
+  char said[kShown];
+  const ssize_t got = ::pread(held, said, static_cast<std::size_t>(size - from), from);
   if (got <= 0) return;
-  std::size_t length = static_cast<std::size_t>(got) < sizeof said ? static_cast<std::size_t>(got) : sizeof said - 1;
+  std::size_t length = static_cast<std::size_t>(got);
   while (length > 0 && (said[length - 1] == '\n' || said[length - 1] == '\r' || said[length - 1] == ' ')) --length;
   if (length == 0) return;
-  write_text("; the driver said: \"");
+  write_text(from > 0 ? "; the driver said: \"..." : "; the driver said: \"");
   for (std::size_t at = 0; at < length; ++at) {
     const unsigned char byte = static_cast<unsigned char>(said[at]);
     if (byte == '\n') write_text(" / ");
@@ -43,7 +48,7 @@ void write_driver_words(int held) {
       write_text(one);
     }
   }
-  write_text(static_cast<std::size_t>(got) == sizeof said ? "...\"" : "\"");
+  write_text("\"");
 }
 
 // ", now N MB" where an address-space limit is set, as backends/device_watchdog.h's out_of_memory_advice
@@ -146,7 +151,8 @@ void report_device_crashes() {
 // and, in the same call, cannot start its threads and aborts; LLVM's handler puts ours back and returns,
 // and glibc's abort then resets SIGABRT to the default action and raises it again, so no handler of ours
 // runs and no stage start comes between to take SIGABRT back (reclaim_abort). An abort from inside libc
-// (a failed assert) does not come here; it raises SIGABRT, which reclaim_abort keeps ours in every later call.
+// (a failed assert) does not come here: it raises SIGABRT, whose handler reclaim_abort takes back as each
+// stage starts.
 extern "C" void abort() noexcept {
   const char* variant = cc::running_variant_name();
   const char* stage = cc::driver_stage_name();
