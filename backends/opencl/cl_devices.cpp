@@ -211,7 +211,9 @@ Discovery discover_now() {
     std::vector<cl::Device> devices;
     const cl_int found = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
     if (found != CL_SUCCESS || devices.empty()) {
-      problems.push_back(fmt::format("platform {}: no device ({})", p, error_name(found)));
+      // Under ulimit -v PoCL alone answered CL_OUT_OF_HOST_MEMORY here (280-300 MB; issue #30).
+      problems.push_back(fmt::format("platform {}: no device ({}){}", p, error_name(found),
+                                     found == CL_OUT_OF_HOST_MEMORY ? ": " + out_of_memory_advice() : std::string()));
       continue;
     }
     for (int d = 0; d < static_cast<int>(devices.size()); ++d) {
