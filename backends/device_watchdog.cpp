@@ -1,7 +1,12 @@
-// device_watchdog.cpp: the polling wait behind every device wait (issue #30: a --kernel-dir kernel that never returns).
+// device_watchdog.cpp: the polling wait behind every device wait, and the driver stage a crash is blamed on (issue #30: a --kernel-dir kernel that never returns, a driver that aborts).
 #include "backends/device_watchdog.h"
 
 #include "backends/device_completion.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,6 +28,43 @@ char stage_name[128] = "";   // the same, for DriverStage
 void (*stage_hook)() noexcept = nullptr;
 double wait_limit_s = kDefaultKernelTimeoutS;
 std::atomic<bool> stuck{false};
+
+// DriverStage's hold on standard error: how deep the stages nest, the in-memory file the driver's
+// writes go to, and a duplicate of the descriptor 2 they replaced ("-1": none held).
+int stage_depth = 0;
+std::atomic<int> held_output{-1};
+std::atomic<int> saved_stderr{-1};
+
+void hold_driver_output() noexcept {
+  const int held = ::memfd_create("convcompare-driver-stderr", MFD_CLOEXEC);
+  if (held < 0) return;  // no memfd (an old kernel, a seccomp filter): the driver's words go out as they come
+  const int saved = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (saved < 0 || ::dup2(held, STDERR_FILENO) < 0) {
+    if (saved >= 0) ::close(saved);
+    ::close(held);
+    return;
+  }
+  held_output.store(held);
+  saved_stderr.store(saved);
+}
+
+// The stage ended without a crash: standard error back, and what the driver said written to it, as it
+// would have been (its warnings, a build's messages), in order.
+void pass_driver_output_on() noexcept {
+  const int held = held_output.exchange(-1);
+  const int saved = saved_stderr.exchange(-1);
+  if (saved >= 0) {
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+  }
+  if (held < 0) return;
+  char block[4096];
+  off_t at = 0;
+  for (ssize_t got; (got = ::pread(held, block, sizeof block, at)) > 0; at += got)
+    for (ssize_t written = 0, step; written < got; written += step)
+      if ((step = ::write(STDERR_FILENO, block + written, static_cast<std::size_t>(got - written))) <= 0) break;
+  ::close(held);
+}
 
 std::string stuck_message(std::string_view what) {
   return fmt::format("{} did not finish within {:g} s ({}): it may never return; if it is only slow, raise "
@@ -66,13 +108,39 @@ void set_driver_stage_hook(void (*hook)() noexcept) noexcept { stage_hook = hook
 
 DriverStage::DriverStage(std::string_view stage) {
   if (stage_hook) stage_hook();
+  if (stage_depth++ == 0) hold_driver_output();
   std::memcpy(previous_, stage_name, sizeof stage_name);
   const std::size_t length = std::min(stage.size(), sizeof stage_name - 1);
   std::memcpy(stage_name, stage.data(), length);
   stage_name[length] = '\0';
 }
 
-DriverStage::~DriverStage() { std::memcpy(stage_name, previous_, sizeof stage_name); }
+DriverStage::~DriverStage() {
+  std::memcpy(stage_name, previous_, sizeof stage_name);
+  if (--stage_depth == 0) pass_driver_output_on();
+}
+
+void DriverStage::throw_out_of_memory(std::string_view stage) {
+  // A driver that threw through its C API may still hold its locks (cl_build.h): no later call may reach
+  // it, and main ends the process with _Exit, past the drivers' exit handlers.
+  abandon_device();
+  throw DeviceStuckError(fmt::format("the driver ran out of host memory while {} (std::bad_alloc out of the driver "
+                                     "or its C++ wrapper) and is left unusable: {}",
+                                     printable(stage), out_of_memory_advice()));
+}
+
+std::string out_of_memory_advice() {
+  rlimit limit{};
+  const bool limited = ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+  return fmt::format("free more memory or raise the address-space limit (ulimit -v{})",
+                     limited ? fmt::format(", now {} MB", limit.rlim_cur >> 20) : std::string());
+}
+
+int release_driver_output() noexcept {
+  const int saved = saved_stderr.exchange(-1);
+  if (saved >= 0) ::dup2(saved, STDERR_FILENO);
+  return held_output.load();
+}
 
 const char* driver_stage_name() noexcept { return stage_name; }
 

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <functional>
+#include <new>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace cc {
 
@@ -40,6 +43,10 @@ void abandon_device() noexcept;
 
 // While alive: the driver stage in progress ("building tiled.cl on pthread-...", "loading the OpenCL
 // drivers"), named by tools/convcompare's line for a driver that aborts the process (SIGABRT). Nests.
+// The outermost one also holds the driver's standard error (descriptor 2) in an unnamed in-memory file
+// and writes it out when the stage ends: a driver that aborts prints its own words first (PoCL's
+// "PTHREAD ERROR ...", LLVM's "LLVM ERROR: out of memory", a failed assertion), and the crash line takes
+// them into its one line instead (docs/correctness.md, "Build failures"; issue #30).
 class DriverStage {
  public:
   explicit DriverStage(std::string_view stage);
@@ -47,9 +54,32 @@ class DriverStage {
   DriverStage(const DriverStage&) = delete;
   DriverStage& operator=(const DriverStage&) = delete;
 
+  // Runs `work` as the stage `stage`. A std::bad_alloc out of it (thrown by the driver through its C API,
+  // or by the C++ wrapper around it) becomes a DeviceStuckError naming the stage and its device, with the
+  // device abandoned (abandon_device), where driver.cpp's backstop could only say "out of host memory".
+  template <class Work>
+  static decltype(auto) run(std::string_view stage, Work&& work) {
+    const DriverStage current(stage);
+    try {
+      return std::forward<Work>(work)();
+    } catch (const std::bad_alloc&) {
+      throw_out_of_memory(stage);
+    }
+  }
+
  private:
+  [[noreturn]] static void throw_out_of_memory(std::string_view stage);
   char previous_[128];
 };
+
+// How a line about a driver out of memory ends: "free more memory or raise the address-space limit
+// (ulimit -v, now 557 MB)", the limit's figure where one is set (where this was seen: issue #30).
+std::string out_of_memory_advice();
+
+// Async-signal-safe, for tools/convcompare's crash line: puts the process's standard error back where
+// it was before the outermost DriverStage and returns the descriptor of what the driver wrote to it
+// since (read it with pread from offset 0), or -1 when nothing is held.
+int release_driver_output() noexcept;
 
 // Called (when set) as each DriverStage and RunningVariant starts: tools/convcompare/main.cpp takes
 // SIGABRT back from LLVM, which PoCL loads and which installs its own handler over it (issue #30).

@@ -94,7 +94,7 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
     throw DeviceStuckError(fmt::format(
         "the OpenCL driver failed inside its build of {} after {:.1f} s ({}) and is left unusable{}",
         printable(what), seconds(std::chrono::steady_clock::now() - start), printable(outcome->thrown),
-        outcome->out_of_memory ? ": free more memory or raise the address-space limit (ulimit -v)" : ""));
+        outcome->out_of_memory ? ": " + out_of_memory_advice() : std::string()));
   }
   const auto status = static_cast<cl_int>(outcome->completion.status());
   // Out of memory returned rather than thrown: the driver is in the state it throws from, so it is
@@ -102,9 +102,8 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
   if (status == CL_OUT_OF_HOST_MEMORY || status == CL_OUT_OF_RESOURCES) {
     abandon_device();
     throw DeviceStuckError(fmt::format(
-        "the OpenCL driver ran out of memory in its build of {} ({}) and is left unusable: free more memory or "
-        "raise the address-space limit (ulimit -v)",
-        printable(what), status == CL_OUT_OF_HOST_MEMORY ? "CL_OUT_OF_HOST_MEMORY" : "CL_OUT_OF_RESOURCES"));
+        "the OpenCL driver ran out of memory in its build of {} ({}) and is left unusable: {}", printable(what),
+        status == CL_OUT_OF_HOST_MEMORY ? "CL_OUT_OF_HOST_MEMORY" : "CL_OUT_OF_RESOURCES", out_of_memory_advice()));
   }
   return status;
 }

@@ -188,8 +188,10 @@ std::string format_bytes(unsigned long long bytes) {
                                     : fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
-Discovery discover_devices() {
-  const DriverStage stage("loading the OpenCL drivers and listing their devices");  // PoCL starts its threads here
+namespace {
+
+// discover_devices's work, in its driver stage.
+Discovery discover_now() {
   Discovery discovery;
   std::vector<cl::Platform> platforms;
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when /etc/OpenCL/vendors names no driver.
@@ -209,7 +211,9 @@ Discovery discover_devices() {
     std::vector<cl::Device> devices;
     const cl_int found = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
     if (found != CL_SUCCESS || devices.empty()) {
-      problems.push_back(fmt::format("platform {}: no device ({})", p, error_name(found)));
+      // Under ulimit -v PoCL alone answered CL_OUT_OF_HOST_MEMORY here (280-300 MB; issue #30).
+      problems.push_back(fmt::format("platform {}: no device ({}){}", p, error_name(found),
+                                     found == CL_OUT_OF_HOST_MEMORY ? ": " + out_of_memory_advice() : std::string()));
       continue;
     }
     for (int d = 0; d < static_cast<int>(devices.size()); ++d) {
@@ -223,6 +227,14 @@ Discovery discover_devices() {
   if (discovery.devices.empty())
     discovery.unavailable_reason = fmt::format("no usable OpenCL device: {}", fmt::join(problems, "; "));
   return discovery;
+}
+
+}  // namespace
+
+Discovery discover_devices() {
+  // PoCL starts its threads here (an abort: tools/convcompare/main.cpp's line), and a driver may throw
+  // std::bad_alloc through clGetPlatformIDs under ulimit -v (issue #30): DriverStage::run names the stage.
+  return DriverStage::run("loading the OpenCL drivers and listing their devices", discover_now);
 }
 
 }  // namespace cc::opencl

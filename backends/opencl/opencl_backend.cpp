@@ -185,6 +185,26 @@ class ClBuild final : public VariantBuild {
 
 class OpenClApi final : public GpuApi {
  public:
+  OpenClApi() = default;
+  OpenClApi(const OpenClApi&) = delete;
+  OpenClApi& operator=(const OpenClApi&) = delete;
+  // Once the device is abandoned (a build given up on or one the driver threw out of, cl_build.h), a
+  // release may wait for a lock the stuck build holds: PoCL's clReleaseProgram of peak.cl's program did,
+  // after a --kernel-dir source #included a FIFO and its build never returned, and the process hung here,
+  // before its error line (issue #30). The contexts, programs and VkFFT plans are then left to the
+  // process's end (main ends it with _Exit), moved into storage never destroyed: no allocation here.
+  ~OpenClApi() override {
+    if (!device_stuck()) return;
+    struct DriverObjects {
+      decltype(contexts_) contexts;
+      decltype(programs_) programs;
+      decltype(fft_plans_) fft_plans;
+    };
+    alignas(DriverObjects) static unsigned char never_released[sizeof(DriverObjects)];
+    ::new (static_cast<void*>(never_released))
+        DriverObjects{std::move(contexts_), std::move(programs_), std::move(fft_plans_)};
+  }
+
   std::string_view name() const override { return "opencl"; }
   std::string_view display_name() const override { return "OpenCL"; }
 
@@ -247,11 +267,12 @@ class OpenClApi final : public GpuApi {
   DevicePeaks measure_peaks(int device) override {
     const ClDevice& found = discovery_.devices[device];
     if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
-    const DriverStage stage("measuring the peaks of " + found.info.id);
-    const BuiltProgram& built =
-        program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
-    ClQueue queue(context(device).context, found.device);
-    return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
+    return DriverStage::run("measuring the peaks of " + found.info.id, [&] {
+      const BuiltProgram& built =
+          program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
+      ClQueue queue(context(device).context, found.device);
+      return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
+    });
   }
 
   const ClDevice& device(int index) const { return discovery_.devices[index]; }
@@ -259,11 +280,14 @@ class OpenClApi final : public GpuApi {
   DeviceContext& context(int device) {
     if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
-    const DriverStage stage("creating an OpenCL context on " + discovery_.devices[device].info.id);
-    DeviceContext made;
-    made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
-    made.queue = CC_CL_OUT(cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
-    return contexts_.emplace(device, std::move(made)).first->second;
+    return DriverStage::run("creating an OpenCL context on " + discovery_.devices[device].info.id,
+                            [&]() -> DeviceContext& {
+                              DeviceContext made;
+                              made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
+                              made.queue = CC_CL_OUT(
+                                  cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
+                              return contexts_.emplace(device, std::move(made)).first->second;
+                            });
   }
 
   // `purpose` says what the program is for in an error ("'tiled'"). The build is watched (cl_build.h):
@@ -275,28 +299,29 @@ class OpenClApi final : public GpuApi {
     const cl::Device& cl_device = discovery_.devices[device].device;
     const std::string& device_id = discovery_.devices[device].info.id;
     const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
-    const DriverStage stage("building " + what);
-    const auto start = Clock::now();
-    cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
-    cl_int status = CL_SUCCESS;
-    try {
-      status = build_program(program(), cl_device(), options, what);
-    } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
-      // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
-      // moved into static storage never destroyed, as allocating may be what just failed.
-      alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
-      if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
-      throw;
-    }
-    if (status != CL_SUCCESS) {
-      cl_int log_status = CL_SUCCESS;
-      const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
-      refuse_build_failure(status, file, device_id, log, from_kernel_dir);
-      throw ApiError("OpenCL", status, std::string(error_name(status)),
-                     fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
-                     summarize_build_log(log), log);
-    }
-    return programs_.emplace(key, BuiltProgram{program, ms_since(start)}).first->second;
+    return DriverStage::run("building " + what, [&]() -> const BuiltProgram& {
+      const auto start = Clock::now();
+      cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
+      cl_int status = CL_SUCCESS;
+      try {
+        status = build_program(program(), cl_device(), options, what);
+      } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
+        // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
+        // moved into static storage never destroyed, as allocating may be what just failed.
+        alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
+        if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
+        throw;
+      }
+      if (status != CL_SUCCESS) {
+        cl_int log_status = CL_SUCCESS;
+        const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
+        refuse_build_failure(status, file, device_id, log, from_kernel_dir);
+        throw ApiError("OpenCL", status, std::string(error_name(status)),
+                       fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
+                       summarize_build_log(log), log);
+      }
+      return programs_.emplace(key, BuiltProgram{program, ms_since(start)}).first->second;
+    });
   }
 
   VkFftPlan& fft_plan_for(int device, const FftShape& shape) {

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "backends/backend.h"
+#include "backends/device_watchdog.h"
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
 #include "common/domain/reference.h"
@@ -92,6 +93,7 @@ extern "C" void request_stop(int signal_number) {
     return;
   }
   constexpr char kLine[] = "convcompare: error: interrupted again: stopping at once; no report is written\n";
+  cc::release_driver_output();  // inside a driver stage, standard error is held (device_watchdog.h): put it back
   const ssize_t ignored = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
   (void)ignored;  // nothing better to do in a process that is ending
   ::sigaction(signal_number, &handlers_before[signal_number == SIGINT ? 0 : 1], nullptr);
