@@ -230,6 +230,30 @@ TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomp
   CHECK(report["runs"].size() < 10);  // the complete run has 10
 }
 
+TEST_CASE("one SIGTERM delivered twice (timeout's command then its process group) is one request: the report is kept") {
+  // GNU timeout signals the command, then its whole process group, the command again: two deliveries
+  // microseconds apart from one sender. Taken as a second signal they ended the run with no report (a
+  // memory_spaces.sh step lost its JSON that way, session 28). Here the same shell sends both, 30 ms apart
+  // so that the first has been handled when the second comes (sent back to back they may merge into one
+  // pending signal, and the test could not fail); tests/hostile/test_device_faults.cpp has two requests a
+  // second apart end the process at once.
+  TempDir dir("console");
+  const std::string json_path = dir / "twice.json";
+  const CommandResult result = cc::test::run_command(
+      {"/bin/sh", "-c",
+       std::string(CONVCOMPARE_EXE) + " --backend cpu --size 2048x2048 --variant fast,naive --repetitions 3 --quiet"
+           " --json '" + json_path + "' & child=$!; sleep 6; kill -TERM $child; sleep 0.03; kill -TERM $child; wait $child;"
+           " echo \"status $?\""},
+      std::chrono::seconds(120));
+  REQUIRE_FALSE(result.timed_out);
+  CHECK(result.out.find("status 143") != std::string::npos);
+  CHECK(result.err.find("interrupted by SIGTERM") != std::string::npos);
+  CHECK(result.err.find("interrupted again") == std::string::npos);
+  const json report = json::parse(read_file(json_path));
+  CHECK(report["incomplete"].get<std::string>().starts_with("interrupted by SIGTERM after "));
+  CHECK(report["runs"].size() >= 1);
+}
+
 TEST_CASE("console: a backend that is not there is said once, in the report, not also on stderr (issue #28)") {
   // Every variant, so that CUDA has targets whether or not it is built in (naive alone is the CPU's only).
   const CommandResult result = convcompare({"--backend", "cpu,cuda", "--size", "64x64", "--filter", "box:r=1",

@@ -2,9 +2,10 @@
 #include "tools/convcompare/driver.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <fmt/format.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,14 +85,32 @@ void print_comparison_escaped(const std::vector<Comparison>& comparisons, const 
 // process at once, whatever the first is waiting for (issue #30: a driver's build that never returned):
 // one line, then the handler that was there before (temporary_files.h: remove the temporaries, die by
 // the signal, so the status is 130 or 143 as README's "Exit status" says). Async-signal-safe calls only.
+// One request can arrive twice: GNU timeout sends its signal to the command and then to its whole process
+// group, the command included, microseconds apart (a run cut by `timeout` lost its report that way, session
+// 28). So the same signal from the same sender (kill, not the terminal) within kDuplicateNs is the first again.
 volatile std::sig_atomic_t stop_signal = 0;
+volatile pid_t stop_sender = 0;  // the first signal's sender, 0 when the kernel sent it (the terminal's Ctrl-C)
+timespec stop_time{};
+constexpr long long kDuplicateNs = 500'000'000;  // 0.5 s: far above timeout's gap; a person's Ctrl-C has no sender
 struct sigaction handlers_before[2];  // SIGINT's, SIGTERM's
 
-extern "C" void request_stop(int signal_number) {
+long long nanoseconds_since(const timespec& then) {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe (POSIX)
+  return (now.tv_sec - then.tv_sec) * 1'000'000'000LL + (now.tv_nsec - then.tv_nsec);
+}
+
+extern "C" void request_stop(int signal_number, siginfo_t* info, void*) {
+  const pid_t sender = info != nullptr && info->si_code == SI_USER ? info->si_pid : 0;
   if (stop_signal == 0) {
     stop_signal = signal_number;
+    stop_sender = sender;
+    ::clock_gettime(CLOCK_MONOTONIC, &stop_time);
     return;
   }
+  if (signal_number == stop_signal && sender != 0 && sender == stop_sender &&
+      nanoseconds_since(stop_time) < kDuplicateNs)
+    return;  // the same request delivered twice (timeout's), not a second one
   constexpr char kLine[] = "convcompare: error: interrupted again: stopping at once; no report is written\n";
   cc::release_driver_output();  // inside a driver stage, standard error is held (device_watchdog.h): put it back
   const ssize_t ignored = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
@@ -104,9 +123,9 @@ class StopOnSignal {
  public:
   StopOnSignal() {
     struct sigaction action {};
-    action.sa_handler = request_stop;
+    action.sa_sigaction = request_stop;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;  // a device call in progress goes on; the loop looks between runs
+    action.sa_flags = SA_RESTART | SA_SIGINFO;  // a device call in progress goes on; the loop looks between runs
     for (int i = 0; i < 2; ++i) {
       ::sigaction(kSignals[i], nullptr, &handlers_before[i]);
       installed_[i] = handlers_before[i].sa_handler != SIG_IGN && ::sigaction(kSignals[i], &action, nullptr) == 0;
