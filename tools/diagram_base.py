@@ -194,9 +194,9 @@ def measured():
 def two_gpus():
     """docs/performance.md's "Two GPUs" section (issue #26 item 2): rows, its table as {row label: {column: cell}}
     (columns "one GPU", "two GPUs", "gain", "target"; labels as the table writes them: "split, kernel ms, CUDA",
-    ...), and the variant, frame size and box radius of the command the split rows were measured with."""
+    ...; the section's other table, the host link probe's, has a named first column and is left out), and the variant, frame size and box radius of the command the split rows were measured with."""
     perf = (DOCS / "performance.md").read_text()
     section = perf.split("### Two GPUs (", 1)[1].split("\n#", 1)[0]
     run = re.search(r"--variant (\w+) --size (\d+)x(\d+) --filter box:r=(\d+)", " ".join(section.split()))
-    return dict(rows={row[""]: row for row in table_rows(section)}, variant=run.group(1), width=int(run.group(2)),
+    return dict(rows={row[""]: row for row in table_rows(section) if "" in row}, variant=run.group(1), width=int(run.group(2)),
                 height=int(run.group(3)), radius=int(run.group(4)))
