@@ -17,6 +17,21 @@ import diagram_base  # noqa: E402
 import diagrams  # noqa: E402
 
 
+def drawn_with_cell(page, old, new, draw):
+    """The picture `draw` makes from copies of both pages in which `page` has its first `old` replaced by `new`:
+    diagram_base reads DOCS when called, so pointing it at the copies is enough."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("performance.md", "memory-spaces.md"):
+            shutil.copy(REPO / "docs" / name, pathlib.Path(tmp) / name)
+        changed = pathlib.Path(tmp) / page
+        changed.write_text(changed.read_text().replace(old, new, 1))
+        original, diagram_base.DOCS = diagram_base.DOCS, pathlib.Path(tmp)
+        try:
+            return draw(diagrams.shapes())
+        finally:
+            diagram_base.DOCS = original
+
+
 class MeasuredPictures(unittest.TestCase):
     def test_the_hierarchy_carries_the_probe_peaks(self):
         """hierarchy.svg's L2, L1 and shared rows carry bandwidth_probe.cu's peaks from the paths-peaks table's cells
@@ -47,16 +62,7 @@ class MeasuredPictures(unittest.TestCase):
         self.assertIn(f"the probe's {shared} GB/s is {shared / 128:.0f} G wavefronts/s, and `tiled`'s 204 G/s is "
                       f"{100 * 165350046 / 811e3 / (shared / 128):.0f}% of that", section)
         self.assertNotIn("does not carry them yet", section)
-        with tempfile.TemporaryDirectory() as tmp:
-            for name in ("performance.md", "memory-spaces.md"):
-                shutil.copy(REPO / "docs" / name, pathlib.Path(tmp) / name)
-            changed = pathlib.Path(tmp) / "memory-spaces.md"
-            changed.write_text(changed.read_text().replace(f"| L2 | {l2} |", "| L2 | 7000 |", 1))
-            original, diagram_base.DOCS = diagram_base.DOCS, pathlib.Path(tmp)  # measured() reads DOCS when called
-            try:
-                drawn = diagrams.hierarchy_svg(diagrams.shapes())
-            finally:
-                diagram_base.DOCS = original
+        drawn = drawn_with_cell("memory-spaces.md", f"| L2 | {l2} |", "| L2 | 7000 |", diagrams.hierarchy_svg)
         self.assertIn("probe peak: 7000 GB/s", drawn)
         self.assertNotEqual(drawn, svg)
 
@@ -93,15 +99,7 @@ class MeasuredPictures(unittest.TestCase):
         self.assertEqual(diagrams.plan_bands(20, 2, 2), [(0, 10, 0, 2), (10, 10, 2, 0)])
         page = (REPO / "docs/memory-spaces.md").read_text()
         self.assertIn("](img/two-gpus.svg)", page.split("## Two GPUs", 1)[1])
-        with tempfile.TemporaryDirectory() as tmp:
-            changed = pathlib.Path(tmp) / "performance.md"
-            perf_text = (REPO / "docs/performance.md").read_text()
-            changed.write_text(perf_text.replace("| 0.706 | 0.371 |", "| 0.706 | 0.4 |"))
-            original, diagram_base.DOCS = diagram_base.DOCS, pathlib.Path(tmp)  # two_gpus() reads DOCS when called
-            try:
-                drawn = diagrams.two_gpus_svg(diagrams.shapes())
-            finally:
-                diagram_base.DOCS = original
+        drawn = drawn_with_cell("performance.md", "| 0.706 | 0.371 |", "| 0.706 | 0.4 |", diagrams.two_gpus_svg)
         self.assertIn("CUDA 0.706 -&gt; 0.4 (1.90x)", drawn)
 
 
