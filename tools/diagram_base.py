@@ -164,7 +164,7 @@ def table_rows(block):
 
 def measured():
     """What the hierarchy figure quotes: docs/performance.md's device line, header and host-to-host table, and
-    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables (an H100; the figures change when
+    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables, and the paths profiler table's tiled row (an H100; the figures change when
     those tables do). peaks: {space: (read GB/s, how)} for L2, L1 and shared."""
     perf = (DOCS / "performance.md").read_text()
     page = (DOCS / "memory-spaces.md").read_text()
@@ -181,6 +181,9 @@ def measured():
     registers = [int(r["registers"]) for r in table_rows(generated_block(page, "ptxas"))]
     probe = generated_block(page, "paths-peaks")
     peaks = {r["space"]: (int(r["read GB/s"]), r["how"]) for r in table_rows(probe)}
+    # L2: what tiled asked of it at 8192^2, r = 3 (docs/performance.md's paths profiler table, lts__t_bytes.sum)
+    profile = table_rows(perf.split("#### The profiler's reading (CUDA,", 1)[1])
+    tiled_l2 = next(r for r in profile if r.get("kernel") == "tiled, r = 3")
     return dict(
         gpu=head.group(1), dram_gb=int(head.group(2)), sms=int(head.group(3)), l2_mb=int(head.group(4)),
         copy_gbs=int(copy.group(1)),
@@ -188,6 +191,7 @@ def measured():
         shared_wavefronts=int(tiled12["shared wavefronts"]), shared_us=float(tiled12["time µs"]),
         l1_sectors=int(mix["global, r = 3"]["L1 global-load sectors"]), l1_us=float(global3["time µs"]),
         registers=(min(registers), max(registers)),
+        l2_bytes_mb=float(tiled_l2["L2 bytes MB"]), l2_us=float(tiled_l2["time µs"]),
         peaks=peaks, peaks_source=re.search(r"\*(tools/probes/bandwidth_probe\.cu[^*]*?), GB/s", probe).group(1))
 
 

@@ -22,6 +22,7 @@ def hierarchy_levels(s, m):
     # a wavefront serves each of the 32 banks one 4-byte word at most (the bank rule below): 128 bytes
     shared_peak_rate = peaks["shared"][0] / 128
     l1_rate = m["l1_sectors"] * 32 / m["l1_us"] / 1e6  # TB/s
+    l2_rate = m["l2_bytes_mb"] / m["l2_us"]  # TB/s: MB per µs
     return [
         ("registers", "CUDA registers / OpenCL __private", "one thread", "the thread",
          f"{m['registers'][0]}-{m['registers'][1]} per thread here (ptxas table)",
@@ -42,7 +43,8 @@ def hierarchy_levels(s, m):
          f"({100 * l1_rate * 1e3 / peaks['L1'][0]:.0f}% of it)"),
         ("L2", "L2 cache", "the device", "a cache line's stay", f"{m['l2_mb']} MB",
          f"probe peak: {peaks['L2'][0]} GB/s ({peaks['L2'][1]})",
-         "what a kernel asks of L2: not measured (the page's TODO)"),
+         f"tiled at r = 3 (8192^2) moved {m['l2_bytes_mb']:g} MB through L2 in {m['l2_us']:g} µs = {l2_rate:.2f} TB/s "
+         f"({100 * l2_rate * 1e3 / peaks['L2'][0]:.0f}% of it)"),
         ("dram", "global memory (DRAM)", "the device (all grids)", "the allocation", f"{m['dram_gb']} GB",
          f"copy kernel {m['copy_gbs']} GB/s (performance.md, the tables; the probe does not read DRAM)", ""),
         ("host", "host memory: pinned, mapped, managed / SVM", "host and device", "the allocation", "the host's",

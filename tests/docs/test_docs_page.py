@@ -151,7 +151,11 @@ class Page(unittest.TestCase):
         self.assertIn(f"| DRAM | {m['copy_gbs']} GB/s |", section)
         self.assertIn(levels["host"][5].split(" (PCIe")[0].replace(" = ", ": "), flat)
         self.assertIn(f"{m['registers'][0]} to {m['registers'][1]} per thread", flat)
-        self.assertIn("TODO (GPU host, the integrator): `ncu --metrics", flat)
+        l2_rate = m["l2_bytes_mb"] / m["l2_us"]  # TB/s
+        self.assertIn(f"| L2 | {m['l2_bytes_mb']:g} MB through L2 in {m['l2_us']:g} µs: {l2_rate:.2f} TB/s |", section)
+        self.assertIn(f"moves {l2_rate:.2f} TB/s through it, {100 * l2_rate * 1e3 / m['peaks']['L2'][0]:.0f}% of the "
+                      f"probe's {m['peaks']['L2'][0]} GB/s", flat)
+        self.assertIn(f"moved {m['l2_bytes_mb']:g} MB through L2", levels["L2"][6])
 
     def test_tile_size_table_is_the_formula_over_the_tile_groups(self):
         """Loads per output and FMAs per byte for every kTileGroups shape, and the other variants' tiles (item 2)."""
