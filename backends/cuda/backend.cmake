@@ -146,8 +146,9 @@ if(CONVCOMPARE_CUDA)
     target_compile_definitions(convcompare_backends PUBLIC CONVCOMPARE_WITH_CUFFT=1)
     # tools/probes/cufft_lto_probe.cu: each step of planning fft's LTO callbacks, for one run on the GPU
     # host (issue #29). It also passes the callbacks as nvcc's fatbin (code=lto_XX) for the first listed
-    # architecture, the other form cufftXtSetJITCallback takes.
-    add_executable(cufft_lto_probe tools/probes/cufft_lto_probe.cu)
+    # architecture, the other form cufftXtSetJITCallback takes. Out of `all` (issue #24: the README's test
+    # command builds nothing that runs only on a GPU host): `cmake --build build-gpu --target cufft_lto_probe`.
+    add_executable(cufft_lto_probe EXCLUDE_FROM_ALL tools/probes/cufft_lto_probe.cu)
     set_target_properties(cufft_lto_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
     target_include_directories(cufft_lto_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                ${CMAKE_CURRENT_BINARY_DIR}/generated)
@@ -174,8 +175,9 @@ if(CONVCOMPARE_CUDA)
   endif()
   convcompare_backend(cuda OPTION CONVCOMPARE_CUDA LIBRARIES ${_cuda_libraries} SOURCES ${CUDA_BACKEND_SOURCES} ${CUDA_EMBEDDED})
   # The tma variant's step-by-step diagnostic for the GPU host (issue #25): kernels_cuda/tma.cu included
-  # as it is, each step in a process of its own (tools/probes/tma_probe.cu). Not a test: nothing runs it.
-  add_executable(tma_probe tools/probes/tma_probe.cu)
+  # as it is, each step in a process of its own (tools/probes/tma_probe.cu). Not a test: tools/gpu_check.sh
+  # builds it (`--target tma_probe`, out of `all`: issue #24's test command builds nothing GPU-host-only) and runs it.
+  add_executable(tma_probe EXCLUDE_FROM_ALL tools/probes/tma_probe.cu)
   target_include_directories(tma_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(tma_probe PRIVATE CUDA::cudart)
   set_target_properties(tma_probe PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
