@@ -227,6 +227,7 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   // The filter shapes: the radii's, or where a variant compiles programs per filter size, the options' own;
   // every size takes them, but fft, whose sizes and shapes go together (MatrixOptions::fft_cases).
   std::vector<std::pair<int, int>> shapes = filter_radii(options.radii);
+  if (needs_low_rank(variant) && !options.low_rank_radii.empty()) shapes = filter_radii(options.low_rank_radii);
   if (traits && traits->compile_time_radius && !options.compiled_shapes.empty()) shapes = options.compiled_shapes;
   std::vector<SizeShapes> sized_shapes;
   for (const auto& size : options.sizes) sized_shapes.push_back({size, shapes});

@@ -20,6 +20,11 @@ struct MatrixOptions {
   std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {33, 17}, {257, 131}, {1023, 769}};
   std::vector<int> radii{0, 1, 2, 3, 8, 16};
   std::vector<int> channels{1, 3};
+  // Where not empty, lowrank's radii instead of `radii`. Its largest is 12, not 16: both take the banded
+  // tiles (radius over 8, common/geometry/separable_shape.h), a filter over the small images and the
+  // largest image's apron, but PoCL builds lowrank.cl at radius 16 in 20 s of CPU and at 12 in 6 (its
+  // unrolled row pass; issue #24), the radius-16 program alone more than half the variant's matrix.
+  std::vector<int> low_rank_radii{0, 1, 2, 3, 8, 12};
   // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
   // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
   std::vector<std::pair<int, int>> compiled_shapes{};
