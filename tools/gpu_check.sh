@@ -121,8 +121,10 @@ case_arguments() {
 # tma's probe first (issue #25): one block of kernels_cuda/tma.cu and of the Programming Guide's TMA copy,
 # each step in a process of its own, so that a fault names its step (tools/probes/tma_probe.cu); then the
 # kernel's step under memcheck. Run where any tma case is asked for.
+# The probe is out of the build's `all` (backends/cuda/backend.cmake): built here, where it runs.
 probe="$build_dir/tools/probes/tma_probe"
 if [[ " ${cases[*]} " == *" tma"* ]]; then
+  cmake --build "$build_dir" --target tma_probe >"$log_dir/tma-probe-build.log" 2>&1 || true
   if [[ ! -x $probe ]]; then
     echo "tma_probe: not built ($probe)"
     failures=$((failures + 1))

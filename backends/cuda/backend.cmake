@@ -26,7 +26,7 @@ if(CONVCOMPARE_CUDA)
   # description's cuda_build (backends/kernel_descriptions.h), and these lists agree with it (a kernel
   # described as offline that is not built here fails its first run with a logic_error naming it):
   # - NVRTC's (CUDA_RUNTIME_KERNELS): compiled at run time with the radius as -D, as their OpenCL twins
-  #   are by clBuildProgram: embedded, not compiled here. The *_cu_check targets below compile them
+  #   are by clBuildProgram: embedded, not compiled here. The checks below (cuda_kernel_checks) compile them
   #   once with sample values so the build still catches their errors.
   # - compiled once (CUDA_ONCE_KERNELS): the kernels around cuFFT and the peak kernels.
   # - every other file is a variant's kernel built offline, once per pixel format of
@@ -90,6 +90,22 @@ if(CONVCOMPARE_CUDA)
     string(APPEND _library_files "#define CC_${upper}_SONAME \"${soname}\"\n#define CC_${upper}_TOOLKIT_FILE \"${toolkit_file}\"\n")
   endforeach()
   file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/cuda_library_files.h CONTENT "${_library_files}")
+  # Each check is a device-only compile (nvcc --cubin: the front end and ptxas, as NVRTC's run-time build
+  # is, for the first listed architecture), not an object library: the host compile an object adds
+  # checks nothing NVRTC builds and cost a third of each check (fast quads: 3.5 -> 2.3 CPU-s; issue #24).
+  set(_cu_check_arch "")
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(_cu_check_arch STREQUAL "" AND arch MATCHES "^([0-9]+)")
+      set(_cu_check_arch ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  separate_arguments(_cu_check_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
+  set(_cu_check_host "")
+  if(CMAKE_CUDA_HOST_COMPILER)
+    set(_cu_check_host -ccbin=${CMAKE_CUDA_HOST_COMPILER})
+  endif()
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/cu_check)
+  set(_cu_check_outputs)
   # Every shape the headers choose: fast's quads (OUT_X=4), rows (OUT_X=8) and columns (OUT_X=1)
   # (common/geometry/fast_shape.h); separable in one band and in several (common/geometry/separable_shape.h);
   # each also for 8-bit pixels, one channel and RGBA8.
@@ -122,10 +138,17 @@ if(CONVCOMPARE_CUDA)
           # fft's cuFFT callbacks (issue #29), which take no -D
           "fft_callbacks;callbacks")
     list(POP_FRONT check kernel name)
-    add_library(${kernel}_${name}_cu_check OBJECT kernels_cuda/${kernel}.cu)
-    target_include_directories(${kernel}_${name}_cu_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-    target_compile_definitions(${kernel}_${name}_cu_check PRIVATE ${check})
+    list(TRANSFORM check PREPEND -D)
+    set(_cubin ${CMAKE_CURRENT_BINARY_DIR}/cu_check/${kernel}_${name}.cubin)
+    add_custom_command(OUTPUT ${_cubin}
+      COMMAND ${CMAKE_CUDA_COMPILER} ${_cu_check_host} ${_cu_check_flags} -O3 -std=c++17 -arch=sm_${_cu_check_arch}
+              -I${CMAKE_CURRENT_SOURCE_DIR} ${check} -MD -MF ${_cubin}.d --cubin
+              ${CMAKE_CURRENT_SOURCE_DIR}/kernels_cuda/${kernel}.cu -o ${_cubin}
+      DEPENDS kernels_cuda/${kernel}.cu DEPFILE ${_cubin}.d
+      COMMENT "Checking kernels_cuda/${kernel}.cu (${name}) with nvcc and ptxas" VERBATIM)
+    list(APPEND _cu_check_outputs ${_cubin})
   endforeach()
+  add_custom_target(cuda_kernel_checks ALL DEPENDS ${_cu_check_outputs})
   # Same math in both APIs: no fast-math either side; FMA contraction left at each compiler's default
   # (nvcc --fmad=true, OpenCL without -cl-mad-enable) and printed in the report.
   set_target_properties(convcompare_backends PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
@@ -146,8 +169,9 @@ if(CONVCOMPARE_CUDA)
     target_compile_definitions(convcompare_backends PUBLIC CONVCOMPARE_WITH_CUFFT=1)
     # tools/probes/cufft_lto_probe.cu: each step of planning fft's LTO callbacks, for one run on the GPU
     # host (issue #29). It also passes the callbacks as nvcc's fatbin (code=lto_XX) for the first listed
-    # architecture, the other form cufftXtSetJITCallback takes.
-    add_executable(cufft_lto_probe tools/probes/cufft_lto_probe.cu)
+    # architecture, the other form cufftXtSetJITCallback takes. Out of `all` (issue #24: the README's test
+    # command builds nothing that runs only on a GPU host): `cmake --build build-gpu --target cufft_lto_probe`.
+    add_executable(cufft_lto_probe EXCLUDE_FROM_ALL tools/probes/cufft_lto_probe.cu)
     set_target_properties(cufft_lto_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
     target_include_directories(cufft_lto_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                ${CMAKE_CURRENT_BINARY_DIR}/generated)
@@ -174,8 +198,9 @@ if(CONVCOMPARE_CUDA)
   endif()
   convcompare_backend(cuda OPTION CONVCOMPARE_CUDA LIBRARIES ${_cuda_libraries} SOURCES ${CUDA_BACKEND_SOURCES} ${CUDA_EMBEDDED})
   # The tma variant's step-by-step diagnostic for the GPU host (issue #25): kernels_cuda/tma.cu included
-  # as it is, each step in a process of its own (tools/probes/tma_probe.cu). Not a test: nothing runs it.
-  add_executable(tma_probe tools/probes/tma_probe.cu)
+  # as it is, each step in a process of its own (tools/probes/tma_probe.cu). Not a test: tools/gpu_check.sh
+  # builds it (`--target tma_probe`, out of `all`: issue #24's test command builds nothing GPU-host-only) and runs it.
+  add_executable(tma_probe EXCLUDE_FROM_ALL tools/probes/tma_probe.cu)
   target_include_directories(tma_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(tma_probe PRIVATE CUDA::cudart)
   set_target_properties(tma_probe PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON

@@ -181,19 +181,20 @@ bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_
   return channel == 0 && (radius_one || (largest && border == 0 && options.largest_radius_on_largest_image));
 }
 
-std::vector<Case> matrix_cases(const MatrixOptions& options, const std::vector<std::pair<int, int>>& shapes) {
+std::vector<Case> matrix_cases(const MatrixOptions& options, const std::vector<SizeShapes>& sized_shapes) {
   int largest_radius = 0;  // of the square shapes
-  for (const auto& [radius_x, radius_y] : shapes)
-    if (radius_x == radius_y) largest_radius = std::max(largest_radius, radius_x);
+  for (const SizeShapes& entry : sized_shapes)
+    for (const auto& [radius_x, radius_y] : entry.shapes)
+      if (radius_x == radius_y) largest_radius = std::max(largest_radius, radius_x);
   std::vector<Case> cases;
   std::mt19937 coin(kSeed);  // pinned or pageable: a coin toss, so it lines up with no other factor
-  for (auto [width, height] : options.sizes)
+  for (const auto& [size, shapes] : sized_shapes)
     for (std::size_t s = 0; s < shapes.size(); ++s)
       for (std::size_t ch = 0; ch < options.channels.size(); ++ch)
         for (std::size_t b = 0; b < std::size(kBorders); ++b)
           for (bool flip : {false, true}) {
-            const Case c{width, height, options.channels[ch], shapes[s].first, shapes[s].second, kBorders[b], flip,
-                         coin() % 2 == 0, options.pixel};
+            const Case c{size.first,      size.second, options.channels[ch], shapes[s].first, shapes[s].second,
+                         kBorders[b],     flip,        coin() % 2 == 0,     options.pixel};
             if (keep_case(c, s, ch, b, largest_radius, options)) cases.push_back(c);
           }
   return cases;
@@ -223,11 +224,15 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   std::mt19937 rng(kSeed);
   int ran = 0;
   EightBitCoverage coverage;
-  // The filter shapes: the radii's, or where a variant compiles programs per filter size, the options' own.
+  // The filter shapes: the radii's, or where a variant compiles programs per filter size, the options' own;
+  // every size takes them, but fft, whose sizes and shapes go together (MatrixOptions::fft_cases).
   std::vector<std::pair<int, int>> shapes = filter_radii(options.radii);
+  if (needs_low_rank(variant) && !options.low_rank_radii.empty()) shapes = filter_radii(options.low_rank_radii);
   if (traits && traits->compile_time_radius && !options.compiled_shapes.empty()) shapes = options.compiled_shapes;
-  if (traits && traits->kind == VariantKind::Fft && !options.fft_shapes.empty()) shapes = options.fft_shapes;
-  for (const Case& c : matrix_cases(options, shapes)) {
+  std::vector<SizeShapes> sized_shapes;
+  for (const auto& size : options.sizes) sized_shapes.push_back({size, shapes});
+  if (traits && traits->kind == VariantKind::Fft && !options.fft_cases.empty()) sized_shapes = options.fft_cases;
+  for (const Case& c : matrix_cases(options, sized_shapes)) {
     const Image input = random_image(c, rng);
     Filter filter = random_filter(c, needs_rank_one(variant) || needs_low_rank(variant), rng);
     if (needs_low_rank(variant)) {

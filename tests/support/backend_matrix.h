@@ -10,20 +10,49 @@
 
 namespace cc::testing {
 
+// One image size of the matrix and the filter shapes (radius x, radius y) it runs.
+struct SizeShapes {
+  std::pair<int, int> size;
+  std::vector<std::pair<int, int>> shapes;
+};
+
 struct MatrixOptions {
   std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {33, 17}, {257, 131}, {1023, 769}};
   std::vector<int> radii{0, 1, 2, 3, 8, 16};
   std::vector<int> channels{1, 3};
+  // Where not empty, lowrank's radii instead of `radii`. Its largest is 12, not 16: both take the banded
+  // tiles (radius over 8, common/geometry/separable_shape.h), a filter over the small images and the
+  // largest image's apron, but PoCL builds lowrank.cl at radius 16 in 20 s of CPU and at 12 in 6 (its
+  // unrolled row pass; issue #24), the radius-16 program alone more than half the variant's matrix.
+  std::vector<int> low_rank_radii{0, 1, 2, 3, 8, 12};
   // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
   // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
   std::vector<std::pair<int, int>> compiled_shapes{};
-  // Where not empty, fft's filter shapes instead of the radii's. Each (image size, shape) is a transform
-  // size of its own, and VkFFT generates and compiles its kernels per transform size (on PoCL the float
-  // matrix's 50 sizes cost 124 s of CPU, half the float group, issue #24). These keep radius 0, 1 and
-  // 16 (filters over the image, and the largest on the largest image) and both asymmetric directions,
-  // one with a zero radius, over every image size, border and flip; test_fft.cpp covers the unpadded
-  // path, which no odd-sized image here takes.
-  std::vector<std::pair<int, int>> fft_shapes{{0, 0}, {1, 1}, {16, 16}, {2, 1}, {0, 2}};
+  // Where not empty, fft's image sizes and filter shapes instead of `sizes` x the radii's. Each (image
+  // size, shape) is a transform size of its own (common/geometry/fft_shape.cpp), and VkFFT generates and
+  // builds its kernels per transform size: on PoCL that is nearly all of fft's time, a run itself taking
+  // milliseconds even at 1023x769 (issue #24: 19 sizes took 86 s of CPU with a cold PoCL cache, 12 s warm;
+  // these 11 take 45 s cold). test_fft.cpp covers the unpadded path, which no odd-sized image here takes.
+  // Borders, flips and channel counts cost nothing more on one size, so each size below keeps them all
+  // (the small images the full product, as `keep_case` says); the sizes are cut where two cases tested
+  // the same thing: 11, transform sizes in brackets.
+  std::vector<SizeShapes> fft_cases{
+      // A filter over a one-pixel image, wide (5x3 taps) and tall with a zero x radius (1x5); zero radius
+      // with the smallest transform [2x2, 6x3, 2x5]. 1x1's (1,1) and (16,16) were over the image too:
+      // 7x5 runs both, (16,16) over it by several widths.
+      {{1, 1}, {{0, 0}, {2, 1}, {0, 2}}},
+      // Small, with interior pixels: square, a filter over the image by several folds (16), wide and
+      // tall asymmetric [10x7, 40x40, 12x7, 8x9]; zero radius: 1x1 above and 257x131 below.
+      {{7, 5}, {{1, 1}, {16, 16}, {2, 1}, {0, 2}}},
+      // Small and wider than the filter, other radices (36 = 4 x 9, 20 = 4 x 5) [36x20]; its (0,0), (2,1),
+      // (0,2) and (16,16) (four sizes more) repeated 7x5's and 257x131's shapes.
+      {{33, 17}, {{1, 1}}},
+      // Medium, every shape, flip and channels rotating over shapes and borders [270x135 for all but
+      // 16, 294x168]: a large radius inside an image.
+      {{257, 131}, {{0, 0}, {1, 1}, {16, 16}, {2, 1}, {0, 2}}},
+      // The largest, radius 1 with every border [1050x784]: the longest rows. Its radius-16 run [1080x810]
+      // is there for tiled variants' aprons, and fft has no tiles; 257x131 runs radius 16 inside an image.
+      {{1023, 769}, {{1, 1}}}};
   // The channel counts the small images take the full product over (empty: all of `channels`); the
   // medium images still rotate over every count in `channels`.
   std::vector<int> small_image_channels{};

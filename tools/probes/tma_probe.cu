@@ -1,7 +1,8 @@
 // tma_probe.cu: one block of the tma variant's kernel (kernels_cuda/tma.cu, included as it is) and a textbook TMA copy, each in its own process, to tell on a GPU host which step of the tensor-memory-accelerator path fails (issue #25).
 //
-// Not a test: a diagnostic for the GPU host (docs/architecture.md, "Adding a variant", on tma). Built
-// by backends/cuda/backend.cmake when CUDA is on, as build-gpu/tools/probes/tma_probe. Run with no
+// Not a test: a diagnostic for the GPU host (docs/architecture.md, "Adding a variant", on tma). A target
+// of backends/cuda/backend.cmake when CUDA is on, out of `all`: `cmake --build build-gpu --target
+// tma_probe` (tools/gpu_check.sh does) makes build-gpu/tools/probes/tma_probe. Run with no
 // argument it runs every step below in a child process of its own, since an illegal instruction loses
 // the CUDA context for the rest of a process (the H100 run that reverted tma lost test_cuda's so):
 //   textbook  the CUDA C++ Programming Guide's pattern, written out here: a 16x16 float box of a 64x64
