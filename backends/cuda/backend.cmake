@@ -93,10 +93,12 @@ if(CONVCOMPARE_CUDA)
   # Each check is a device-only compile (nvcc --cubin: the front end and ptxas, as NVRTC's run-time build
   # is, for the first listed architecture), not an object library: the host compile an object adds
   # checks nothing NVRTC builds and cost a third of each check (fast quads: 3.5 -> 2.3 CPU-s; issue #24).
-  set(_cu_check_arch "")
+  # The first listed architecture's number (90 of "90" or "90-real"): the checks' target, and below the
+  # cuFFT probe's LTO fatbin's.
+  set(_first_cuda_arch "")
   foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
-    if(_cu_check_arch STREQUAL "" AND arch MATCHES "^([0-9]+)")
-      set(_cu_check_arch ${CMAKE_MATCH_1})
+    if(_first_cuda_arch STREQUAL "" AND arch MATCHES "^([0-9]+)")
+      set(_first_cuda_arch ${CMAKE_MATCH_1})
     endif()
   endforeach()
   separate_arguments(_cu_check_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
@@ -141,7 +143,7 @@ if(CONVCOMPARE_CUDA)
     list(TRANSFORM check PREPEND -D)
     set(_cubin ${CMAKE_CURRENT_BINARY_DIR}/cu_check/${kernel}_${name}.cubin)
     add_custom_command(OUTPUT ${_cubin}
-      COMMAND ${CMAKE_CUDA_COMPILER} ${_cu_check_host} ${_cu_check_flags} -O3 -std=c++17 -arch=sm_${_cu_check_arch}
+      COMMAND ${CMAKE_CUDA_COMPILER} ${_cu_check_host} ${_cu_check_flags} -O3 -std=c++17 -arch=sm_${_first_cuda_arch}
               -I${CMAKE_CURRENT_SOURCE_DIR} ${check} -MD -MF ${_cubin}.d --cubin
               ${CMAKE_CURRENT_SOURCE_DIR}/kernels_cuda/${kernel}.cu -o ${_cubin}
       DEPENDS kernels_cuda/${kernel}.cu DEPFILE ${_cubin}.d
@@ -176,17 +178,11 @@ if(CONVCOMPARE_CUDA)
     target_include_directories(cufft_lto_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                ${CMAKE_CURRENT_BINARY_DIR}/generated)
     target_link_libraries(cufft_lto_probe PRIVATE CUDA::cudart ${CMAKE_DL_LIBS})
-    set(_lto_arch "")
-    foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
-      if(_lto_arch STREQUAL "" AND arch MATCHES "^([0-9]+)")
-        set(_lto_arch ${CMAKE_MATCH_1})
-      endif()
-    endforeach()
-    if(NOT _lto_arch STREQUAL "")
+    if(NOT _first_cuda_arch STREQUAL "")
       set(_fatbin ${CMAKE_BINARY_DIR}/tools/probes/fft_callbacks_lto.fatbin)
       add_custom_command(OUTPUT ${_fatbin}
         COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 --fmad=true -I${CMAKE_CURRENT_SOURCE_DIR}
-                --generate-code arch=compute_${_lto_arch},code=lto_${_lto_arch} -dc -fatbin
+                --generate-code arch=compute_${_first_cuda_arch},code=lto_${_first_cuda_arch} -dc -fatbin
                 ${CMAKE_CURRENT_SOURCE_DIR}/kernels_cuda/fft_callbacks.cu -o ${_fatbin}
         DEPENDS kernels_cuda/fft_callbacks.cu common/geometry/conv_args.h VERBATIM)
       add_custom_target(cufft_lto_probe_fatbin DEPENDS ${_fatbin})
