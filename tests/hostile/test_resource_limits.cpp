@@ -24,12 +24,8 @@ TEST_CASE("limits: ulimit -n 4 is said as the open-file limit, on every backend"
 }
 
 TEST_CASE("limits: an address-space limit too low for the OpenCL driver is named, not 'install a driver'") {
-  if (backend() != "opencl") return;  // the cpu backend loads no driver
+  if (skipped_unless_opencl("the OpenCL driver's address space")) return;  // the cpu backend loads no driver
   if (!address_space_limit_testable()) return;
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return;
-  }
   // 150 MB: enough for convcompare (40 MB) and the ICD loader, not for PoCL's LLVM (from about 250 MB on it
   // loads, and aborts inside PoCL below 400 MB). It was 550 MB while a CUDA build mapped cuFFT and NVRTC at
   // start (380 MB); with them opened at first use, OpenCL runs at 550 MB.
@@ -98,12 +94,8 @@ std::string limited_opencl_run(int megabytes, const cc::test::TempDir& cache) {
 }  // namespace
 
 TEST_CASE("limits: OpenCL under ulimit -v 250..900 MB with a cold PoCL cache: one line and exit 2, or validated; never a hang") {
-  if (backend() != "opencl") return;
+  if (skipped_unless_opencl("PoCL under ulimit -v")) return;
   if (!address_space_limit_testable()) return;
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return;
-  }
   // On the 2-core CI machine 250 found no platform, 300 met PoCL's abort while it loads, 350-600 the hang,
   // 450 LLVM's abort, 600 also a std::bad_alloc outside the build, 650 PoCL's assertion, 750 and more
   // validated; the 16-core GPU host needs more for PoCL's threads, so the same levels land elsewhere there.
@@ -115,12 +107,8 @@ TEST_CASE("limits: OpenCL under ulimit -v 250..900 MB with a cold PoCL cache: on
 }
 
 TEST_CASE("limits: PoCL aborting while it first loads (its threads cannot start) is one line naming the stage, exit 2") {
-  if (backend() != "opencl") return;
+  if (skipped_unless_opencl("PoCL under ulimit -v")) return;
   if (!address_space_limit_testable()) return;
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return;
-  }
   // Just above the limit where no driver loads at all, PoCL loads its LLVM but cannot start its threads
   // and aborts, inside the same clGetPlatformIDs that installed LLVM's SIGABRT handler over ours: exit 134
   // and PoCL's own line until abort() was taken over (tools/convcompare/main.cpp). On the 2-core CI machine
@@ -147,11 +135,7 @@ TEST_CASE("limits: PoCL aborting while it first loads (its threads cannot start)
 }
 
 TEST_CASE("limits: CONVCOMPARE_BUILD_TIMEOUT bounds an OpenCL build (one line naming the build, exit 2) and is checked") {
-  if (backend() != "opencl") return;
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return;
-  }
+  if (skipped_unless_opencl("an OpenCL build")) return;
   cc::test::TempDir cache("pocl-cache");  // cold: a build takes a second, far past 1 ms
   check_refused(shell("POCL_CACHE_DIR=" + shell_quoted(cache.path.string()) +
                       " CONVCOMPARE_BUILD_TIMEOUT=0.001 exec $CONVCOMPARE $RUN --variant global --size 16x16 --quiet"),
@@ -182,11 +166,7 @@ std::string kernel_dir_with_endless_build(const cc::test::TempDir& dir) {
 }  // namespace
 
 TEST_CASE("limits: a build that never returns (a --kernel-dir #include of a FIFO) ends at CONVCOMPARE_BUILD_TIMEOUT, not at exit") {
-  if (backend() != "opencl") return;
-  if (const std::string reason = backend_unavailable(); !reason.empty()) {
-    MESSAGE("skipped: " << reason);
-    return;
-  }
+  if (skipped_unless_opencl("an OpenCL build")) return;
   const cc::test::TempDir dir("hostile");
   const std::string kernels = kernel_dir_with_endless_build(dir);
   // The line was never printed: on the way out the backend released peak.cl's program, and PoCL's
