@@ -164,8 +164,9 @@ def table_rows(block):
 
 def measured():
     """What the hierarchy figure quotes: docs/performance.md's device line, header and host-to-host table, and
-    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables, and the paths profiler table's tiled row (an H100; the figures change when
-    those tables do). peaks: {space: (read GB/s, how)} for L2, L1 and shared."""
+    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables, and the paths profiler table's
+    tiled row (an H100; the figures change when those tables do). peaks: {space: (read GB/s, how)} for L2, L1
+    and shared."""
     perf = (DOCS / "performance.md").read_text()
     page = (DOCS / "memory-spaces.md").read_text()
     head = re.search(r"\((NVIDIA H100 (\d+)GB[^,]*), (\d+) SMs, (\d+) MB L2", perf)
@@ -198,9 +199,12 @@ def measured():
 def two_gpus():
     """docs/performance.md's "Two GPUs" section (issue #26 item 2): rows, its table as {row label: {column: cell}}
     (columns "one GPU", "two GPUs", "gain", "target"; labels as the table writes them: "split, kernel ms, CUDA",
-    ...; the section's other table, the host link probe's, has a named first column and is left out), and the variant, frame size and box radius of the command the split rows were measured with."""
+    ...); link, the host link probe's table as {"copies at once" cell: row} (columns "up", "down", "both
+    directions"); and the variant, frame size and box radius of the command the split rows were measured with."""
     perf = (DOCS / "performance.md").read_text()
     section = perf.split("### Two GPUs (", 1)[1].split("\n#", 1)[0]
     run = re.search(r"--variant (\w+) --size (\d+)x(\d+) --filter box:r=(\d+)", " ".join(section.split()))
-    return dict(rows={row[""]: row for row in table_rows(section) if "" in row}, variant=run.group(1), width=int(run.group(2)),
-                height=int(run.group(3)), radius=int(run.group(4)))
+    rows = table_rows(section)
+    return dict(rows={row[""]: row for row in rows if "" in row},
+                link={row["copies at once"]: row for row in rows if "copies at once" in row},
+                variant=run.group(1), width=int(run.group(2)), height=int(run.group(3)), radius=int(run.group(4)))

@@ -389,6 +389,9 @@ def two_gpus_svg(s):
         frame_bytes = int(side) ** 2 * 4  # f32: one float a pixel; RGBA8: four bytes a pixel
         svg.text(sx, oy2 + 84 + 17 * i, f"{api}, {side}^2 {pixel}: {row['one GPU']} frames/s alone, {row['two GPUs']} "
                  f"on both ({row['gain']}): {float(row['two GPUs']) * frame_bytes / 1e9:.0f} GB/s each way", 11)
-    svg.text(sx, oy2 + 84 + 17 * len(stream), "the ceiling: both links both ways at once carry 77 GB/s each way "
-             "(host_link_probe), one GPU 48: 1.6x", 11)
+    # host_link_probe's rows: both directions at once, on both GPUs and on one ("96.3 / 96.5": each GPU's)
+    both = float(g["link"]["both GPUs"]["both directions"]) / 2
+    one = min(float(x) for x in g["link"]["one GPU (each of the two)"]["both directions"].split("/")) / 2
+    svg.text(sx, oy2 + 84 + 17 * len(stream), f"the ceiling: both links both ways at once carry {both:.0f} GB/s each "
+             f"way (host_link_probe), one GPU {one:.0f}: {both / one:.1f}x", 11)
     return svg.render()

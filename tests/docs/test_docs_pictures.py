@@ -101,6 +101,11 @@ class MeasuredPictures(unittest.TestCase):
         self.assertIn("](img/two-gpus.svg)", page.split("## Two GPUs", 1)[1])
         drawn = drawn_with_cell("performance.md", "| 0.706 | 0.371 |", "| 0.706 | 0.4 |", diagrams.two_gpus_svg)
         self.assertIn("CUDA 0.706 -&gt; 0.4 (1.90x)", drawn)
+        # the host link's ceiling is host_link_probe's table, not a figure typed in the drawing
+        self.assertIn("carry 77 GB/s each way (host_link_probe), one GPU 48: 1.6x", svg)
+        drawn = drawn_with_cell("performance.md", "| both GPUs | 110.3 | 110.3 | 154.7 |",
+                                "| both GPUs | 110.3 | 110.3 | 180.0 |", diagrams.two_gpus_svg)
+        self.assertIn("carry 90 GB/s each way (host_link_probe), one GPU 48: 1.9x", drawn)
 
 
 if __name__ == "__main__":
