@@ -36,12 +36,12 @@ const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, con
   return *kernel;
 }
 
-std::string lacks_compute_90(const cuda_kernels::OfflineKernel& kernel, std::string_view entry, std::string_view needs) {
+std::string lacks_compute_90(const cuda_kernels::OfflineKernel& kernel, std::string_view needs) {
   cudaFuncAttributes attributes{};
   CC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel.function));
   if (attributes.ptxVersion >= 90) return "";
   return fmt::format("{} code for compute_90 or later; this build's {} is compute_{} (CMAKE_CUDA_ARCHITECTURES)", needs,
-                     entry, attributes.ptxVersion);
+                     kernel.entry, attributes.ptxVersion);
 }
 
 namespace {
@@ -240,9 +240,7 @@ cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t st
 // which the launch fails (cudaOccupancyMaxActiveClusters).
 std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
   const kernels::OfflineKernel* kernel = &offline_kernel_of(plan, problem);
-  if (std::string reason = lacks_compute_90(*kernel, find_kernel_description(plan.variant->name)->entry,
-                                            "thread-block clusters need");
-      !reason.empty())
+  if (std::string reason = lacks_compute_90(*kernel, "thread-block clusters need"); !reason.empty())
     return reason;
   // The occupancy counts the dynamic shared memory only up to what the kernel is allowed (DescribedVariant
   // sets the same before it launches).

@@ -44,7 +44,7 @@ const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, con
 
 // Why `kernel` cannot use an sm_90 feature ("" if it can): CMAKE_CUDA_ARCHITECTURES may name only older
 // targets, whose copy of the kernel is empty. `needs` is the feature and its verb, "thread-block clusters need".
-std::string lacks_compute_90(const cuda_kernels::OfflineKernel& kernel, std::string_view entry, std::string_view needs);
+std::string lacks_compute_90(const cuda_kernels::OfflineKernel& kernel, std::string_view needs);
 
 // Every variant of the table with a kernel description, and the library variants, in the table's order.
 std::span<const ApiVariant> api_variants();

@@ -10,7 +10,6 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_variants.h"
-#include "backends/kernel_descriptions.h"
 #include "common/domain/error.h"
 #include "common/geometry/pixel_format.h"
 #include "common/geometry/tile_shape.h"
@@ -59,9 +58,7 @@ std::uint64_t row_stride_bytes(const LaunchPlan& plan) {
 }  // namespace
 
 std::string tensor_map_declines(const LaunchPlan& plan, const Problem& problem) {
-  if (std::string reason = lacks_compute_90(offline_kernel_of(plan, problem),
-                                            find_kernel_description(plan.variant->name)->entry,
-                                            "the tensor memory accelerator needs");
+  if (std::string reason = lacks_compute_90(offline_kernel_of(plan, problem), "the tensor memory accelerator needs");
       !reason.empty())
     return reason;
   if (!tensor_map_encoder())
