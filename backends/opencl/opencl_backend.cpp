@@ -241,7 +241,7 @@ class OpenClApi final : public GpuApi {
     DeviceLimits for_problem = discovery_.devices[device].limits;
     if (!for_problem.no_images.empty()) return for_problem;
     const ClImageFormat wanted = image_format(pixel_format(problem));
-    const auto [found, added] = missing_image_formats_.try_emplace({device, std::string(wanted.name)});
+    const auto [found, added] = missing_image_formats_.try_emplace({context_devices(device), std::string(wanted.name)});
     if (added) {
       std::vector<cl::ImageFormat> formats;
       CC_CL(context(device).context.getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats));
@@ -345,7 +345,8 @@ class OpenClApi final : public GpuApi {
     DeviceContext& made = context(device);
     cl::CommandQueue& queue = made.queues[device];
     if (!queue())
-      queue = CC_CL_OUT(cl::CommandQueue(made.context, discovery_.devices[device].device, CL_QUEUE_PROFILING_ENABLE, err));
+      queue = CC_CL_OUT(
+          cl::CommandQueue(made.context, discovery_.devices[device].device, CL_QUEUE_PROFILING_ENABLE, err));
     return queue;
   }
 
@@ -403,8 +404,9 @@ class OpenClApi final : public GpuApi {
   }
 
   Discovery discovery_;
-  // Why texture cannot read a frame through an image format on a device ("" where it can), per (device, format name).
-  std::map<std::pair<int, std::string>, std::string> missing_image_formats_;
+  // Why texture cannot read a frame through an image format in a context ("" where it can), per (the
+  // context's devices, format name): a shared context's formats are those all its devices support.
+  std::map<std::pair<DeviceSet, std::string>, std::string> missing_image_formats_;
   std::map<DeviceSet, DeviceContext> contexts_;  // each device's own, and each split's shared
   DeviceSet shared_;      // the split's devices while they share one context (share_devices)
   std::string unshared_;  // why the split's devices do not

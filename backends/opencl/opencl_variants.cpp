@@ -228,8 +228,9 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
     // command waiting on another queue's event needs that queue flushed first (OpenCL 1.2 specification,
     // 5.13 "Flush and Finish"), or the wait may never end.
     auto& from_queue = static_cast<ClQueue&>(source_queue);
-    const cl::Event uploaded = enqueued([&](cl::Event* event) { return from_queue.get().enqueueMarkerWithWaitList(nullptr, event); },
-                                        "enqueueMarkerWithWaitList", __FILE__, __LINE__);
+    const cl::Event uploaded = enqueued(
+        [&](cl::Event* event) { return from_queue.get().enqueueMarkerWithWaitList(nullptr, event); },
+        "enqueueMarkerWithWaitList", __FILE__, __LINE__);
     from_queue.keep(uploaded);
     from_queue.flush();
     static_cast<ClFrame&>(frame).copy_rows_from(static_cast<const ClFrame&>(source_frame), copy, uploaded,
