@@ -235,7 +235,7 @@ class OpenClApi final : public GpuApi {
   }
 
   // The device's limits for a problem, with the image format texture would read its frame through
-  // (opencl_variants.h's image_format) checked once per device and format: of them only CL_RGBA /
+  // (opencl_variants.h's image_format) checked once per context and format: of them only CL_RGBA /
   // CL_UNORM_INT8 is among OpenCL 1.2's required formats, so ask. Asking needs a context.
   DeviceLimits limits(int device, const Problem& problem) override {
     DeviceLimits for_problem = discovery_.devices[device].limits;
@@ -295,12 +295,12 @@ class OpenClApi final : public GpuApi {
       cl_devices.push_back(found.device);
       ids.push_back(found.info.id);
     }
-    const std::string what = fmt::format("one OpenCL context over {}", fmt::join(ids, ", "));
-    DriverStage::run("creating " + what, [&] {
+    const std::string over = fmt::format("{}", fmt::join(ids, ", "));
+    DriverStage::run("creating one OpenCL context over " + over, [&] {
       cl_int status = CL_SUCCESS;
       cl::Context made(cl_devices, nullptr, nullptr, nullptr, &status);
       if (status != CL_SUCCESS) {
-        unshared_ = fmt::format("the driver made no {}: {}", what, error_name(status));
+        unshared_ = fmt::format("clCreateContext over {} failed: {}", over, error_name(status));
         return;
       }
       contexts_.emplace(set, DeviceContext{std::move(made), {}});
