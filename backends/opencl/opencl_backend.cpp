@@ -448,8 +448,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
 
 std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
                                                   DeviceQueue& queue) const {
-  const ApiVariantSetup setup{plan,     problem, api_.context(device_).context, program_, kernels_, fft_,
-                              api_variant_.description, api_.unshared()};
+  const ApiVariantSetup setup{
+      plan, problem, api_.context(device_).context, program_, kernels_, fft_, api_variant_.description, api_.unshared()};
   return api_variant_.prepare(setup, static_cast<ClQueue&>(queue).get());
 }
 
