@@ -97,6 +97,13 @@ class GpuBackend final : public Backend {
     BandPlan bands = plan_bands(problem.height, problem.radius_y(), static_cast<int>(devices.size()),
                                 problem.border == Border::Wrap);
     if (!bands.skip_reason.empty()) return skipped(std::move(bands.skip_reason));
+    // Planned, built and run as one split (GpuApi::share_devices), single runs after it as before.
+    struct Sharing {
+      GpuApi& api;
+      ~Sharing() { api.share_devices({}); }
+    } const sharing{*api_};
+    discover();
+    api_->share_devices(devices);
     // Each device's problem is its band's sub-image (its halo rows and its own), planned and built for
     // that device; the variants hold these, so they live until the run ends.
     std::vector<Problem> parts(devices.size(), problem);

@@ -59,6 +59,10 @@ class GpuApi {
   virtual std::unique_ptr<DeviceSession> make_session(int device) = 0;
   // Runs the copy and FMA peak kernels; GpuBackend caches the result per device.
   virtual DevicePeaks measure_peaks(int device) = 0;
+  // --split: the devices whose builds and sessions until the next call are one split's ({}: none), so
+  // that an API may give them one context (OpenCL; docs/multi-device.md). Never throws for a driver's
+  // refusal: the devices then keep their own contexts, and the halo route says why.
+  virtual void share_devices(const std::vector<int>& /*devices*/) {}
 };
 
 // The Backend of every GPU API: plan_launch with the API's build step, then measure_run or

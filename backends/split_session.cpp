@@ -140,8 +140,8 @@ SplitVariant::SplitVariant(std::vector<std::unique_ptr<PreparedVariant>> parts, 
       if (refusal.empty()) refusal = peer->peer_refusal(*parts_[static_cast<std::size_t>(halo.source)]);
   }
   peer_ = refusal.empty();
-  halo_route_ = peer_ ? "halo rows peer to peer: each device uploads its own rows, then copies its halo rows "
-                        "from the devices holding them"
+  halo_route_ = peer_ ? "halo rows " + std::string(dynamic_cast<const PeerRows&>(*parts_.front()).peer_route()) +
+                            ": each device uploads its own rows, then copies its halo rows from the devices holding them"
                       : "halo rows through the host: " + refusal;
 }
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/device_api.h"
@@ -42,12 +43,16 @@ class SplitSession final : public DeviceSession {
   int height_;
 };
 
-// What an API variant offers where its devices reach each other's memory (CUDA: cudaMemcpyPeerAsync):
-// a frame's input rows copied from another device's frame of the same API, after the commands already
-// queued on that device's queue (its upload), for --split's halo exchange (docs/multi-device.md).
+// What an API variant offers where its devices reach each other's memory (CUDA: cudaMemcpyPeerAsync;
+// OpenCL: devices of one context): a frame's input rows copied from another device's frame of the same
+// API, after the commands already queued on that device's queue (its upload), for --split's halo
+// exchange (docs/multi-device.md).
 class PeerRows {
  public:
   virtual ~PeerRows() = default;
+  // How the rows go, for the halo route ("halo rows <this>: ..."): CUDA's peer copies, OpenCL's copies
+  // within one context.
+  virtual std::string_view peer_route() const { return "peer to peer"; }
   // Why this variant's frames cannot take rows from `source`'s (a variant on another device), or "".
   // May enable the access it needs (cudaDeviceEnablePeerAccess), and leave another device current.
   virtual std::string peer_refusal(const PreparedVariant& source) const = 0;
@@ -74,7 +79,8 @@ class SplitVariant final : public PreparedVariant {
                      DeviceQueue& queue) const override;
   void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const override;
   std::size_t device_bytes(const DeviceFrame& frame) const override;
-  // How the halo rows cross, for the report: "halo rows peer to peer (...)" or "halo rows through the host: why".
+  // How the halo rows cross, for the report: "halo rows peer to peer: ..." (PeerRows::peer_route: "halo
+  // rows device to device in one context: ..." on OpenCL) or "halo rows through the host: why".
   const std::string& halo_route() const { return halo_route_; }
 
  private:

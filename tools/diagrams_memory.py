@@ -345,8 +345,8 @@ def two_gpus_svg(s):
     xn = 860
     for i, line in enumerate(["red arrows, the halo rows GPU to GPU:",
                               "CUDA: cudaMemcpyPeerAsync over NVLink,", "queued after the source's upload;",
-                              "OpenCL (one context per device here):", "through the host, each band's upload",
-                              "carrying its halo rows; CUDA's texture", "too (a CUDA array is no peer target)", "",
+                              "OpenCL: clEnqueueCopyBuffer in one", "context over both GPUs, the same way;",
+                              "CUDA's texture through the host (a", "CUDA array is no peer target)", "",
                               "at the image's top and bottom no halo:", "the kernel's border rule acts there",
                               "(wrap: r rows on both sides, round", "the image)"]):
         svg.text(xn, oy + 4 + 14 * i, line, 10)

@@ -1,4 +1,4 @@
-// opencl_backend.cpp: what only OpenCL says for the one GPU backend (gpu_backend.h): every platform's devices, programs built and cached per device, image formats.
+// opencl_backend.cpp: what only OpenCL says for the one GPU backend (gpu_backend.h): every platform's devices, contexts (a split's shared), programs built and cached per device and context, image formats.
 #include "backends/opencl/opencl_backend.h"
 
 #include <algorithm>
@@ -129,10 +129,13 @@ std::string summarize_build_log(const std::string& log) {
   return fmt::format("{}", fmt::join(errors, " | "));
 }
 
+// A context's devices, sorted: one device's own, or a split's over several (docs/multi-device.md).
+using DeviceSet = std::vector<int>;
+
 // Made on a device's first run, not at discovery: listing a device must not depend on using it.
 struct DeviceContext {
   cl::Context context;
-  cl::CommandQueue queue;  // for building and planning (VkFFT); runs make their own queues
+  std::map<int, cl::CommandQueue> queues;  // per device, for planning (VkFFT); runs make their own queues
 };
 struct BuiltProgram {
   cl::Program program;
@@ -232,13 +235,13 @@ class OpenClApi final : public GpuApi {
   }
 
   // The device's limits for a problem, with the image format texture would read its frame through
-  // (opencl_variants.h's image_format) checked once per device and format: of them only CL_RGBA /
+  // (opencl_variants.h's image_format) checked once per context and format: of them only CL_RGBA /
   // CL_UNORM_INT8 is among OpenCL 1.2's required formats, so ask. Asking needs a context.
   DeviceLimits limits(int device, const Problem& problem) override {
     DeviceLimits for_problem = discovery_.devices[device].limits;
     if (!for_problem.no_images.empty()) return for_problem;
     const ClImageFormat wanted = image_format(pixel_format(problem));
-    const auto [found, added] = missing_image_formats_.try_emplace({device, std::string(wanted.name)});
+    const auto [found, added] = missing_image_formats_.try_emplace({context_devices(device), std::string(wanted.name)});
     if (added) {
       std::vector<cl::ImageFormat> formats;
       CC_CL(context(device).context.getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats));
@@ -264,6 +267,47 @@ class OpenClApi final : public GpuApi {
     return opencl::make_session(context(device).context, discovery_.devices[device].device);
   }
 
+  // One context over a split's devices where they are of one platform and the driver makes it: their
+  // buffers then copy to each other on a device's queue (opencl_variants.cpp's halo copies). Else each
+  // keeps its own, and unshared_ says why for the halo route. Programs, plans and frames made meanwhile
+  // are the shared context's, cached apart from the devices' own (keyed by DeviceSet).
+  void share_devices(const std::vector<int>& devices) override {
+    shared_.clear();
+    unshared_.clear();
+    const auto count = static_cast<int>(discovery_.devices.size());
+    if (devices.size() < 2 || std::ranges::any_of(devices, [&](int d) { return d < 0 || d >= count; })) return;
+    DeviceSet set = devices;
+    std::ranges::sort(set);
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    if (contexts_.contains(set)) {
+      shared_ = std::move(set);
+      return;
+    }
+    const ClDevice& first = discovery_.devices[set.front()];
+    std::vector<cl::Device> cl_devices;
+    std::vector<std::string> ids;
+    for (const int device : set) {
+      const ClDevice& found = discovery_.devices[device];
+      if (platform_of(found) != platform_of(first)) {
+        unshared_ = fmt::format("{} and {} are on different platforms", first.info.id, found.info.id);
+        return;
+      }
+      cl_devices.push_back(found.device);
+      ids.push_back(found.info.id);
+    }
+    const std::string over = fmt::format("{}", fmt::join(ids, ", "));
+    DriverStage::run("creating one OpenCL context over " + over, [&] {
+      cl_int status = CL_SUCCESS;
+      cl::Context made(cl_devices, nullptr, nullptr, nullptr, &status);
+      if (status != CL_SUCCESS) {
+        unshared_ = fmt::format("clCreateContext over {} failed: {}", over, error_name(status));
+        return;
+      }
+      contexts_.emplace(set, DeviceContext{std::move(made), {}});
+      shared_ = std::move(set);
+    });
+  }
+
   DevicePeaks measure_peaks(int device) override {
     const ClDevice& found = discovery_.devices[device];
     if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
@@ -277,24 +321,40 @@ class OpenClApi final : public GpuApi {
 
   const ClDevice& device(int index) const { return discovery_.devices[index]; }
 
+  // Why a split's devices have a context each ("" where they share one, or outside a split).
+  const std::string& unshared() const { return unshared_; }
+
+  // The devices of the context `device` is used in now: the split's while it shares one, else its own.
+  DeviceSet context_devices(int device) const {
+    return std::ranges::find(shared_, device) != shared_.end() ? shared_ : DeviceSet{device};
+  }
+
   DeviceContext& context(int device) {
-    if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
+    if (auto found = contexts_.find(context_devices(device)); found != contexts_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
     return DriverStage::run("creating an OpenCL context on " + discovery_.devices[device].info.id,
                             [&]() -> DeviceContext& {
                               DeviceContext made;
                               made.context = CC_CL_OUT(cl::Context(cl_device, nullptr, nullptr, nullptr, err));
-                              made.queue = CC_CL_OUT(
-                                  cl::CommandQueue(made.context, cl_device, CL_QUEUE_PROFILING_ENABLE, err));
-                              return contexts_.emplace(device, std::move(made)).first->second;
+                              return contexts_.emplace(DeviceSet{device}, std::move(made)).first->second;
                             });
+  }
+
+  // The device's planning queue in its context now (VkFFT's plans are made on it).
+  const cl::CommandQueue& planning_queue(int device) {
+    DeviceContext& made = context(device);
+    cl::CommandQueue& queue = made.queues[device];
+    if (!queue())
+      queue = CC_CL_OUT(
+          cl::CommandQueue(made.context, discovery_.devices[device].device, CL_QUEUE_PROFILING_ENABLE, err));
+    return queue;
   }
 
   // `purpose` says what the program is for in an error ("'tiled'"). The build is watched (cl_build.h):
   // past its limit (CONVCOMPARE_BUILD_TIMEOUT), or when the driver throws out of it, the program is left to the driver unreleased.
   const BuiltProgram& program_for(int device, std::string_view file, std::string_view purpose,
                                   const std::string& source, const std::string& options, bool from_kernel_dir = false) {
-    const auto key = std::make_tuple(source, options, device);
+    const auto key = std::make_tuple(source, options, device, context_devices(device));
     if (auto found = programs_.find(key); found != programs_.end()) return found->second;
     const cl::Device& cl_device = discovery_.devices[device].device;
     const std::string& device_id = discovery_.devices[device].info.id;
@@ -325,11 +385,11 @@ class OpenClApi final : public GpuApi {
   }
 
   VkFftPlan& fft_plan_for(int device, const FftShape& shape) {
-    std::unique_ptr<VkFftPlan>& plan =
-        fft_plans_[{device, shape.transform_width, shape.transform_height, shape.real_pitch, shape.circular}];
+    std::unique_ptr<VkFftPlan>& plan = fft_plans_[{context_devices(device), device, shape.transform_width,
+                                                   shape.transform_height, shape.real_pitch, shape.circular}];
     if (!plan) {
-      const DeviceContext& made = context(device);
-      plan = std::make_unique<VkFftPlan>(discovery_.devices[device].device, made.context, made.queue, shape);
+      const cl::CommandQueue& queue = planning_queue(device);
+      plan = std::make_unique<VkFftPlan>(discovery_.devices[device].device, context(device).context, queue, shape);
     }
     return *plan;
   }
@@ -339,14 +399,22 @@ class OpenClApi final : public GpuApi {
     return *std::ranges::find(api_variants(), variant, &ApiVariant::variant);
   }
 
+  static cl_platform_id platform_of(const ClDevice& device) {
+    return CC_CL_OUT(device.device.getInfo<CL_DEVICE_PLATFORM>(err));
+  }
+
   Discovery discovery_;
-  // Why texture cannot read a frame through an image format on a device ("" where it can), per (device, format name).
-  std::map<std::pair<int, std::string>, std::string> missing_image_formats_;
-  std::map<int, DeviceContext> contexts_;
-  std::map<std::tuple<std::string, std::string, int>, BuiltProgram> programs_;  // (source, options, device)
-  // fft: VkFFT's plans, made once per (device, transform width, height, real pitch, unpadded) as
-  // programs are built once.
-  std::map<std::tuple<int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
+  // Why texture cannot read a frame through an image format in a context ("" where it can), per (the
+  // context's devices, format name): a shared context's formats are those all its devices support.
+  std::map<std::pair<DeviceSet, std::string>, std::string> missing_image_formats_;
+  std::map<DeviceSet, DeviceContext> contexts_;  // each device's own, and each split's shared
+  DeviceSet shared_;      // the split's devices while they share one context (share_devices)
+  std::string unshared_;  // why the split's devices do not
+  // (source, options, device, the context's devices): a program belongs to one context.
+  std::map<std::tuple<std::string, std::string, int, DeviceSet>, BuiltProgram> programs_;
+  // fft: VkFFT's plans, made once per (context's devices, device, transform width, height, real pitch,
+  // unpadded) as programs are built once.
+  std::map<std::tuple<DeviceSet, int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
 };
 
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
@@ -380,7 +448,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
 
 std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
                                                   DeviceQueue& queue) const {
-  const ApiVariantSetup setup{plan, problem, api_.context(device_).context, program_, kernels_, fft_, api_variant_.description};
+  const ApiVariantSetup setup{
+      plan, problem, api_.context(device_).context, program_, kernels_, fft_, api_variant_.description, api_.unshared()};
   return api_variant_.prepare(setup, static_cast<ClQueue&>(queue).get());
 }
 

@@ -1,4 +1,4 @@
-// opencl_variants.cpp: OpenCL's generic variant of the described kernels, and its library variant (VkFFT), over OpenCL's frame in the one frame loop.
+// opencl_variants.cpp: OpenCL's generic variant of the described kernels, and its library variant (VkFFT), over OpenCL's frame in the one frame loop, with --split's halo copies within one context.
 #include "backends/opencl/opencl_variants.h"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_svm.h"
+#include "backends/split_session.h"
 #include "common/domain/error.h"
 #include "common/geometry/pixel_format.h"
 
@@ -27,7 +28,7 @@ namespace {
 // coarse-grained SVM, mapped and unmapped the same way, passed by pointer (README.md, --memory).
 struct ClFrame final : DeviceFrame {
   ClFrame(const cl::Context& context, const cl::CommandQueue& setup_queue, const FrameLayout& layout,
-          const LaunchPlan& plan, const Problem& problem, const cl::ImageFormat& image_format)
+          const LaunchPlan& plan, const Problem& problem, const cl::ImageFormat& image_format, bool shared_context)
       : layout(layout), width(problem.width), height(problem.height), memory(plan.memory), setup_queue(setup_queue) {
     const cl_mem_flags host_flags = memory == HostMemory::Mapped ? CL_MEM_ALLOC_HOST_PTR : 0;
     for (int unit = 0; unit < layout.units; ++unit) {
@@ -42,6 +43,16 @@ struct ClFrame final : DeviceFrame {
       else
         inputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY | host_flags, layout.unit_bytes, nullptr, err)));
       outputs.push_back(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE | host_flags, layout.unit_bytes, nullptr, err)));
+    }
+    // A memory object belongs to a context, not to one of its devices: in a split's context over several
+    // (docs/multi-device.md) it would be placed on first use, maybe on the wrong device or on each in turn
+    // (OpenCL 1.2 specification, 5.4.4 "Migrating Memory Objects"). Placed now on the device whose queue
+    // this frame is set up on, its band's, the contents not copied as none are written yet.
+    if (shared_context) {
+      std::vector<cl::Memory> objects(inputs.begin(), inputs.end());
+      objects.insert(objects.end(), outputs.begin(), outputs.end());
+      objects.insert(objects.end(), images.begin(), images.end());
+      CC_CL(this->setup_queue.enqueueMigrateMemObjects(objects, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED));
     }
     if (copies_frames(memory)) return;
     // Every unit starts on the host's side, where the protocol packs the input.
@@ -81,6 +92,22 @@ struct ClFrame final : DeviceFrame {
       CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, static_cast<std::size_t>(row), 0},
                                              {width, static_cast<std::size_t>(rows), 1}, row_bytes, 0, host_bytes,
                                              nullptr, event));
+  }
+  // --split's halo rows of every unit, from another device's frame of the same context, on `queue` once
+  // `uploaded` (a marker after the source's upload) completes: buffer to buffer, or image to image rows.
+  void copy_rows_from(const ClFrame& source, const RowCopy& copy, const cl::Event& uploaded, ClQueue& queue) {
+    const std::size_t row_bytes = layout.unit_bytes / height;
+    const std::vector<cl::Event> after{uploaded};
+    const auto rows = static_cast<std::size_t>(copy.rows);
+    for (int unit = 0; unit < layout.units; ++unit)
+      if (images.empty())
+        CC_CL_ENQUEUE(queue, enqueueCopyBuffer(source.inputs[unit], inputs[unit], row_bytes * copy.from,
+                                               row_bytes * copy.to, row_bytes * rows, &after, event));
+      else
+        CC_CL_ENQUEUE(queue, enqueueCopyImage(source.images[unit], images[unit],
+                                              {0, static_cast<std::size_t>(copy.from), 0},
+                                              {0, static_cast<std::size_t>(copy.to), 0}, {width, rows, 1}, &after,
+                                              event));
   }
   void read_rows(int unit, std::byte* host_bytes, int row, int rows, ClQueue& queue) const {
     const std::size_t row_bytes = layout.unit_bytes / height;
@@ -180,16 +207,39 @@ struct ClFrame final : DeviceFrame {
 };
 
 // What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
-// its filter setup (constructor) and its kernel arguments for one plane.
-class ClVariant : public FrameVariant<ClFrame, ClQueue> {
+// its filter setup (constructor) and its kernel arguments for one plane. --split's halo rows go device to
+// device where the devices share one context (backends/split_session.h's PeerRows; docs/multi-device.md).
+class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
  public:
   ClVariant(const ApiVariantSetup& setup, const cl::CommandQueue& queue)
       : FrameVariant(setup.plan, setup.problem), context_(setup.context), setup_queue_(queue),
-        kernels_(setup.kernels), image_format_(image_format(pixel_format(setup.problem)).format) {}
+        kernels_(setup.kernels), image_format_(image_format(pixel_format(setup.problem)).format),
+        shared_context_(CC_CL_OUT(context_.getInfo<CL_CONTEXT_NUM_DEVICES>(err)) > 1), unshared_(setup.unshared) {}
+
+  std::string_view peer_route() const override { return "device to device in one context"; }
+  std::string peer_refusal(const PreparedVariant& source) const override {
+    const auto* other = dynamic_cast<const ClVariant*>(&source);
+    if (other && other->context_() == context_()) return "";
+    return unshared_.empty() ? "the devices have an OpenCL context each" : unshared_;
+  }
+  void copy_rows_from(DeviceFrame& frame, DeviceQueue& queue, const DeviceFrame& source_frame,
+                      DeviceQueue& source_queue, const RowCopy& copy) const override {
+    // After everything queued so far on the source's queue: a marker there, in the copies' wait list. A
+    // command waiting on another queue's event needs that queue flushed first (OpenCL 1.2 specification,
+    // 5.13 "Flush and Finish"), or the wait may never end.
+    auto& from_queue = static_cast<ClQueue&>(source_queue);
+    const cl::Event uploaded = enqueued(
+        [&](cl::Event* event) { return from_queue.get().enqueueMarkerWithWaitList(nullptr, event); },
+        "enqueueMarkerWithWaitList", __FILE__, __LINE__);
+    from_queue.keep(uploaded);
+    from_queue.flush();
+    static_cast<ClFrame&>(frame).copy_rows_from(static_cast<const ClFrame&>(source_frame), copy, uploaded,
+                                                static_cast<ClQueue&>(queue));
+  }
 
  protected:
   std::unique_ptr<ClFrame> new_frame() const final {
-    return std::make_unique<ClFrame>(context_, setup_queue_, layout_, plan_, problem_, image_format_);
+    return std::make_unique<ClFrame>(context_, setup_queue_, layout_, plan_, problem_, image_format_, shared_context_);
   }
 
   // The variant's one kernel over the plan's groups.
@@ -209,6 +259,8 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue> {
   cl::CommandQueue setup_queue_;  // filter uploads; fft: each frame's filter spectrum
   std::vector<cl::Kernel> kernels_;
   cl::ImageFormat image_format_;  // texture's input
+  bool shared_context_;           // a split's context over several devices: frames placed on this one
+  std::string unshared_;          // ApiVariantSetup::unshared
 };
 
 template <typename Variant>

@@ -25,6 +25,7 @@ struct ApiVariantSetup {
   const std::vector<cl::Kernel>& kernels;  // as the API variant names them
   VkFftPlan* fft = nullptr;                // fft: VkFFT's transforms, kept by the backend
   const KernelDescription* description = nullptr;  // null for a library's variant (fft)
+  std::string unshared;  // --split: why this device's context is not the other devices' (the halo route), or ""
 };
 
 struct ApiVariant {

@@ -1,10 +1,12 @@
-// test_multi_device_cli.cpp: --split and a dealt --stream as a user runs them on PoCL's devices: --list, the rows, the refusals.
+// test_multi_device_cli.cpp: --split and a dealt --stream as a user runs them on PoCL's devices: --list, the rows, the refusals, the halo route within a platform and across two.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -77,4 +79,40 @@ TEST_CASE("multi-device: --split refuses one device, and devices of two backends
   CHECK(two_apis.status == 2);
   CHECK(lines(two_apis.err) == 1);
   CHECK(two_apis.err.find("a frame is not split across backends") != std::string::npos);
+}
+
+TEST_CASE("multi-device: a split over PoCL and Rusticl (two platforms) sends its halos through the host, saying so") {
+  // RUSTICL_ENABLE=llvmpipe adds Mesa's Rusticl beside PoCL (docs/portability.md): its device is on
+  // another platform, so the two share no context and every halo row crosses through the host.
+  ::setenv("RUSTICL_ENABLE", "llvmpipe", 1);
+  const auto listed = convcompare({"--list", "--backend", "opencl"});
+  std::smatch found;
+  const bool rusticl =
+      std::regex_search(listed.out, found, std::regex(R"(  (opencl:[0-9]+:[0-9]+)  [^\n]*\(rusticl\))"));
+  if (!rusticl) {
+    ::unsetenv("RUSTICL_ENABLE");
+    // CI installs Mesa's OpenCL ICD (tools/install-deps.sh): there its absence is a failure.
+    if (std::getenv("CI")) FAIL("RUSTICL_ENABLE=llvmpipe gave no Rusticl device: " << listed.out);
+    MESSAGE("skipped: no Rusticl device (mesa-opencl-icd) to split across platforms with");
+    return;
+  }
+  const std::string rusticl_id = found[1].str();
+  const cc::test::TempDir dir("multi-device-platforms");
+  const std::string path = dir.file("report.json");
+  const auto result = convcompare({"--device", "opencl:0:0," + rusticl_id, "--variant", "global,texture", "--size",
+                                   "48x30", "--filter", "box:r=4", "--split", "--no-peaks", "--time-budget", "0.2",
+                                   "--quiet", "--json", path});
+  ::unsetenv("RUSTICL_ENABLE");
+  REQUIRE_MESSAGE(result.status == 0, result.err);
+  std::ifstream file(path);
+  const json report = json::parse(file);
+  int splits = 0;
+  for (const json& run : report["runs"]) {
+    if (run["device"].get<std::string>().find('+') == std::string::npos) continue;
+    ++splits;
+    CHECK(run["status"] == "ok");
+    CHECK(run["memory_note"] ==
+          "halo rows through the host: opencl:0:0 and " + rusticl_id + " are on different platforms");
+  }
+  CHECK(splits == 2);
 }

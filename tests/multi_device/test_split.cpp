@@ -1,9 +1,10 @@
-// test_split.cpp: --split and a dealt --stream over PoCL's devices: bit for bit against one device, every border, u8, tall radii, 3 devices, too many devices.
+// test_split.cpp: --split and a dealt --stream over PoCL's devices: bit for bit against one device, every border, u8, tall radii, 3 devices, too many devices, halos device to device in one context.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/domain/reference.h"
@@ -16,6 +17,10 @@ namespace {
 using cc::Border;
 using cc::testing::two_samples;
 constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
+constexpr const char* kVariants[] = {"global", "tiled", "texture", "fast"};
+// PoCL's devices are of one platform: a split over them shares one context and copies its halo rows
+// there (docs/multi-device.md, "How the halos cross").
+constexpr std::string_view kOneContext = "halo rows device to device in one context: ";
 
 // Small integers, and a filter of small integer weights: every sum is exact in float, so any two
 // correct runs agree bit for bit whatever order they add in.
@@ -56,7 +61,7 @@ Pair run_both(const cc::Problem& problem, const cc::Image& input, const char* va
 
 TEST_CASE("split: equals one device bit for bit in integer-exact cases, every border, 2 and 3 devices") {
   const cc::Image input = integer_image(37, 29, 2);
-  for (const char* variant : {"global", "tiled", "texture", "fast"})
+  for (const char* variant : kVariants)
     for (const Border border : kBorders)
       for (const int count : {2, 3}) {
         CAPTURE(variant);
@@ -69,6 +74,7 @@ TEST_CASE("split: equals one device bit for bit in integer-exact cases, every bo
           continue;
         }
         REQUIRE_MESSAGE(runs.split.status == cc::Status::Ok, runs.split.reason);
+        CHECK_MESSAGE(runs.split.memory_note.starts_with(kOneContext), runs.split.memory_note);
         CHECK(runs.split.output.data == runs.single.output.data);
         const cc::Image reference = cc::reference_convolve(input, problem);
         CHECK(runs.split.output.data == reference.data);
@@ -76,24 +82,47 @@ TEST_CASE("split: equals one device bit for bit in integer-exact cases, every bo
       }
 }
 
-TEST_CASE("split: a radius taller than a band, and u8, validate against the CPU reference") {
-  // 12 rows over 3 devices: bands of 4, a radius of 6 reaching past the neighbour band on every side.
+TEST_CASE("split: a radius taller than a band, and u8, validate against the CPU reference, halos in one context") {
+  // 12 rows over 3 devices: bands of 4, a radius of 6 reaching past the neighbour band on every side,
+  // so each band's halo rows come from both other devices' (two copies a side for the middle one).
   const cc::Image input = integer_image(40, 12, 1);
-  for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8})
-    for (const Border border : kBorders) {
-      CAPTURE(cc::to_string(pixel));
-      CAPTURE(cc::to_string(border));
-      cc::Filter filter = integer_filter(1, 6);
-      for (float& weight : filter.weights) weight /= 60.0f;  // u8: sums in range, rounding exercised
-      const cc::Problem problem = cc::make_problem(input, filter, border, false, pixel);
-      cc::BackendRun split = cc::testing::opencl_backend().split(problem, input, "global", first(3), two_samples());
-      REQUIRE_MESSAGE(split.status == cc::Status::Ok, split.reason);
-      const cc::Image reference = cc::reference_convolve(input, problem);
-      const cc::VariantTraits& global = *cc::find_variant("global");
-      const cc::Validation validation =
-          cc::validate(split.output, reference, cc::tolerance_for_variant(global, problem, input));
-      CHECK_MESSAGE(validation.passed, validation.message());
+  for (const char* variant : kVariants)
+    for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8})
+      for (const Border border : kBorders) {
+        CAPTURE(variant);
+        CAPTURE(cc::to_string(pixel));
+        CAPTURE(cc::to_string(border));
+        cc::Filter filter = integer_filter(1, 6);
+        for (float& weight : filter.weights) weight /= 60.0f;  // u8: sums in range, rounding exercised
+        const cc::Problem problem = cc::make_problem(input, filter, border, false, pixel);
+        cc::BackendRun split = cc::testing::opencl_backend().split(problem, input, variant, first(3), two_samples());
+        REQUIRE_MESSAGE(split.status == cc::Status::Ok, split.reason);
+        CHECK_MESSAGE(split.memory_note.starts_with(kOneContext), split.memory_note);
+        const cc::Image reference = cc::reference_convolve(input, problem);
+        const cc::Validation validation =
+            cc::validate(split.output, reference, cc::tolerance_for_variant(*cc::find_variant(variant), problem, input));
+        CHECK_MESSAGE(validation.passed, validation.message());
+      }
+}
+
+TEST_CASE("split: after a split in one context, each device alone still runs in its own, and the split again") {
+  // The shared context's programs and frames are cached apart from each device's own: running the
+  // same variant alone, then split again, reuses neither in the wrong context.
+  const cc::Image input = integer_image(24, 18, 1);
+  const cc::Problem problem = cc::make_problem(input, integer_filter(2, 4), Border::Mirror, false);
+  const cc::Image reference = cc::reference_convolve(input, problem);
+  for (const char* variant : kVariants) {
+    CAPTURE(variant);
+    for (int round = 0; round < 2; ++round) {
+      const Pair runs = run_both(problem, input, variant, first(2));
+      REQUIRE_MESSAGE(runs.split.status == cc::Status::Ok, runs.split.reason);
+      REQUIRE_MESSAGE(runs.single.status == cc::Status::Ok, runs.single.reason);
+      CHECK(runs.split.memory_note.starts_with(kOneContext));
+      CHECK(runs.single.memory_note.empty());
+      CHECK(runs.split.output.data == reference.data);
+      CHECK(runs.single.output.data == reference.data);
     }
+  }
 }
 
 TEST_CASE("split: more devices than rows is skipped with the reason; mapped frames too") {
