@@ -60,7 +60,7 @@ std::vector<const CompiledBackend*> in_report_order() {
 namespace {
 constexpr std::pair<HostMemory, std::string_view> kHostMemoryNames[] = {
     {HostMemory::Pinned, "pinned"}, {HostMemory::Pageable, "pageable"},
-    {HostMemory::Mapped, "mapped"}, {HostMemory::Managed, "managed"}};
+    {HostMemory::Mapped, "mapped"}, {HostMemory::Managed, "managed"}, {HostMemory::ManagedFaults, "managed-faults"}};
 }  // namespace
 
 std::string_view to_string(HostMemory memory) {
@@ -72,7 +72,7 @@ std::string_view to_string(HostMemory memory) {
 HostMemory parse_host_memory(std::string_view name) {
   for (const auto& [known, known_name] : kHostMemoryNames)
     if (known_name == name) return known;
-  throw InputError("unknown host memory '" + std::string(name) + "' (pinned, pageable, mapped, managed)");
+  throw InputError("unknown host memory '" + std::string(name) + "' (pinned, pageable, mapped, managed, managed-faults)");
 }
 
 std::vector<std::unique_ptr<Backend>> make_backends() {

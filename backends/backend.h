@@ -50,14 +50,25 @@ struct SamplePlan {
 
 // Where a frame lives between host and device (--memory; README.md): copied from page-locked or
 // pageable host memory, or never copied: mapped (zero-copy, the kernel reads and writes host memory
-// over the host link) and managed (CUDA managed memory, OpenCL shared virtual memory: one pointer,
-// the driver migrates the pages).
-enum class HostMemory : std::uint8_t { Pinned, Pageable, Mapped, Managed };
+// over the host link), managed (CUDA managed memory, OpenCL shared virtual memory: one pointer, the
+// driver migrates the pages, CUDA prefetching them where it may) and managed-faults (the same memory
+// never prefetched: the kernel's first touches fault the pages over, docs/memory-spaces.md; OpenCL:
+// fine-grained buffer SVM, which the host reaches without map or unmap).
+enum class HostMemory : std::uint8_t { Pinned, Pageable, Mapped, Managed, ManagedFaults };
 std::string_view to_string(HostMemory memory);
-// Throws InputError for a name that is none of the four.
+// Throws InputError for a name that is none of the five.
 HostMemory parse_host_memory(std::string_view name);
 // Mapped and managed frames are the device frame itself: nothing is uploaded or downloaded by copy.
 inline bool copies_frames(HostMemory memory) { return memory == HostMemory::Pinned || memory == HostMemory::Pageable; }
+// One pointer for host and device whose pages the driver moves (cudaMallocManaged; OpenCL SVM), with
+// or without prefetch: what CUDA's concurrentManagedAccess rule and OpenCL's SVM calls apply to.
+inline bool is_managed(HostMemory memory) {
+  return memory == HostMemory::Managed || memory == HostMemory::ManagedFaults;
+}
+// Each kernel sample starts with the frame where the host writes it, so that its first touches fault
+// the pages over inside its span (managed-faults): the protocol hands the frame back to the host
+// (PreparedVariant::upload) outside every sample's span (backends/measure.cpp).
+inline bool samples_start_on_host(HostMemory memory) { return memory == HostMemory::ManagedFaults; }
 
 // How to run: the measurement settings (common/domain/stats.h: the stopping rule, warm-up, --cold),
 // and how the frames cross and where the kernels come from.
@@ -112,7 +123,7 @@ struct BackendRun {
   PhaseTimes times;
   std::string memory;        // to_string(HostMemory) when transfers were timed
   // What the memory mode means for the figures, when they are not alike with a copy's: a mapped run has
-  // no upload and its kernel time holds the host-link traffic; managed without prefetch. "" for copies.
+  // no upload and its kernel time holds the host-link traffic; managed with or without prefetch. "" for copies.
   std::string memory_note;
   std::string compile_time;  // what the kernel knew at compile time
   std::size_t device_bytes = 0;  // peak device memory the run held: buffers, arrays, library workspaces

@@ -181,7 +181,7 @@ class GpuBackend final : public Backend {
     if (std::string reason = api_->refuses(traits.name, device); !reason.empty()) return reason;
     const DeviceLimits limits = api_->limits(device, problem);
     if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
-    if (frames_in_flight > 1 && options.memory == HostMemory::Managed && !limits.no_overlapped_managed.empty())
+    if (frames_in_flight > 1 && is_managed(options.memory) && !limits.no_overlapped_managed.empty())
       return limits.no_overlapped_managed;
     planned.memory_note = memory_note(limits, options.memory);
     planned.build = api_->make_build(traits, device, options);

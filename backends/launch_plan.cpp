@@ -308,12 +308,14 @@ std::string memory_refusal(const VariantTraits& variant, const DeviceLimits& lim
     return fmt::format("--memory {}: {} runs in a library (cuFFT, VkFFT, NPP) over buffers it places itself "
                        "(copies only)", mode, variant.name);
   if (memory == HostMemory::Mapped) return limits.no_mapped;
+  if (memory == HostMemory::ManagedFaults) return limits.no_managed_faults;
   return limits.no_managed;
 }
 
 std::string memory_note(const DeviceLimits& limits, HostMemory memory) {
   if (memory == HostMemory::Mapped) return limits.mapped_note;
   if (memory == HostMemory::Managed) return limits.managed_note;
+  if (memory == HostMemory::ManagedFaults) return limits.managed_faults_note;
   return "";
 }
 

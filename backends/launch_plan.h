@@ -37,16 +37,16 @@ struct DeviceLimits {
   std::string no_clusters;  // why thread-block clusters cannot be launched here (CUDA before sm_90), or ""
   std::string no_tensor_maps;  // why the tensor memory accelerator cannot copy here (CUDA before sm_90), or ""
   std::size_t image_max_width = 0, image_max_height = 0;
-  // --memory mapped / managed here (README.md, --memory): why not, in the API's words
-  // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES), or "".
-  std::string no_mapped, no_managed;
+  // --memory mapped / managed / managed-faults here (README.md, --memory): why not, in the API's words
+  // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES: coarse- or fine-grained), or "".
+  std::string no_mapped, no_managed, no_managed_faults;
   // Why managed frames cannot overlap here (--stream): CUDA without concurrentManagedAccess forbids the
   // host any managed memory while a kernel runs, and one slot's frame is packed while another's runs.
   std::string no_overlapped_managed;
   // What a mapped or managed run's figures hold on this device, for the report's memory_note:
   // whether the kernel reaches host memory over the host link (CL_DEVICE_HOST_UNIFIED_MEMORY),
-  // whether pages are prefetched (concurrentManagedAccess).
-  std::string mapped_note, managed_note;
+  // whether pages are prefetched (concurrentManagedAccess) or fault over (managed-faults).
+  std::string mapped_note, managed_note, managed_faults_note;
 
   std::string memory_name;      // "free" / "CL_DEVICE_GLOBAL_MEM_SIZE"
   std::string allocation_name;  // "" (CUDA: no limit of its own) / "CL_DEVICE_MAX_MEM_ALLOC_SIZE"

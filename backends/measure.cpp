@@ -183,13 +183,16 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   queue->finish();
 
   // --- 5. one span per launch, queued back to back in rounds until the stopping rule says enough;
-  // --cold overwrites the scratch before each launch, outside its span ---
+  // --cold overwrites the scratch before each launch, outside its span; managed-faults hands the frame
+  // back to the host there too, so each launch's span holds its page faults (backend.h) ---
+  const bool from_host = samples_start_on_host(options.memory);
   const SamplePlan plan = options.plan_samples(budget, first_round, one_launch_s, after_samples_s);
   Sampling sampling = sample_until_stopped(plan.rule, plan.first_round, [&](int count) {
     std::vector<std::unique_ptr<Span>> launch_spans;
     for (int i = 0; i < count; ++i) launch_spans.push_back(queue->make_span());
     for (const std::unique_ptr<Span>& span : launch_spans) {
       if (scratch) scratch->overwrite(*queue);
+      if (from_host) upload();
       queue->begin(*span);
       launch();
       queue->end(*span);
@@ -207,6 +210,7 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   const double batch_fit = (budget.left_s() - after_samples_s) / launch_s;  // NaN / infinite: no time seen
   const int batch_size = batch_fit >= timed || !(launch_s > 0) ? timed : static_cast<int>(std::max(batch_fit, 0.0));
   if (batch_size >= 1) {
+    if (from_host) upload();  // only the batch's first launch finds the frame on the host
     const std::unique_ptr<Span> batch = bracket(*queue, [&] {
       for (int i = 0; i < batch_size; ++i) launch();
     });

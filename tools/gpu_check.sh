@@ -54,14 +54,14 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # RGBA8, every border, at radii within a block and wider than one, edge and interior blocks;
 # lowrank (issue #29): LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
 # channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border.
-# --memory mapped (kernels on cudaHostAllocMapped memory) and managed (cudaMallocManaged, prefetched), f32
-# and u8, one run and --stream (issue #26).
+# --memory mapped (kernels on cudaHostAllocMapped memory), managed (cudaMallocManaged, prefetched) and
+# managed-faults (the same, never prefetched to the device), f32 and u8, one run and --stream (issue #26).
 # CASES and TOOLS in the environment (space-separated) run a subset: a call's time limit on the GPU host.
 all_cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
        shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior
        tma tma-u8 tma-u8-rgba tma-interior
        lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba
-       mapped managed u8-mapped u8-managed)
+       mapped managed managed-faults u8-mapped u8-managed u8-managed-faults)
 read -r -a cases <<<"${CASES:-${all_cases[*]}}"
 cluster_radii="--filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=32"
 lowrank_filters="--filter log:sigma=1,r=3 --filter dog:sigma1=1,sigma2=1.6,r=3 --filter log:sigma=2,r=7 \
@@ -111,8 +111,8 @@ case_arguments() {
     lowrank-interior) echo "--size 640x360 --variant lowrank $lowrank_filters --border mirror" ;;
     lowrank-u8) echo "--size 640x360 --variant lowrank --pixel u8 $lowrank_filters --border clamp" ;;
     lowrank-u8-rgba) echo "--size 67x45 --variant lowrank --pixel u8 --channels 3 $lowrank_filters --border mirror" ;;
-    mapped | managed) echo "--size 67x45 --variant global,tiled,fast --memory $1 --stream 3 --border mirror" ;;
-    u8-mapped | u8-managed)
+    mapped | managed | managed-faults) echo "--size 67x45 --variant global,tiled,fast --memory $1 --stream 3 --border mirror" ;;
+    u8-mapped | u8-managed | u8-managed-faults)
       echo "--size 67x45 --variant global,tiled,fast --memory ${1#u8-} --pixel u8 --channels 3 --stream 3 --border clamp" ;;
     *) echo "--size 67x45 --border $1" ;;
   esac

@@ -112,19 +112,29 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   // --memory mapped and managed (README.md, --memory), as the device says it can.
   if (properties.canMapHostMemory == 0)
     limits.no_mapped = "--memory mapped: the device cannot map host memory (canMapHostMemory is 0)";
-  if (properties.managedMemory == 0)
+  if (properties.managedMemory == 0) {
     limits.no_managed = "--memory managed: the device has no managed memory (managedMemory is 0)";
+    limits.no_managed_faults = "--memory managed-faults: the device has no managed memory (managedMemory is 0)";
+  }
   limits.mapped_note = "mapped: cudaHostAllocMapped, no upload or download; the kernel reads the input and writes "
                        "the output in host memory over the host link, so its time holds that traffic: not alike "
                        "with a device-resident kernel's";
   if (properties.concurrentManagedAccess == 0)
-    limits.no_overlapped_managed = "--stream --memory managed: concurrentManagedAccess is 0, so the host may not touch "
+    limits.no_overlapped_managed = "--stream with managed memory: concurrentManagedAccess is 0, so the host may not touch "
                                    "managed memory while a kernel runs, and frames in flight overlap exactly that";
   limits.managed_note =
       properties.concurrentManagedAccess != 0
           ? "managed: cudaMallocManaged, prefetched to the device before the kernel (h2d) and to the host after (d2h)"
           : "managed: cudaMallocManaged without prefetch (concurrentManagedAccess is 0): pages migrate when the "
             "kernel starts, inside its time; no h2d / d2h";
+  // managed-faults (docs/memory-spaces.md, "Managed memory without prefetch"): what the kernel's time holds.
+  limits.managed_faults_note =
+      properties.concurrentManagedAccess != 0
+          ? "managed-faults: cudaMallocManaged, never prefetched to the device: each kernel sample starts with the "
+            "frame on the host (sent back outside its span) and its first touches fault the pages over, so its "
+            "time holds the page-fault migration: not alike with a device-resident kernel's; no h2d / d2h"
+          : "managed-faults: cudaMallocManaged without prefetch (concurrentManagedAccess is 0): pages migrate when "
+            "the kernel starts, inside its time; no h2d / d2h";
   return limits;
 }
 

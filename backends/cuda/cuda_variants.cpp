@@ -60,7 +60,11 @@ std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) /
 // share none of them). How a unit crosses is here; the loop over units is FrameVariant's. --memory
 // mapped: the input and output are mapped host memory the kernel reaches in place (nothing crosses
 // before it); managed: managed memory, prefetched to the device at upload and to the host at download
-// where the device allows it (concurrentManagedAccess), else migrated by the driver at launch.
+// where the device allows it (concurrentManagedAccess), else migrated by the driver at launch;
+// managed-faults: the same memory never prefetched to the device. Its upload sends the pages to the
+// host instead, where the host's write of the next frame and its read of the last result would leave
+// them (a prefetch to the CPU: the host cannot touch them in stream order), so that the kernel's first
+// touches fault them over inside its span (docs/memory-spaces.md, "Managed memory without prefetch").
 struct CudaFrame final : DeviceFrame {
   CudaFrame(const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem, int format, bool prefetches)
       : layout(layout), height(static_cast<std::size_t>(problem.height)), memory(plan.memory), prefetches(prefetches) {
@@ -77,9 +81,10 @@ struct CudaFrame final : DeviceFrame {
 
   void write(int unit, const std::byte* host, CudaQueue& queue) {
     if (memory == HostMemory::Mapped) return;  // the kernel reads host memory itself
-    if (memory == HostMemory::Managed) {
+    if (is_managed(memory)) {
+      const int to = memory == HostMemory::Managed ? ordinal : cudaCpuDeviceId;
       if (prefetches)
-        for (std::byte* base : {input_at, output_at}) prefetch(at(base, unit), layout.unit_bytes, ordinal, queue.stream());
+        for (std::byte* base : {input_at, output_at}) prefetch(at(base, unit), layout.unit_bytes, to, queue.stream());
       return;
     }
     const std::size_t row_bytes = layout.unit_bytes / height;
@@ -91,6 +96,7 @@ struct CudaFrame final : DeviceFrame {
   }
   void read(int unit, std::byte* host, CudaQueue& queue) const {
     if (memory == HostMemory::Mapped) return;  // the kernel wrote host memory itself
+    if (memory == HostMemory::ManagedFaults) return;  // the host's reads fault the pages back
     if (memory == HostMemory::Managed) {
       if (prefetches) prefetch(at(output_at, unit), layout.unit_bytes, cudaCpuDeviceId, queue.stream());
       return;
@@ -121,7 +127,7 @@ struct CudaFrame final : DeviceFrame {
   FrameLayout layout;
   std::size_t height;
   HostMemory memory;
-  bool prefetches;  // managed: cudaMemPrefetchAsync allowed (concurrentManagedAccess)
+  bool prefetches;  // managed, managed-faults: cudaMemPrefetchAsync allowed (concurrentManagedAccess)
   int ordinal = 0;
   DeviceBuffer input, output, scratch;  // copies (and every mode's scratch)
   MappedHostBuffer mapped_input, mapped_output;
@@ -144,6 +150,7 @@ struct CudaFrame final : DeviceFrame {
         host = mapped.get();
         return mapped.device();
       case HostMemory::Managed:
+      case HostMemory::ManagedFaults:
         managed = ManagedBuffer(layout.bytes());
         host = managed.get();
         return host;
@@ -190,7 +197,8 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue>, public PeerRows {
     const void* in = frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
     launch_plane(frame, unit, in, frame.at(frame.output_at, unit), queue.stream());
   }
-  // Mapped frames have no upload or download command; managed ones without prefetch neither.
+  // Mapped frames have no upload or download command; managed ones without prefetch neither, and
+  // managed-faults' hand-back to the host is no transfer to the kernel: its faults are in the kernel's span.
   bool handover_is_command() const final {
     return copies_frames(plan_.memory) || (plan_.memory == HostMemory::Managed && prefetches_);
   }

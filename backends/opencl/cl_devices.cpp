@@ -107,8 +107,15 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
             "unmap (h2d) and map (d2h) or reach host memory over the host link inside the kernel's time";
   limits.mapped_note = "mapped: CL_MEM_ALLOC_HOST_PTR buffers, no upload or download by copy; " + handover +
                        "; the kernel's time holds whatever host-link traffic it makes: not alike with a copy's";
-  limits.no_managed = svm_refusal(device);
+  limits.no_managed = svm_refusal(device, SvmGrain::Coarse);
   limits.managed_note = "managed: coarse-grained SVM (clSVMAlloc); " + handover;
+  limits.no_managed_faults = svm_refusal(device, SvmGrain::Fine);
+  limits.managed_faults_note =
+      std::string("managed-faults: fine-grained buffer SVM (CL_MEM_SVM_FINE_GRAIN_BUFFER), no map or unmap: the host "
+                  "writes and reads it between commands; no h2d / d2h; ") +
+      (unified == CL_TRUE ? "the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY): the kernel works in it"
+                          : "the device does not share host memory (CL_DEVICE_HOST_UNIFIED_MEMORY false): the runtime "
+                            "moves or reaches the pages on demand inside the kernel's time");
   limits.memory_name = "CL_DEVICE_GLOBAL_MEM_SIZE";
   limits.allocation_name = "CL_DEVICE_MAX_MEM_ALLOC_SIZE";
   limits.on_chip_name = "local memory (CL_DEVICE_LOCAL_MEM_SIZE)";

@@ -22,21 +22,30 @@ cl_int give_event(cl_int status, cl_event raw, cl::Event* event) {
 
 }  // namespace
 
-std::string svm_refusal(const cl::Device& device) {
+std::string svm_refusal(const cl::Device& device, SvmGrain grain) {
+  const std::string mode = grain == SvmGrain::Coarse ? "--memory managed" : "--memory managed-faults";
   cl_device_svm_capabilities capabilities = 0;
   // A 1.x device does not know the query (CL_INVALID_VALUE): no SVM there.
   const cl_int status =
       clGetDeviceInfo(device(), CL_DEVICE_SVM_CAPABILITIES, sizeof(capabilities), &capabilities, nullptr);
   if (status != CL_SUCCESS)
-    return "--memory managed: the device has no shared virtual memory (CL_DEVICE_SVM_CAPABILITIES unknown: an "
-           "OpenCL 1.x device)";
-  if ((capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) == 0)
-    return "--memory managed: the device offers no coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES)";
+    return mode + ": the device has no shared virtual memory (CL_DEVICE_SVM_CAPABILITIES unknown: an OpenCL 1.x "
+                  "device)";
+  if (grain == SvmGrain::Coarse && (capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) == 0)
+    return mode + ": the device offers no coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES)";
+  if (grain == SvmGrain::Fine && (capabilities & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) == 0)
+    return mode + ((capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0
+                       ? ": the device offers coarse-grained SVM only (CL_DEVICE_SVM_CAPABILITIES = " +
+                             std::to_string(capabilities) + "): no fine-grained buffers the host reaches without map"
+                       : ": the device offers no fine-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES = " +
+                             std::to_string(capabilities) + ")");
   return "";
 }
 
-SvmBuffer::SvmBuffer(const cl::Context& context, std::size_t bytes)
-    : context_(context), data_(clSVMAlloc(context(), CL_MEM_READ_WRITE, bytes, 0)) {
+SvmBuffer::SvmBuffer(const cl::Context& context, std::size_t bytes, SvmGrain grain)
+    : context_(context),
+      data_(clSVMAlloc(context(), CL_MEM_READ_WRITE | (grain == SvmGrain::Fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0),
+                       bytes, 0)) {
   if (!data_)  // clSVMAlloc has no status: a null pointer is its only word
     throw ApiError("OpenCL", CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES", "clSVMAlloc", __FILE__, __LINE__,
                    "the device could not allocate " + std::to_string(bytes) + " bytes of SVM");

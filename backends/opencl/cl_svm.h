@@ -1,4 +1,4 @@
-// cl_svm.h: OpenCL 2.0's shared virtual memory (--memory managed) for a build that targets OpenCL 1.2 elsewhere.
+// cl_svm.h: OpenCL 2.0's shared virtual memory (--memory managed, managed-faults) for a build that targets OpenCL 1.2 elsewhere.
 #pragma once
 
 #include <cstddef>
@@ -8,15 +8,21 @@
 
 namespace cc::opencl {
 
-// Why `device` cannot hold a frame in coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES, a device
-// older than 2.0), or "" when it can.
-std::string svm_refusal(const cl::Device& device);
+// The two kinds of SVM buffer a frame may live in: coarse-grained (--memory managed), which the host
+// reaches only while mapped, and fine-grained (managed-faults), which it reaches directly whenever no
+// command using it is in flight (the runtime moves or shares the pages on demand).
+enum class SvmGrain : unsigned char { Coarse, Fine };
 
-// One coarse-grained SVM allocation (clSVMAlloc / clSVMFree). The host reaches it only while mapped
-// (clEnqueueSVMMap), the device only while unmapped; whoever frees it has finished every queue using it.
+// Why `device` cannot hold a frame in SVM buffers of `grain` (CL_DEVICE_SVM_CAPABILITIES, a device
+// older than 2.0), or "" when it can.
+std::string svm_refusal(const cl::Device& device, SvmGrain grain);
+
+// One SVM allocation (clSVMAlloc / clSVMFree). Coarse-grained, the host reaches it only while mapped
+// (clEnqueueSVMMap), the device only while unmapped; fine-grained, the host reaches it between the
+// commands using it. Whoever frees it has finished every queue using it.
 class SvmBuffer {
  public:
-  SvmBuffer(const cl::Context& context, std::size_t bytes);
+  SvmBuffer(const cl::Context& context, std::size_t bytes, SvmGrain grain);
   ~SvmBuffer();
   SvmBuffer(SvmBuffer&& other) noexcept;
   SvmBuffer& operator=(SvmBuffer&&) = delete;

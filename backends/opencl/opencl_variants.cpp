@@ -25,16 +25,18 @@ namespace {
 // frames in flight on different queues share none of them). How a unit crosses is here; the loop over
 // units is FrameVariant's. --memory mapped: CL_MEM_ALLOC_HOST_PTR buffers, mapped for the host and
 // unmapped before the device uses them (the host reaches a buffer only while it is mapped); managed:
-// coarse-grained SVM, mapped and unmapped the same way, passed by pointer (README.md, --memory).
+// coarse-grained SVM, mapped and unmapped the same way, passed by pointer (README.md, --memory);
+// managed-faults: fine-grained SVM, never mapped, which the host reaches between commands.
 struct ClFrame final : DeviceFrame {
   ClFrame(const cl::Context& context, const cl::CommandQueue& setup_queue, const FrameLayout& layout,
           const LaunchPlan& plan, const Problem& problem, const cl::ImageFormat& image_format, bool shared_context)
       : layout(layout), width(problem.width), height(problem.height), memory(plan.memory), setup_queue(setup_queue) {
     const cl_mem_flags host_flags = memory == HostMemory::Mapped ? CL_MEM_ALLOC_HOST_PTR : 0;
     for (int unit = 0; unit < layout.units; ++unit) {
-      if (memory == HostMemory::Managed) {
-        svm_inputs.emplace_back(context, layout.unit_bytes);
-        svm_outputs.emplace_back(context, layout.unit_bytes);
+      if (is_managed(memory)) {
+        const SvmGrain grain = memory == HostMemory::Managed ? SvmGrain::Coarse : SvmGrain::Fine;
+        svm_inputs.emplace_back(context, layout.unit_bytes, grain);
+        svm_outputs.emplace_back(context, layout.unit_bytes, grain);
         continue;
       }
       if (plan.variant->input_as_image)
@@ -55,9 +57,11 @@ struct ClFrame final : DeviceFrame {
       CC_CL(this->setup_queue.enqueueMigrateMemObjects(objects, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED));
     }
     if (copies_frames(memory)) return;
-    // Every unit starts on the host's side, where the protocol packs the input.
+    // Every unit starts on the host's side, where the protocol packs the input (fine-grained: always there).
+    const bool maps = memory != HostMemory::ManagedFaults;
     for (int unit = 0; unit < layout.units; ++unit)
-      for (const bool output : {false, true}) host.push_back({map_now(output, unit), true});
+      for (const bool output : {false, true})
+        host.push_back({maps ? map_now(output, unit) : (output ? svm_outputs : svm_inputs)[unit].get(), maps});
     CC_CL(this->setup_queue.finish());
   }
   ClFrame(const ClFrame&) = delete;
@@ -120,7 +124,7 @@ struct ClFrame final : DeviceFrame {
       return (void)CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, 0, layout.unit_bytes, host_bytes,
                                                           nullptr, event));
     HostSide& output = side(true, unit);
-    if (output.mapped) return;
+    if (output.mapped || memory == HostMemory::ManagedFaults) return;
     cl::Event event;
     if (memory == HostMemory::Managed) {
       check(enqueue_svm_map(queue.get(), output.data, layout.unit_bytes, &event), "clEnqueueSVMMap", __FILE__, __LINE__);
@@ -142,7 +146,7 @@ struct ClFrame final : DeviceFrame {
     const cl_uchar pattern = byte;
     for (int unit = 0; unit < layout.units; ++unit) {
       if (!copies_frames(memory)) to_device(unit, queue);
-      if (memory == HostMemory::Managed)
+      if (is_managed(memory))
         queue.keep(enqueued([&](cl::Event* event) {
           return enqueue_svm_fill(queue.get(), svm_outputs[unit].get(), byte, layout.unit_bytes, event);
         }, "clEnqueueSVMMemFill", __FILE__, __LINE__));
@@ -158,7 +162,7 @@ struct ClFrame final : DeviceFrame {
   }
   // The unit's input or output as the kernel's argument `index`: a buffer, or an SVM pointer.
   void set_arg(cl::Kernel& kernel, cl_uint index, bool output, int unit) const {
-    if (memory == HostMemory::Managed)
+    if (is_managed(memory))
       CC_CL(set_svm_arg(kernel, index, (output ? svm_outputs : svm_inputs)[unit].get()));
     else
       CC_CL(kernel.setArg(index, (output ? outputs : inputs)[unit]));
@@ -241,6 +245,8 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
   std::unique_ptr<ClFrame> new_frame() const final {
     return std::make_unique<ClFrame>(context_, setup_queue_, layout_, plan_, problem_, image_format_, shared_context_);
   }
+  // Fine-grained SVM (managed-faults) has no map or unmap: nothing crosses before or after the kernel.
+  bool handover_is_command() const final { return plan_.memory != HostMemory::ManagedFaults; }
 
   // The variant's one kernel over the plan's groups.
   void enqueue(ClQueue& queue) const {

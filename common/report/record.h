@@ -25,7 +25,7 @@ struct RunRecord {
   bool exact = false;  // tolerance 0: integer-exact problem
   PhaseTimes times;
   double mpix_per_s = kNotMeasured, gb_per_s = kNotMeasured, gflop_per_s = kNotMeasured;
-  std::string memory;        // where the frames lived: "pinned", "pageable", "mapped", "managed" (--memory)
+  std::string memory;        // where the frames lived: "pinned", "pageable", "mapped", "managed", "managed-faults" (--memory)
   // Why this run's transfer and kernel figures are not alike with a copy's (a mapped run has no upload
   // and its kernel time holds the host-link traffic), JSON "memory_note"; "" for copies.
   std::string memory_note;
@@ -53,7 +53,7 @@ struct StreamRecord {
   std::string backend, device, variant, filter;
   int width = 0, height = 0, channels = 0, frames = 0;
   std::string pixel = "f32";
-  std::string memory;  // "pinned", "pageable", "mapped", "managed"
+  std::string memory;  // "pinned", "pageable", "mapped", "managed", "managed-faults"
   std::string memory_note;  // as RunRecord's
   Status status = Status::Skipped;
   std::string reason;

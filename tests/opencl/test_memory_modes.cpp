@@ -1,4 +1,4 @@
-// test_memory_modes.cpp: --memory mapped (CL_MEM_ALLOC_HOST_PTR, mapped and unmapped) and managed (coarse-grained SVM) on the device under test, one run and --stream (issue #26).
+// test_memory_modes.cpp: --memory mapped (CL_MEM_ALLOC_HOST_PTR, mapped and unmapped), managed (coarse-grained SVM) and managed-faults (fine-grained SVM) on the device under test, one run and --stream (issue #26).
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "backends/launch_plan.h"
 #include "backends/opencl/cl_devices.h"
+#include "common/domain/error.h"
 #include "common/domain/image.h"
 #include "common/domain/problem.h"
 #include "common/domain/reference.h"
@@ -64,9 +65,18 @@ cc::RunOptions options_for(cc::HostMemory memory) {
   return options;
 }
 
-// The device's own word on the mode, where it refuses it (Rusticl on llvmpipe has no SVM).
+// The device's own word on the mode, where it refuses it (Rusticl on llvmpipe has no SVM; PoCL offers
+// both grains).
 std::string refusal(cc::HostMemory memory) {
-  return memory == cc::HostMemory::Mapped ? device().limits.no_mapped : device().limits.no_managed;
+  if (memory == cc::HostMemory::Mapped) return device().limits.no_mapped;
+  return memory == cc::HostMemory::Managed ? device().limits.no_managed : device().limits.no_managed_faults;
+}
+
+// A refusal is one line in the API's words: the mode, then the capability it lacks.
+void check_refusal_text(cc::HostMemory memory, const std::string& reason) {
+  CHECK(reason.starts_with("--memory " + std::string(cc::to_string(memory)) + ": "));
+  CHECK(reason.find('\n') == std::string::npos);
+  if (cc::is_managed(memory)) CHECK(reason.find("CL_DEVICE_SVM_CAPABILITIES") != std::string::npos);
 }
 
 // A problem of `pixel` over a 3-channel ramp (8-bit values for u8: RGBA8 on the device).
@@ -84,11 +94,11 @@ Case make_case(cc::PixelType pixel, cc::Border border) {
   return made;
 }
 
-constexpr cc::HostMemory kZeroCopy[] = {cc::HostMemory::Mapped, cc::HostMemory::Managed};
+constexpr cc::HostMemory kZeroCopy[] = {cc::HostMemory::Mapped, cc::HostMemory::Managed, cc::HostMemory::ManagedFaults};
 
 }  // namespace
 
-TEST_CASE("memory modes: mapped and managed runs validate for global, tiled and fast, f32 and u8") {
+TEST_CASE("memory modes: mapped, managed and managed-faults runs validate for global, tiled and fast, f32 and u8") {
   for (const cc::HostMemory memory : kZeroCopy)
     for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
       const Case c = make_case(pixel, cc::Border::Mirror);
@@ -101,6 +111,8 @@ TEST_CASE("memory modes: mapped and managed runs validate for global, tiled and 
         if (const std::string refused = refusal(memory); !refused.empty()) {
           CHECK(run.status == cc::Status::Skipped);
           CHECK(run.reason == refused);
+          check_refusal_text(memory, run.reason);
+          CHECK(run.output.data.empty());  // no image at all, rather than a wrong one
           continue;
         }
         REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
@@ -109,6 +121,12 @@ TEST_CASE("memory modes: mapped and managed runs validate for global, tiled and 
         CHECK(run.memory_note.starts_with(std::string(cc::to_string(memory)) + ": "));
         CHECK(run.memory_note.find("CL_DEVICE_HOST_UNIFIED_MEMORY") != std::string::npos);
         CHECK(run.times.host_to_host_ms > 0);
+        // Fine-grained SVM is never mapped or unmapped: no command crosses, so none is timed as a transfer.
+        if (memory == cc::HostMemory::ManagedFaults) {
+          CHECK(run.memory_note.find("CL_MEM_SVM_FINE_GRAIN_BUFFER") != std::string::npos);
+          CHECK((std::isnan(run.times.h2d_ms) && std::isnan(run.times.d2h_ms)));
+          CHECK(run.times.kernel_ms.samples >= 1);
+        }
         const cc::Validation validation =
             cc::validate(run.output, c.reference, cc::testing::tolerance_of(variant, c.problem, c.input));
         CHECK_MESSAGE(validation.passed, validation.message());
@@ -116,7 +134,7 @@ TEST_CASE("memory modes: mapped and managed runs validate for global, tiled and 
     }
 }
 
-TEST_CASE("memory modes: mapped and managed --stream runs validate their last frame") {
+TEST_CASE("memory modes: mapped, managed and managed-faults --stream runs validate their last frame") {
   for (const cc::HostMemory memory : kZeroCopy)
     for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
       const Case c = make_case(pixel, cc::Border::Clamp);
@@ -129,6 +147,7 @@ TEST_CASE("memory modes: mapped and managed --stream runs validate their last fr
         if (const std::string refused = refusal(memory); !refused.empty()) {
           CHECK(run.status == cc::Status::Skipped);
           CHECK(run.reason == refused);
+          check_refusal_text(memory, run.reason);
           continue;
         }
         REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
@@ -159,14 +178,35 @@ TEST_CASE("memory modes: a device that refuses the mode skips every plain-buffer
   cc::DeviceLimits refusing = device().limits;
   refusing.no_mapped = "--memory mapped: the device cannot map host memory (canMapHostMemory is 0)";
   refusing.no_managed = "--memory managed: the device offers no coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES)";
+  refusing.no_managed_faults = "--memory managed-faults: the device offers coarse-grained SVM only "
+                               "(CL_DEVICE_SVM_CAPABILITIES = 1): no fine-grained buffers the host reaches without map";
   for (const char* name : {"global", "tiled", "fast", "separable"}) {
     const cc::VariantTraits& variant = *cc::find_variant(name);
     CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Mapped) == refusing.no_mapped);
     CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Managed) == refusing.no_managed);
+    CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::ManagedFaults) == refusing.no_managed_faults);
     CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Pinned).empty());
     CHECK(cc::memory_refusal(variant, refusing, cc::HostMemory::Pageable).empty());
   }
   // The texture's own reason comes first: it would refuse on any device.
   CHECK(cc::memory_refusal(*cc::find_variant("texture"), refusing, cc::HostMemory::Mapped).find("texture") !=
         std::string::npos);
+}
+
+TEST_CASE("memory modes: managed-faults is named, parsed and ruled as managed memory that is never copied") {
+  CHECK(cc::parse_host_memory("managed-faults") == cc::HostMemory::ManagedFaults);
+  CHECK(cc::to_string(cc::HostMemory::ManagedFaults) == "managed-faults");
+  CHECK_THROWS_WITH_AS(cc::parse_host_memory("faults"), doctest::Contains("managed-faults"), cc::InputError);
+  CHECK(cc::is_managed(cc::HostMemory::ManagedFaults));
+  CHECK(cc::is_managed(cc::HostMemory::Managed));
+  CHECK(!cc::is_managed(cc::HostMemory::Mapped));
+  CHECK(!cc::copies_frames(cc::HostMemory::ManagedFaults));
+  // Only the mode without prefetch hands the frame back to the host before each sample (measure.cpp).
+  CHECK(cc::samples_start_on_host(cc::HostMemory::ManagedFaults));
+  for (const cc::HostMemory other : {cc::HostMemory::Pinned, cc::HostMemory::Pageable, cc::HostMemory::Mapped,
+                                     cc::HostMemory::Managed})
+    CHECK(!cc::samples_start_on_host(other));
+  // The device's note says what the figures hold, where the device offers the mode.
+  if (device().limits.no_managed_faults.empty())
+    CHECK(cc::memory_note(device().limits, cc::HostMemory::ManagedFaults).starts_with("managed-faults: "));
 }

@@ -291,7 +291,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_flag("--cold", config.measurement.cold, "Flush the device's L2 (and the CPU's caches) before every sample, outside the timing");
   bool pinned = false, pageable = false;
   CLI::Option* memory =
-      app.add_option("--memory", config.memories, "Where frames live: pinned, pageable (copied), mapped (zero-copy), managed (CUDA managed / OpenCL SVM) or both (pinned,pageable); comma list")
+      app.add_option("--memory", config.memories, "Where frames live: pinned, pageable (copied), mapped (zero-copy), managed (CUDA managed / OpenCL SVM), managed-faults (managed without prefetch: page faults; OpenCL fine-grained SVM) or both (pinned,pageable); comma list")
           ->type_name("LIST")
           ->delimiter(',')
           ->allow_extra_args(false)

@@ -13,7 +13,7 @@
 
 namespace cc {
 
-const std::vector<std::string> kMemories = {"pinned", "pageable", "mapped", "managed", "both"};
+const std::vector<std::string> kMemories = {"pinned", "pageable", "mapped", "managed", "managed-faults", "both"};
 const std::vector<std::string> kPixels = {"f32", "u8"};
 const std::vector<std::string> kOutputFormats = {"png", "pfm"};
 
