@@ -90,21 +90,3 @@ TEST_CASE("cuda: texture, fft and NPP keep copies in mapped, managed and managed
       CHECK(run.reason.starts_with("--memory " + std::string(cc::to_string(memory))));
     }
 }
-
-TEST_CASE("cuda: managed-faults' kernel samples each start with the frame on the host") {
-  // 2048x2048 f32: 16 MB in, 16 MB out, thousands of 64 KB-to-2 MB fault groups; a sample that found the
-  // pages on the device already would be as fast as managed's prefetched one.
-  cc::Image input = ramp_image(2048, 2048, 1);
-  const cc::Problem problem = cc::make_problem(input, box_filter(1), cc::Border::Clamp, false);
-  const cc::Image reference = cc::reference_convolve(input, problem);
-  const cc::BackendRun managed = cuda_backend().run(problem, input, "global", 0, options_for(cc::HostMemory::Managed));
-  const cc::BackendRun faults =
-      cuda_backend().run(problem, input, "global", 0, options_for(cc::HostMemory::ManagedFaults));
-  REQUIRE_MESSAGE(managed.status == cc::Status::Ok, managed.reason);
-  REQUIRE_MESSAGE(faults.status == cc::Status::Ok, faults.reason);
-  CHECK(cc::validate(faults.output, reference, cc::testing::tolerance_of("global", problem, input)).passed);
-  MESSAGE("global 2048x2048 f32 kernel median: managed " << managed.times.kernel_ms.median << " ms, managed-faults "
-                                                         << faults.times.kernel_ms.median << " ms");
-  if (faults.memory_note.find("concurrentManagedAccess is 0") == std::string::npos)
-    CHECK(faults.times.kernel_ms.median > 2 * managed.times.kernel_ms.median);
-}
