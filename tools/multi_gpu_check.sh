@@ -67,7 +67,7 @@ for r in splits + streams:
         continue
     bad.append(f'{r["device"]} {r["variant"]} {r["filter"]} {r.get("border", "")} {r["pixel"]}: {r["status"]} {r.get("reason") or ""}')
 ran = [r for r in splits if r["status"] == "ok"]
-# Device to device: CUDA's "halo rows peer to peer", OpenCL's "halo rows device to device in one context".
+# Device to device: CUDA's "halo rows peer to peer", OpenCL's "halo rows device to device in one context, through page-locked staging".
 peer = sum(1 for r in ran if not (r.get("memory_note") or "").startswith("halo rows through the host"))
 print(f"{sys.argv[2]}: {len(ran)} of {len(splits)} splits ran and validated ({peer} with halos device to device, "
       f"{len(ran) - peer} through the host), {len(streams)} dealt streams, {len(bad)} failed")

@@ -15,6 +15,11 @@ if(CONVCOMPARE_OPENCL)
   # checked by CC_CL, which names the call, file and line (backends/opencl/cl_check.h).
   target_compile_definitions(convcompare_backends PUBLIC
                              CL_HPP_TARGET_OPENCL_VERSION=120 CL_HPP_MINIMUM_OPENCL_VERSION=120)
+  # --split's halo routes on two devices of one platform, command by command (docs/multi-device.md). Out of
+  # `all` (issue #24's test command builds nothing it does not run): `cmake --build build --target cl_halo_probe`.
+  add_executable(cl_halo_probe EXCLUDE_FROM_ALL tools/probes/cl_halo_probe.cpp)
+  target_link_libraries(cl_halo_probe PRIVATE OpenCL::OpenCL)
+  set_target_properties(cl_halo_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
   # VkFFT (Debian's libvkfft-dev, header only) transforms for the fft variant; without it fft is skipped.
   find_path(VKFFT_INCLUDE_DIR vkFFT.h)
   if(VKFFT_INCLUDE_DIR)

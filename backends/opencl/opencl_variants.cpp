@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,7 @@ struct ClFrame final : DeviceFrame {
       objects.insert(objects.end(), outputs.begin(), outputs.end());
       objects.insert(objects.end(), images.begin(), images.end());
       CC_CL(this->setup_queue.enqueueMigrateMemObjects(objects, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED));
+      if (copies_frames(memory)) make_staging(context, problem.radius_y());
     }
     if (copies_frames(memory)) return;
     // Every unit starts on the host's side, where the protocol packs the input (fine-grained: always there).
@@ -72,7 +74,8 @@ struct ClFrame final : DeviceFrame {
       for (int unit = 0; unit < static_cast<int>(host.size()) / 2; ++unit)
         for (const bool output : {false, true})
           if (side(output, unit).mapped) CC_CL(unmap_call(setup_queue, output, unit, nullptr));
-      if (!host.empty()) CC_CL(setup_queue.finish());
+      if (staging_host) CC_CL(setup_queue.enqueueUnmapMemObject(staging, staging_host));
+      if (!host.empty() || staging_host) CC_CL(setup_queue.finish());
     } catch (...) {  // already failing, or the device is lost: nothing more to hand back
     }
   }
@@ -97,21 +100,47 @@ struct ClFrame final : DeviceFrame {
                                              {width, static_cast<std::size_t>(rows), 1}, row_bytes, 0, host_bytes,
                                              nullptr, event));
   }
-  // --split's halo rows of every unit, from another device's frame of the same context, on `queue` once
-  // `uploaded` (a marker after the source's upload) completes: buffer to buffer, or image to image rows.
-  void copy_rows_from(const ClFrame& source, const RowCopy& copy, const cl::Event& uploaded, ClQueue& queue) {
+  // --split's halo rows of every unit, from another device's frame of the same context: read on the source's
+  // queue after its upload (in order), into this frame's page-locked staging rows, then written on `queue`
+  // once that read completes, an event of one context (docs/multi-device.md, "OpenCL: one context"). Not
+  // clEnqueueCopyBuffer between the two devices' buffers: NVIDIA's OpenCL then migrates whole bands between
+  // the GPUs, 378 ms a frame against 2.6 at 8192^2 (tools/probes/cl_halo_probe.cpp; docs/performance.md).
+  void copy_rows_from(const ClFrame& source, const RowCopy& copy, ClQueue& source_queue, ClQueue& queue) {
     const std::size_t row_bytes = layout.unit_bytes / height;
-    const std::vector<cl::Event> after{uploaded};
+    const auto from = static_cast<std::size_t>(copy.from), to = static_cast<std::size_t>(copy.to);
     const auto rows = static_cast<std::size_t>(copy.rows);
-    for (int unit = 0; unit < layout.units; ++unit)
-      if (images.empty())
-        CC_CL_ENQUEUE(queue, enqueueCopyBuffer(source.inputs[unit], inputs[unit], row_bytes * copy.from,
-                                               row_bytes * copy.to, row_bytes * rows, &after, event));
-      else
-        CC_CL_ENQUEUE(queue, enqueueCopyImage(source.images[unit], images[unit],
-                                              {0, static_cast<std::size_t>(copy.from), 0},
-                                              {0, static_cast<std::size_t>(copy.to), 0}, {width, rows, 1}, &after,
-                                              event));
+    for (int unit = 0; unit < layout.units; ++unit) {
+      std::byte* staged = staging_rows(unit, copy);
+      // The last frame's write from these rows has read them before they are written again.
+      std::vector<cl::Event> slot_free;
+      if (auto last = staged_writes.find({unit, copy.to}); last != staged_writes.end()) slot_free.push_back(last->second);
+      const cl::Event read = enqueued(
+          [&](cl::Event* event) {
+            const cl::CommandQueue& from_queue = source_queue.get();
+            if (images.empty())
+              return from_queue.enqueueReadBuffer(source.inputs[unit], CL_FALSE, row_bytes * from, row_bytes * rows,
+                                                  staged, &slot_free, event);
+            return from_queue.enqueueReadImage(source.images[unit], CL_FALSE, {0, from, 0}, {width, rows, 1}, row_bytes,
+                                               0, staged, &slot_free, event);
+          },
+          "enqueueReadBuffer / enqueueReadImage (halo rows into staging)", __FILE__, __LINE__);
+      source_queue.keep(read);
+      // A command waiting on another queue's event needs that queue flushed first (OpenCL 1.2
+      // specification, 5.13 "Flush and Finish"), or the wait may never end.
+      source_queue.flush();
+      const std::vector<cl::Event> after{read};
+      const cl::Event written = enqueued(
+          [&](cl::Event* event) {
+            if (images.empty())
+              return queue.get().enqueueWriteBuffer(inputs[unit], CL_FALSE, row_bytes * to, row_bytes * rows, staged,
+                                                    &after, event);
+            return queue.get().enqueueWriteImage(images[unit], CL_FALSE, {0, to, 0}, {width, rows, 1}, row_bytes, 0,
+                                                 staged, &after, event);
+          },
+          "enqueueWriteBuffer / enqueueWriteImage (halo rows from staging)", __FILE__, __LINE__);
+      queue.keep(written);
+      staged_writes[{unit, copy.to}] = written;
+    }
   }
   void read_rows(int unit, std::byte* host_bytes, int row, int rows, ClQueue& queue) const {
     const std::size_t row_bytes = layout.unit_bytes / height;
@@ -188,6 +217,34 @@ struct ClFrame final : DeviceFrame {
   std::unique_ptr<FftConvolver> fft;
 
  private:
+  // --split's halo rows on their way between devices (copy_rows_from): page-locked, in the split's context,
+  // mapped for the frame's life. Per unit, its halo rows above (at most the filter's radius, the first rows
+  // of the band's sub-image) then below (the last rows), or every row of a band shorter than both.
+  cl::Buffer staging;
+  std::byte* staging_host = nullptr;
+  std::size_t staging_rows_per_unit = 0;
+  std::size_t radius_rows = 0;
+  std::map<std::pair<int, int>, cl::Event> staged_writes;  // per (unit, destination row): the last write from it
+
+  void make_staging(const cl::Context& context, int radius_y) {
+    radius_rows = static_cast<std::size_t>(radius_y);
+    staging_rows_per_unit = std::min(height, 2 * radius_rows);
+    if (staging_rows_per_unit == 0) return;
+    const std::size_t bytes = layout.unit_bytes / height * staging_rows_per_unit * static_cast<std::size_t>(layout.units);
+    staging = CC_CL_OUT(cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, err));
+    staging_host = static_cast<std::byte*>(CC_CL_OUT(setup_queue.enqueueMapBuffer(
+        staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, err)));
+  }
+  std::byte* staging_rows(int unit, const RowCopy& copy) const {
+    const auto to = static_cast<std::size_t>(copy.to), rows = static_cast<std::size_t>(copy.rows);
+    const bool whole = height <= 2 * radius_rows;
+    const std::size_t row = whole || to < radius_rows ? to : to - (height - 2 * radius_rows);
+    const bool halo_row = whole || to + rows <= radius_rows || to >= height - radius_rows;
+    if (!staging_host || !halo_row || row + rows > staging_rows_per_unit)
+      throw std::logic_error("halo rows outside the band's halo: no staging rows for them");
+    return staging_host + (static_cast<std::size_t>(unit) * staging_rows_per_unit + row) * (layout.unit_bytes / height);
+  }
+
   struct HostSide {
     void* data = nullptr;  // the address the host reaches the unit at (stable: checked at each map)
     bool mapped = false;
@@ -220,7 +277,9 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
         kernels_(setup.kernels), image_format_(image_format(pixel_format(setup.problem)).format),
         shared_context_(CC_CL_OUT(context_.getInfo<CL_CONTEXT_NUM_DEVICES>(err)) > 1), unshared_(setup.unshared) {}
 
-  std::string_view peer_route() const override { return "device to device in one context"; }
+  std::string_view peer_route() const override {
+    return "device to device in one context, through page-locked staging";
+  }
   std::string peer_refusal(const PreparedVariant& source) const override {
     const auto* other = dynamic_cast<const ClVariant*>(&source);
     if (other && other->context_() == context_()) return "";
@@ -228,17 +287,8 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
   }
   void copy_rows_from(DeviceFrame& frame, DeviceQueue& queue, const DeviceFrame& source_frame,
                       DeviceQueue& source_queue, const RowCopy& copy) const override {
-    // After everything queued so far on the source's queue: a marker there, in the copies' wait list. A
-    // command waiting on another queue's event needs that queue flushed first (OpenCL 1.2 specification,
-    // 5.13 "Flush and Finish"), or the wait may never end.
-    auto& from_queue = static_cast<ClQueue&>(source_queue);
-    const cl::Event uploaded = enqueued(
-        [&](cl::Event* event) { return from_queue.get().enqueueMarkerWithWaitList(nullptr, event); },
-        "enqueueMarkerWithWaitList", __FILE__, __LINE__);
-    from_queue.keep(uploaded);
-    from_queue.flush();
-    static_cast<ClFrame&>(frame).copy_rows_from(static_cast<const ClFrame&>(source_frame), copy, uploaded,
-                                                static_cast<ClQueue&>(queue));
+    static_cast<ClFrame&>(frame).copy_rows_from(static_cast<const ClFrame&>(source_frame), copy,
+                                                static_cast<ClQueue&>(source_queue), static_cast<ClQueue&>(queue));
   }
 
  protected:

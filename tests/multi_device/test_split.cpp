@@ -20,7 +20,7 @@ constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Bord
 constexpr const char* kVariants[] = {"global", "tiled", "texture", "fast"};
 // PoCL's devices are of one platform: a split over them shares one context and copies its halo rows
 // there (docs/multi-device.md, "How the halos cross").
-constexpr std::string_view kOneContext = "halo rows device to device in one context: ";
+constexpr std::string_view kOneContext = "halo rows device to device in one context, through page-locked staging: ";
 
 // Small integers, and a filter of small integer weights: every sum is exact in float, so any two
 // correct runs agree bit for bit whatever order they add in.

@@ -145,8 +145,10 @@ void validate_run(Outcome& outcome, BackendRun run, const VariantTraits* ran, co
 StreamRecord stream_target(const Target& target, const Outcome& single, const Problem& problem, const Image& input,
                            const Image& reference, int frames, const RunOptions& options) {
   StreamRecord record = stream_identity(single.record, frames, options);
+  // Not streamed after the single run: skipped with its reason where it was skipped (a device without the
+  // --memory mode), else because it did not validate.
   if (single.record.status != Status::Ok) {
-    record.reason = "the single run did not validate";
+    record.reason = single.record.status == Status::Skipped ? single.record.reason : "the single run did not validate";
     return record;
   }
   const std::optional<StreamRun> stream = run_stream(record, [&] {
