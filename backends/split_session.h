@@ -50,8 +50,8 @@ class SplitSession final : public DeviceSession {
 class PeerRows {
  public:
   virtual ~PeerRows() = default;
-  // How the rows go, for the halo route ("halo rows <this>: ..."): CUDA's peer copies, OpenCL's copies
-  // within one context.
+  // How the rows go, for the halo route ("halo rows <this>: ..."): CUDA's peer copies, OpenCL's reads and
+  // writes through page-locked staging within one context.
   virtual std::string_view peer_route() const { return "peer to peer"; }
   // Why this variant's frames cannot take rows from `source`'s (a variant on another device), or "".
   // May enable the access it needs (cudaDeviceEnablePeerAccess), and leave another device current.
@@ -80,7 +80,8 @@ class SplitVariant final : public PreparedVariant {
   void poison(DeviceFrame& frame, DeviceQueue& queue, unsigned char byte) const override;
   std::size_t device_bytes(const DeviceFrame& frame) const override;
   // How the halo rows cross, for the report: "halo rows peer to peer: ..." (PeerRows::peer_route: "halo
-  // rows device to device in one context: ..." on OpenCL) or "halo rows through the host: why".
+  // rows device to device in one context, through page-locked staging: ..." on OpenCL) or "halo rows through
+  // the host: why".
   const std::string& halo_route() const { return halo_route_; }
 
  private:

@@ -345,7 +345,7 @@ def two_gpus_svg(s):
     xn = 860
     for i, line in enumerate(["red arrows, the halo rows GPU to GPU:",
                               "CUDA: cudaMemcpyPeerAsync over NVLink,", "queued after the source's upload;",
-                              "OpenCL: clEnqueueCopyBuffer in one", "context over both GPUs, the same way;",
+                              "OpenCL: in one context over both GPUs,", "read into page-locked staging, then written;",
                               "CUDA's texture through the host (a", "CUDA array is no peer target)", "",
                               "at the image's top and bottom no halo:", "the kernel's border rule acts there",
                               "(wrap: r rows on both sides, round", "the image)"]):

@@ -103,8 +103,8 @@ struct ClFrame final : DeviceFrame {
   // --split's halo rows of every unit, from another device's frame of the same context: read on the source's
   // queue after its upload (in order), into this frame's page-locked staging rows, then written on `queue`
   // once that read completes, an event of one context (docs/multi-device.md, "OpenCL: one context"). Not
-  // clEnqueueCopyBuffer between the two devices' buffers: NVIDIA's OpenCL then migrates whole bands between
-  // the GPUs, 378 ms a frame against 2.6 at 8192^2 (tools/probes/cl_halo_probe.cpp; docs/performance.md).
+  // clEnqueueCopyBuffer between the two devices' buffers: NVIDIA's OpenCL spends 359 ms an upload around it,
+  // growing with the bands, against 2.66 staged at 8192^2 (tools/probes/cl_halo_probe.cpp; docs/performance.md).
   void copy_rows_from(const ClFrame& source, const RowCopy& copy, ClQueue& source_queue, ClQueue& queue) {
     const std::size_t row_bytes = layout.unit_bytes / height;
     const auto from = static_cast<std::size_t>(copy.from), to = static_cast<std::size_t>(copy.to);
