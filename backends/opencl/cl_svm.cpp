@@ -59,9 +59,10 @@ SvmBuffer::~SvmBuffer() {
   if (data_) clSVMFree(context_(), data_);
 }
 
-cl_int enqueue_svm_map(const cl::CommandQueue& queue, void* data, std::size_t bytes, cl::Event* event) {
+cl_int enqueue_svm_map(const cl::CommandQueue& queue, void* data, std::size_t bytes, cl_map_flags flags,
+                       cl::Event* event) {
   cl_event raw = nullptr;
-  return give_event(clEnqueueSVMMap(queue(), CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, data, bytes, 0, nullptr, &raw),
+  return give_event(clEnqueueSVMMap(queue(), CL_FALSE, flags, data, bytes, 0, nullptr, &raw),
                     raw, event);
 }
 

@@ -36,7 +36,7 @@ class SvmBuffer {
 };
 
 // The SVM commands, each giving its event as opencl.hpp's enqueue calls do (for CC_CL_ENQUEUE's spans).
-cl_int enqueue_svm_map(const cl::CommandQueue& queue, void* data, std::size_t bytes, cl::Event* event);
+cl_int enqueue_svm_map(const cl::CommandQueue& queue, void* data, std::size_t bytes, cl_map_flags flags, cl::Event* event);
 cl_int enqueue_svm_unmap(const cl::CommandQueue& queue, void* data, cl::Event* event);
 cl_int enqueue_svm_fill(const cl::CommandQueue& queue, void* data, unsigned char byte, std::size_t bytes,
                         cl::Event* event);
