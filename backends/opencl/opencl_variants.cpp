@@ -152,25 +152,32 @@ struct ClFrame final : DeviceFrame {
     if (copies_frames(memory))
       return (void)CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, 0, layout.unit_bytes, host_bytes,
                                                           nullptr, event));
-    HostSide& output = side(true, unit);
-    if (output.mapped || memory == HostMemory::ManagedFaults) return;
+    if (memory == HostMemory::ManagedFaults) return;
+    // The host's turn: the result to read, and the input for the next frame to arrive in (the protocol
+    // takes it to arrive there, as into a pinned buffer: backends/measure.cpp), so that the next upload's
+    // unmap carries that frame to the device as a pinned upload would.
+    for (const bool output : {true, false}) map_for_host(output, unit, queue);
+  }
+  void map_for_host(bool output, int unit, ClQueue& queue) const {
+    HostSide& unit_side = side(output, unit);
+    if (unit_side.mapped) return;
     cl::Event event;
     if (memory == HostMemory::Managed) {
-      check(enqueue_svm_map(queue.get(), output.data, layout.unit_bytes, host_access(true), &event), "clEnqueueSVMMap",
-            __FILE__, __LINE__);
+      check(enqueue_svm_map(queue.get(), unit_side.data, layout.unit_bytes, host_access(output), &event),
+            "clEnqueueSVMMap", __FILE__, __LINE__);
     } else {
       cl_int status = CL_SUCCESS;
-      void* mapped = queue.get().enqueueMapBuffer(outputs[unit], CL_FALSE, host_access(true), 0, layout.unit_bytes,
-                                                  nullptr, &event, &status);
+      void* mapped = queue.get().enqueueMapBuffer((output ? outputs : inputs)[unit], CL_FALSE, host_access(output), 0,
+                                                  layout.unit_bytes, nullptr, &event, &status);
       check(status, "enqueueMapBuffer", __FILE__, __LINE__);
       // The host view (backends/device_api.h, HostView) holds the first address: a driver that maps
       // elsewhere the second time would leave it pointing at nothing.
-      if (mapped != output.data)
+      if (mapped != unit_side.data)
         throw ApiError("OpenCL", CL_MAP_FAILURE, "CL_MAP_FAILURE", "enqueueMapBuffer", __FILE__, __LINE__,
                        "the driver mapped a CL_MEM_ALLOC_HOST_PTR buffer at a new address");
     }
     queue.keep(event);
-    output.mapped = true;
+    unit_side.mapped = true;
   }
   void fill(unsigned char byte, ClQueue& queue) {
     const cl_uchar pattern = byte;
@@ -254,10 +261,10 @@ struct ClFrame final : DeviceFrame {
 
   HostSide& side(bool output, int unit) const { return host[2 * unit + (output ? 1 : 0)]; }
   // What the host does with a mapped unit, so that the driver moves only what it must: it writes every
-  // byte of the input (the protocol packs it) and never reads it, and reads the output (the poison it
-  // packs there is the device's fill's too). A unit mapped for writing is copied back at its unmap:
-  // NVIDIA's OpenCL spends a copy's time on each (0.35 ms a 16.8 MB output nobody reads,
-  // tools/probes/cl_svm_probe.cpp; docs/memory-spaces.md, "One pointer, pages migrated").
+  // byte of the input (a frame arriving) and never reads it, and reads the output (the poison it packs
+  // there is the device's fill's too). A unit mapped for writing is copied to the device at its unmap,
+  // one mapped for reading is not: NVIDIA's OpenCL spends a copy's time on each (0.31-0.35 ms a 16.8 MB
+  // buffer, tools/probes/cl_svm_probe.cpp; docs/memory-spaces.md, "One pointer, pages migrated").
   static cl_map_flags host_access(bool output) { return output ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION; }
   void* map_now(bool output, int unit) {
     if (memory == HostMemory::Managed) {
