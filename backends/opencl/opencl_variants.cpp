@@ -176,7 +176,7 @@ struct ClFrame final : DeviceFrame {
         throw ApiError("OpenCL", CL_MAP_FAILURE, "CL_MAP_FAILURE", "enqueueMapBuffer", __FILE__, __LINE__,
                        "the driver mapped a CL_MEM_ALLOC_HOST_PTR buffer at a new address");
     }
-    queue.keep(event);
+    if (carries(output, false)) queue.keep(event);
     unit_side.mapped = true;
   }
   void fill(unsigned char byte, ClQueue& queue) {
@@ -209,11 +209,17 @@ struct ClFrame final : DeviceFrame {
     if (copies_frames(memory)) return;
     for (const bool output : {false, true})
       if (HostSide& mapped = side(output, unit); mapped.mapped) {
-        queue.keep(enqueued([&](cl::Event* event) { return unmap_call(queue.get(), output, unit, event); },
-                            "unmap (clEnqueueUnmapMemObject / clEnqueueSVMUnmap)", __FILE__, __LINE__));
+        const cl::Event event = enqueued([&](cl::Event* made) { return unmap_call(queue.get(), output, unit, made); },
+                                         "unmap (clEnqueueUnmapMemObject / clEnqueueSVMUnmap)", __FILE__, __LINE__);
+        if (carries(output, true)) queue.keep(event);
         mapped.mapped = false;
       }
   }
+  // Whether a map (to the host) or an unmap (to the device) of a unit moves its contents (host_access):
+  // the input's unmap and the output's map do; the others are bookkeeping, in the queue's order but in no
+  // span, since a command with nothing to do may carry timestamps that are not its place in the queue
+  // (NVIDIA's OpenCL: a span from such an unmap to the kernel after it ended before it began).
+  static bool carries(bool output, bool to_device) { return output != to_device; }
 
   FrameLayout layout;
   std::size_t width, height;
