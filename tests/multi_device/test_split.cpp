@@ -125,19 +125,23 @@ TEST_CASE("split: after a split in one context, each device alone still runs in 
   }
 }
 
-TEST_CASE("split: more devices than rows is skipped with the reason; mapped frames too") {
+TEST_CASE("split: more devices than rows is skipped with the reason; mapped and managed frames too") {
   const cc::Image input = integer_image(16, 2, 1);
   const cc::Problem problem = cc::make_problem(input, integer_filter(1, 1), Border::Clamp, false);
   const cc::BackendRun run = cc::testing::opencl_backend().split(problem, input, "global", first(3), two_samples());
   CHECK(run.status == cc::Status::Skipped);
   CHECK(run.reason == "3 devices for 2 rows: a band needs at least one row of its own");
-  cc::RunOptions mapped = two_samples();
-  mapped.memory = cc::HostMemory::Mapped;
+  // A band is copied between host and device; frames that are never copied cannot be cut into bands.
   const cc::Image tall = integer_image(16, 16, 1);
   const cc::Problem tall_problem = cc::make_problem(tall, integer_filter(1, 1), Border::Clamp, false);
-  const cc::BackendRun refused = cc::testing::opencl_backend().split(tall_problem, tall, "global", first(2), mapped);
-  CHECK(refused.status == cc::Status::Skipped);
-  CHECK(refused.reason.find("--memory mapped") != std::string::npos);
+  for (const cc::HostMemory memory : {cc::HostMemory::Mapped, cc::HostMemory::Managed, cc::HostMemory::ManagedFaults}) {
+    CAPTURE(cc::to_string(memory));
+    cc::RunOptions options = two_samples();
+    options.memory = memory;
+    const cc::BackendRun refused = cc::testing::opencl_backend().split(tall_problem, tall, "global", first(2), options);
+    CHECK(refused.status == cc::Status::Skipped);
+    CHECK(refused.reason.find("--memory " + std::string(cc::to_string(memory)) + " keeps a frame") != std::string::npos);
+  }
 }
 
 TEST_CASE("stream over devices: frames dealt round robin, per-device counts summing to N, last frame valid") {
