@@ -111,6 +111,16 @@ inline bool skipped_unless_opencl(const std::string& why) {
   return true;
 }
 
+// True, with a "covered by the cpu run" message, where the backend under test is not the CPU: for a case
+// whose subject is the driver's own code, the same whatever backend measures (the tuning cache's file, its
+// lock and its concurrent stores), so test_hostile (cpu) checks it once, without OpenCL's `--variant auto`
+// tuning every candidate variant per process (issue #24: 70 of test_hostile_opencl's 225 s).
+inline bool driver_case_skipped(const std::string& what) {
+  if (backend() == "cpu") return false;
+  MESSAGE(what << ": the driver's code whatever the backend, checked by the cpu run (test_hostile)");
+  return true;
+}
+
 // False, with a message, where a `ulimit -v` case cannot run: under AddressSanitizer, whose shadow memory
 // needs terabytes of address space.
 inline bool address_space_limit_testable() {
