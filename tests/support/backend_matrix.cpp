@@ -170,10 +170,12 @@ bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_
                const MatrixOptions& options) {
   const long long pixels = static_cast<long long>(c.width) * c.height;
   if (!options.trim) return true;
-  if (pixels <= 1024)
+  const std::size_t turn = shape + border;
+  if (pixels <= 1024) {
+    if (!options.small_images_every_flip && c.flip != (turn % 2 == 1)) return false;
     return options.small_image_channels.empty() ||
            std::ranges::find(options.small_image_channels, c.channels) != options.small_image_channels.end();
-  const std::size_t turn = shape + border;
+  }
   if (c.flip != (turn % 2 == 1)) return false;
   if (pixels <= 65536) return channel == turn % options.channels.size();
   const bool radius_one = c.radius_x == 1 && c.radius_y == 1;
@@ -206,6 +208,7 @@ MatrixOptions eight_bit_matrix() {
   MatrixOptions options;
   options.channels = {1, 3, 4};
   options.small_image_channels = {1, 4};
+  options.small_images_every_flip = false;
   options.compiled_shapes = {{1, 1}, {3, 2}, {2, 1}, {6, 5}};
   options.pixel = PixelType::U8;
   options.largest_radius_on_largest_image = false;

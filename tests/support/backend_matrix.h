@@ -56,6 +56,9 @@ struct MatrixOptions {
   // The channel counts the small images take the full product over (empty: all of `channels`); the
   // medium images still rotate over every count in `channels`.
   std::vector<int> small_image_channels{};
+  // False: the small images take one flip per (shape, border), both flips alternating over them, as the
+  // medium images do, instead of both flips on each (eight_bit_matrix says why).
+  bool small_images_every_flip = true;
   PixelType pixel = PixelType::F32;  // how the frame is stored on the device
   bool trim = true;  // cover every factor without the full product (CI time on 2 cores)
   // Trimmed, the largest image runs radius 1 and, once, the largest radius: the costliest run of all.
@@ -77,6 +80,11 @@ struct MatrixOptions {
 // matrix checks every radius's program, "u8 fast and separable" every 8-bit scheme and shape, and these
 // four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
 // compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
+// One flip per (shape, border) on the small images, not both: a flip is the host's (Problem::
+// correlation_filter, flipped before upload; no kernel reads it), so both flips of one 8-bit case run
+// the same device code on other weights, and the float matrix checks flipping on every shape. Each
+// variant x border x channel count x shape still runs in 8 bits, flipped or not; half the small images'
+// runs, hundreds per variant, were 24 of the u8 group's 157 CPU-s (cold PoCL cache, issue #24).
 // Less the largest radius on the largest image: the float matrix runs
 // that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
