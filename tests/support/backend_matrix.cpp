@@ -210,6 +210,7 @@ MatrixOptions eight_bit_matrix() {
   options.small_image_channels = {1, 4};
   options.small_images_every_flip = false;
   options.compiled_shapes = {{1, 1}, {3, 2}, {2, 1}, {6, 5}};
+  options.pass_compiled_shapes = {{3, 2}, {2, 1}, {6, 5}};
   options.pixel = PixelType::U8;
   options.largest_radius_on_largest_image = false;
   return options;
@@ -232,6 +233,9 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   std::vector<std::pair<int, int>> shapes = filter_radii(options.radii);
   if (needs_low_rank(variant) && !options.low_rank_radii.empty()) shapes = filter_radii(options.low_rank_radii);
   if (traits && traits->compile_time_radius && !options.compiled_shapes.empty()) shapes = options.compiled_shapes;
+  if ((needs_rank_one(variant) || needs_low_rank(variant)) && traits->compile_time_radius &&
+      !options.pass_compiled_shapes.empty())
+    shapes = options.pass_compiled_shapes;
   std::vector<SizeShapes> sized_shapes;
   for (const auto& size : options.sizes) sized_shapes.push_back({size, shapes});
   if (traits && traits->kind == VariantKind::Fft && !options.fft_cases.empty()) sized_shapes = options.fft_cases;

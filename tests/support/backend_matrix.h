@@ -28,6 +28,8 @@ struct MatrixOptions {
   // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
   // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
   std::vector<std::pair<int, int>> compiled_shapes{};
+  // Where not empty, compiled_shapes for the variants of separable passes (separable, lowrank).
+  std::vector<std::pair<int, int>> pass_compiled_shapes{};
   // Where not empty, fft's image sizes and filter shapes instead of `sizes` x the radii's. Each (image
   // size, shape) is a transform size of its own (common/geometry/fft_shape.cpp), and VkFFT generates and
   // builds its kernels per transform size: on PoCL that is nearly all of fft's time, a run itself taking
@@ -85,6 +87,10 @@ struct MatrixOptions {
 // the same device code on other weights, and the float matrix checks flipping on every shape. Each
 // variant x border x channel count x shape still runs in 8 bits, flipped or not; half the small images'
 // runs, hundreds per variant, were 24 of the u8 group's 157 CPU-s (cold PoCL cache, issue #24).
+// separable and lowrank take three of the four shapes, (3,2), (2,1) and (6,5), not (1,1): their 8-bit
+// loads and stores are the same per channel at every radius (a pass stages floats on chip, pixel.h's
+// cc_load_channel), (1,1) is (2,1)'s one band at a smaller x radius, which the float matrix builds, and
+// unlike fast's (1,1) (built by "u8 fast and separable" anyway) each was two programs of their own.
 // Less the largest radius on the largest image: the float matrix runs
 // that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
