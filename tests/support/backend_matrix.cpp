@@ -163,7 +163,8 @@ std::vector<std::pair<int, int>> filter_radii(const std::vector<int>& radii) {
 }
 
 // Whether the trimmed matrix keeps a case. Small images (which hold every border effect, radii far
-// larger than the image included) take the full product; medium ones every shape and border, with
+// larger than the image included) take the full product but flip (MatrixOptions::small_images_every_flip);
+// medium ones every shape and border, with
 // flip and channel count rotating over them; the largest only radius 1 (every border) and the largest
 // radius once, since one of those runs costs more than all the small ones together.
 bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_t border, int largest_radius,
@@ -208,7 +209,6 @@ MatrixOptions eight_bit_matrix() {
   MatrixOptions options;
   options.channels = {1, 3, 4};
   options.small_image_channels = {1, 4};
-  options.small_images_every_flip = false;
   options.compiled_shapes = {{1, 1}, {3, 2}, {2, 1}, {6, 5}};
   options.pass_compiled_shapes = {{3, 2}, {2, 1}, {6, 5}};
   options.pixel = PixelType::U8;

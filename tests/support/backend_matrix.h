@@ -59,8 +59,12 @@ struct MatrixOptions {
   // medium images still rotate over every count in `channels`.
   std::vector<int> small_image_channels{};
   // False: the small images take one flip per (shape, border), both flips alternating over them, as the
-  // medium images do, instead of both flips on each (eight_bit_matrix says why).
-  bool small_images_every_flip = true;
+  // medium images do, instead of both flips on each. A flip is the host's: Problem::correlation_filter is
+  // flipped before upload and no backend or kernel reads the flag, so both flips of one case ran the same
+  // device code on other weights (issue #24: half the small images' runs, hundreds per variant). Every
+  // variant x border x channel count x shape still runs, flipped or not, and both flips run in every
+  // variant; test_common checks flipped() and the flipped reference.
+  bool small_images_every_flip = false;
   PixelType pixel = PixelType::F32;  // how the frame is stored on the device
   bool trim = true;  // cover every factor without the full product (CI time on 2 cores)
   // Trimmed, the largest image runs radius 1 and, once, the largest radius: the costliest run of all.
@@ -82,11 +86,7 @@ struct MatrixOptions {
 // matrix checks every radius's program, "u8 fast and separable" every 8-bit scheme and shape, and these
 // four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
 // compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
-// One flip per (shape, border) on the small images, not both: a flip is the host's (Problem::
-// correlation_filter, flipped before upload; no kernel reads it), so both flips of one 8-bit case run
-// the same device code on other weights, and the float matrix checks flipping on every shape. Each
-// variant x border x channel count x shape still runs in 8 bits, flipped or not; half the small images'
-// runs, hundreds per variant, were 24 of the u8 group's 157 CPU-s (cold PoCL cache, issue #24).
+// One flip per (shape, border) on the small images, as the float matrix (small_images_every_flip).
 // separable and lowrank take three of the four shapes, (3,2), (2,1) and (6,5), not (1,1): their 8-bit
 // loads and stores are the same per channel at every radius (a pass stages floats on chip, pixel.h's
 // cc_load_channel), (1,1) is (2,1)'s one band at a smaller x radius, which the float matrix builds, and
