@@ -210,7 +210,7 @@ MatrixOptions eight_bit_matrix() {
   options.channels = {1, 3, 4};
   options.small_image_channels = {1, 4};
   options.compiled_shapes = {{1, 1}, {3, 2}, {2, 1}, {6, 5}};
-  options.pass_compiled_shapes = {{3, 2}, {2, 1}, {6, 5}};
+  options.pass_compiled_shapes = {{3, 2}, {2, 1}};
   options.pixel = PixelType::U8;
   options.largest_radius_on_largest_image = false;
   return options;

@@ -87,10 +87,12 @@ struct MatrixOptions {
 // four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
 // compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
 // One flip per (shape, border) on the small images, as the float matrix (small_images_every_flip).
-// separable and lowrank take three of the four shapes, (3,2), (2,1) and (6,5), not (1,1): their 8-bit
-// loads and stores are the same per channel at every radius (a pass stages floats on chip, pixel.h's
-// cc_load_channel), (1,1) is (2,1)'s one band at a smaller x radius, which the float matrix builds, and
-// unlike fast's (1,1) (built by "u8 fast and separable" anyway) each was two programs of their own.
+// separable and lowrank take two of the four shapes, (3,2) and (2,1), the ones the integer-exact and
+// "u8 fast and separable" cases build too: their 8-bit loads and stores are the same per channel at
+// every radius (a pass stages floats on chip, pixel.h's cc_load_channel); (1,1) and (6,5) are the same
+// one band at other radii, which the float matrix builds; a filter over the image is 1x1's and 7x5's at
+// (3,2) too; and "u8 fast and separable" runs separable's bands (16,12) in 8 bits. Unlike fast's (1,1)
+// and (6,5), which that case builds anyway, each was two programs of their own per variant (issue #24).
 // Less the largest radius on the largest image: the float matrix runs
 // that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
