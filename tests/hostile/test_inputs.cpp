@@ -79,6 +79,7 @@ TEST_CASE("hangs: a FIFO whose writer comes a second later is read; a FIFO as th
   CHECK(image.at(0, 47, 63) == ramp(63, 47));
 
   // The cache only saves time: a FIFO in its place is warned about, the run goes on and validates.
+  if (driver_case_skipped("a FIFO as the tuning cache")) return;
   const std::string tune = "CONVCOMPARE_CACHE_DIR=" + shell_quoted(dir / "cache") +
                            " exec $CONVCOMPARE $RUN --size 32x16 --filter box:r=1 --variant auto --quiet";
   check_validated(shell(tune));
@@ -250,7 +251,7 @@ TEST_CASE("valid files refused no more: a top-down BMP, and PNG, JPEG, BMP and P
   CHECK(cc::load_image(dir / "pfm/identity_zero_reference.pfm").data == cc::load_image(dir / "ramp.pfm").data);
 }
 
-TEST_CASE("wrong verdicts: correct results on subnormal data validate in every variant") {
+TEST_CASE("wrong verdicts: correct results on subnormal data validate in every family of kernel arithmetic") {
   TempDir dir("hostile");
   // Deep subnormals (multiples of FLT_TRUE_MIN) and values near FLT_MIN, on a non-integer filter.
   write_binary(dir / "tiny.pfm", cc::test::pfm_file(37, 23, [](int x, int y) {
@@ -259,7 +260,13 @@ TEST_CASE("wrong verdicts: correct results on subnormal data validate in every v
                }));
   std::vector<std::string> args = run_args({"--image", dir / "tiny.pfm", "--filter", "gaussian:sigma=1.3",
                                             "--filter", "sharpen:strength=0.7", "--border", "zero,mirror", "--quiet"});
-  if (backend() == "opencl") args.insert(args.end(), {"--variant", "all"});
+  // One variant of each way a kernel reads and sums (where a device could flush subnormals: docs/correctness.md,
+  // "The floor near zero"): global the direct sum from buffers, texture the image path's sampled reads, tiled
+  // the tile staged on chip, separable the two passes through an on-chip intermediate, fast its own schemes,
+  // fft the transforms. The others repeat one of these sums (constant: global's, its filter in constant
+  // memory; async and shuffle: tiled's, its tile brought in otherwise; lowrank: separable's passes, summed):
+  // `--variant all` here was 19 of test_hostile_opencl's 225 s (issue #24).
+  if (backend() == "opencl") args.insert(args.end(), {"--variant", "global,texture,tiled,separable,fast,fft"});
   check_validated(convcompare(args));
 }
 

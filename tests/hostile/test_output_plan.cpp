@@ -98,17 +98,19 @@ TEST_CASE("lost files: outputs meeting through hard links, symlinks, the output 
   CHECK(read_text(dir / "old.json") == "old");
 
   // The tuning cache of --variant auto is an input too.
-  const std::string cache = "CONVCOMPARE_CACHE_DIR=" + shell_quoted(dir / "cache") + " ";
-  check_validated(shell(cache + "exec $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --variant auto --quiet"));
-  std::string cache_file;
-  for (const auto& entry : fs::directory_iterator(dir / "cache"))
-    if (entry.path().extension() == ".json") cache_file = entry.path().string();
-  REQUIRE_FALSE(cache_file.empty());
-  const std::string tuned = read_text(cache_file);
-  check_refused(shell(cache + "exec $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --variant auto --quiet --csv " +
-                      shell_quoted(cache_file)),
-                {"--csv", "tuning cache input"});
-  CHECK(read_text(cache_file) == tuned);
+  if (!driver_case_skipped("the tuning cache as an input of the output plan")) {
+    const std::string cache = "CONVCOMPARE_CACHE_DIR=" + shell_quoted(dir / "cache") + " ";
+    check_validated(shell(cache + "exec $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --variant auto --quiet"));
+    std::string cache_file;
+    for (const auto& entry : fs::directory_iterator(dir / "cache"))
+      if (entry.path().extension() == ".json") cache_file = entry.path().string();
+    REQUIRE_FALSE(cache_file.empty());
+    const std::string tuned = read_text(cache_file);
+    check_refused(shell(cache + "exec $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --variant auto --quiet --csv " +
+                        shell_quoted(cache_file)),
+                  {"--csv", "tuning cache input"});
+    CHECK(read_text(cache_file) == tuned);
+  }
 
   // The same filter twice writes the same images twice: nothing is lost, so it runs.
   check_validated(convcompare(small_run({"--filter", "box:r=1", "--filter", "box:r=1", "--output-dir", dir / "twice"})));

@@ -163,17 +163,20 @@ std::vector<std::pair<int, int>> filter_radii(const std::vector<int>& radii) {
 }
 
 // Whether the trimmed matrix keeps a case. Small images (which hold every border effect, radii far
-// larger than the image included) take the full product; medium ones every shape and border, with
+// larger than the image included) take the full product but flip (MatrixOptions::small_images_every_flip);
+// medium ones every shape and border, with
 // flip and channel count rotating over them; the largest only radius 1 (every border) and the largest
 // radius once, since one of those runs costs more than all the small ones together.
 bool keep_case(const Case& c, std::size_t shape, std::size_t channel, std::size_t border, int largest_radius,
                const MatrixOptions& options) {
   const long long pixels = static_cast<long long>(c.width) * c.height;
   if (!options.trim) return true;
-  if (pixels <= 1024)
+  const std::size_t turn = shape + border;
+  if (pixels <= 1024) {
+    if (!options.small_images_every_flip && c.flip != (turn % 2 == 1)) return false;
     return options.small_image_channels.empty() ||
            std::ranges::find(options.small_image_channels, c.channels) != options.small_image_channels.end();
-  const std::size_t turn = shape + border;
+  }
   if (c.flip != (turn % 2 == 1)) return false;
   if (pixels <= 65536) return channel == turn % options.channels.size();
   const bool radius_one = c.radius_x == 1 && c.radius_y == 1;
@@ -207,6 +210,7 @@ MatrixOptions eight_bit_matrix() {
   options.channels = {1, 3, 4};
   options.small_image_channels = {1, 4};
   options.compiled_shapes = {{1, 1}, {3, 2}, {2, 1}, {6, 5}};
+  options.pass_compiled_shapes = {{3, 2}, {2, 1}};
   options.pixel = PixelType::U8;
   options.largest_radius_on_largest_image = false;
   return options;
@@ -229,6 +233,9 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   std::vector<std::pair<int, int>> shapes = filter_radii(options.radii);
   if (needs_low_rank(variant) && !options.low_rank_radii.empty()) shapes = filter_radii(options.low_rank_radii);
   if (traits && traits->compile_time_radius && !options.compiled_shapes.empty()) shapes = options.compiled_shapes;
+  if ((needs_rank_one(variant) || needs_low_rank(variant)) && traits->compile_time_radius &&
+      !options.pass_compiled_shapes.empty())
+    shapes = options.pass_compiled_shapes;
   std::vector<SizeShapes> sized_shapes;
   for (const auto& size : options.sizes) sized_shapes.push_back({size, shapes});
   if (traits && traits->kind == VariantKind::Fft && !options.fft_cases.empty()) sized_shapes = options.fft_cases;

@@ -28,6 +28,8 @@ struct MatrixOptions {
   // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
   // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
   std::vector<std::pair<int, int>> compiled_shapes{};
+  // Where not empty, compiled_shapes for the variants of separable passes (separable, lowrank).
+  std::vector<std::pair<int, int>> pass_compiled_shapes{};
   // Where not empty, fft's image sizes and filter shapes instead of `sizes` x the radii's. Each (image
   // size, shape) is a transform size of its own (common/geometry/fft_shape.cpp), and VkFFT generates and
   // builds its kernels per transform size: on PoCL that is nearly all of fft's time, a run itself taking
@@ -56,6 +58,13 @@ struct MatrixOptions {
   // The channel counts the small images take the full product over (empty: all of `channels`); the
   // medium images still rotate over every count in `channels`.
   std::vector<int> small_image_channels{};
+  // False: the small images take one flip per (shape, border), both flips alternating over them, as the
+  // medium images do, instead of both flips on each. A flip is the host's: Problem::correlation_filter is
+  // flipped before upload and no backend or kernel reads the flag, so both flips of one case ran the same
+  // device code on other weights (issue #24: half the small images' runs, hundreds per variant). Every
+  // variant x border x channel count x shape still runs, flipped or not, and both flips run in every
+  // variant; test_common checks flipped() and the flipped reference.
+  bool small_images_every_flip = false;
   PixelType pixel = PixelType::F32;  // how the frame is stored on the device
   bool trim = true;  // cover every factor without the full product (CI time on 2 cores)
   // Trimmed, the largest image runs radius 1 and, once, the largest radius: the costliest run of all.
@@ -77,6 +86,13 @@ struct MatrixOptions {
 // matrix checks every radius's program, "u8 fast and separable" every 8-bit scheme and shape, and these
 // four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
 // compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
+// One flip per (shape, border) on the small images, as the float matrix (small_images_every_flip).
+// separable and lowrank take two of the four shapes, (3,2) and (2,1), the ones the integer-exact and
+// "u8 fast and separable" cases build too: their 8-bit loads and stores are the same per channel at
+// every radius (a pass stages floats on chip, pixel.h's cc_load_channel); (1,1) and (6,5) are the same
+// one band at other radii, which the float matrix builds; a filter over the image is 1x1's and 7x5's at
+// (3,2) too; and "u8 fast and separable" runs separable's bands (16,12) in 8 bits. Unlike fast's (1,1)
+// and (6,5), which that case builds anyway, each was two programs of their own per variant (issue #24).
 // Less the largest radius on the largest image: the float matrix runs
 // that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.
