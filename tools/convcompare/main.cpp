@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -69,6 +70,11 @@ void write_address_space_limit() {
 
 // The one line for a crash inside a driver stage or a run, then exit 2 (issue #30).
 [[noreturn]] void report_crash(int signal, const char* variant, const char* stage) {
+  // One line though several threads crash at once (PoCL runs a bad kernel's work-groups on every core:
+  // two lines came interleaved): the first reports and ends the process, the others wait for that.
+  static std::atomic_flag reporting = ATOMIC_FLAG_INIT;
+  if (reporting.test_and_set())
+    for (;;) ::pause();
   // Written to the standard error the stage replaced; the driver's words come after the stage's name.
   const int held = cc::release_driver_output();
   if (signal == SIGABRT) {
