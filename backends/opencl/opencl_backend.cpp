@@ -267,10 +267,10 @@ class OpenClApi final : public GpuApi {
     return opencl::make_session(context(device).context, discovery_.devices[device].device);
   }
 
-  // One context over a split's devices where they are of one platform and the driver makes it: their
-  // buffers then copy to each other on a device's queue (opencl_variants.cpp's halo copies). Else each
-  // keeps its own, and unshared_ says why for the halo route. Programs, plans and frames made meanwhile
-  // are the shared context's, cached apart from the devices' own (keyed by DeviceSet).
+  // One context over a split's devices where they are of one platform and the driver makes it: one device's
+  // commands may then wait on another's events, which orders opencl_variants.cpp's staged halo copies
+  // (ClFrame::copy_rows_from). Else each keeps its own, and unshared_ says why for the halo route. Programs, plans
+  // and frames made meanwhile are the shared context's, cached apart from the devices' own (keyed by DeviceSet).
   void share_devices(const std::vector<int>& devices) override {
     shared_.clear();
     unshared_.clear();
