@@ -6,36 +6,19 @@
 //   the convolution would). Best and median of 7 frames per route, host clock; the copy commands' own device
 //   times from their profiling events. Exit 2 with one line on stderr when the platform lacks two devices.
 #define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "cl_probe.h"
 
-#include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <string>
-#include <vector>
 
 namespace {
 
-[[noreturn]] void fail(const std::string& why) {
-  std::fprintf(stderr, "cl_halo_probe: %s\n", why.c_str());
-  std::exit(2);
-}
-void check(cl_int status, const char* call) {
-  if (status != CL_SUCCESS) fail(std::string(call) + " returned " + std::to_string(status));
-}
-#define CHECK(call) check((call), #call)
+using cl_probe::command_ms;
+using cl_probe::fail;
+using cl_probe::median;
 
 const char* kSource = "__kernel void touch(__global const float* in, __global float* out) {\n"
                       "  size_t i = get_global_id(0); out[i] = in[i] * 0.5f; }\n";
-
-double command_ms(cl_event event) {
-  cl_ulong start = 0, end = 0;
-  CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr));
-  CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr));
-  return static_cast<double>(end - start) * 1e-6;
-}
 
 struct Device {
   cl_device_id id{};
@@ -49,6 +32,7 @@ struct Device {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_probe::program = "cl_halo_probe";
   if (argc < 2) fail("usage: cl_halo_probe PLATFORM [WIDTH HEIGHT RADIUS]");
   const unsigned platform_index = static_cast<unsigned>(std::atoi(argv[1]));
   const std::size_t width = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 8192;
@@ -197,10 +181,6 @@ int main(int argc, char** argv) {
     CHECK(clEnqueueReadBuffer(device[0].queue, device[0].input, CL_TRUE, device[0].halo_from * row_bytes,
                               check_rows.size(), check_rows.data(), 0, nullptr, nullptr));
     const bool arrived = std::equal(check_rows.begin(), check_rows.end(), host + device[0].halo_from * row_bytes);
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v.empty() ? 0.0 : v[v.size() / 2];
-    };
     std::printf("| %s%s | %.3f / %.3f | %.3f / %.3f | %s |\n", route.name, arrived ? "" : " (HALO ROWS WRONG)",
                 *std::min_element(uploads.begin(), uploads.end()), median(uploads),
                 *std::min_element(frames.begin(), frames.end()), median(frames),

@@ -8,44 +8,20 @@
 //   command's device time from its profiling event, median of 9 rounds after one warm-up. Exit 2 with one
 //   line on stderr when the device has no coarse-grained SVM or OpenCL 2.0.
 #define CL_TARGET_OPENCL_VERSION 200
-#include <CL/cl.h>
+#include "cl_probe.h"
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <string>
-#include <vector>
 
 namespace {
 
-[[noreturn]] void fail(const std::string& why) {
-  std::fprintf(stderr, "cl_svm_probe: %s\n", why.c_str());
-  std::exit(2);
-}
-void check(cl_int status, const char* call) {
-  if (status != CL_SUCCESS) fail(std::string(call) + " returned " + std::to_string(status));
-}
-#define CHECK(call) check((call), #call)
-
-double command_ms(cl_event event) {
-  cl_ulong start = 0, end = 0;
-  CHECK(clWaitForEvents(1, &event));
-  CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr));
-  CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr));
-  CHECK(clReleaseEvent(event));
-  return static_cast<double>(end - start) * 1e-6;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
+using cl_probe::command_ms;
+using cl_probe::fail;
+using cl_probe::median;
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_probe::program = "cl_svm_probe";
   if (argc < 3) fail("usage: cl_svm_probe PLATFORM DEVICE [BYTES]");
   const auto platform_index = static_cast<cl_uint>(std::atoi(argv[1]));
   const auto device_index = static_cast<cl_uint>(std::atoi(argv[2]));
@@ -142,6 +118,7 @@ int main(int argc, char** argv) {
     CHECK(clFinish(queue));
     for (int i = 0; i < 9; ++i) {
       const double ms = command_ms(event[i]);
+      CHECK(clReleaseEvent(event[i]));
       if (round > 0) rows[static_cast<std::size_t>(i)].ms.push_back(ms);
     }
   }
