@@ -86,19 +86,25 @@ struct ClFrame final : DeviceFrame {
       CC_CL_ENQUEUE(queue, enqueueWriteBuffer(inputs[unit], CL_FALSE, 0, layout.unit_bytes, host_bytes, nullptr, event));
     else
       CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, 0, 0}, {width, height, 1},
-                                             layout.unit_bytes / height, 0, host_bytes, nullptr, event));
+                                             row_bytes(), 0, host_bytes, nullptr, event));
   }
-  // --split's rows of a unit (copies only: the split refuses mapped and managed frames).
-  void write_rows(int unit, const std::byte* host_bytes, int row, int rows, ClQueue& queue) {
-    const std::size_t row_bytes = layout.unit_bytes / height;
+  // --split's rows of a unit (copies only: the split refuses mapped and managed frames), after `after`
+  // where given (a staged halo's read on another device's queue); the write's event, kept on `queue`.
+  cl::Event write_rows(int unit, const std::byte* host_bytes, int row, int rows, ClQueue& queue,
+                       const std::vector<cl::Event>* after = nullptr) {
     if (!copies_frames(memory)) throw std::logic_error("rows are copied only between pinned or pageable frames");
-    if (images.empty())
-      CC_CL_ENQUEUE(queue, enqueueWriteBuffer(inputs[unit], CL_FALSE, row_bytes * static_cast<std::size_t>(row),
-                                              row_bytes * static_cast<std::size_t>(rows), host_bytes, nullptr, event));
-    else
-      CC_CL_ENQUEUE(queue, enqueueWriteImage(images[unit], CL_FALSE, {0, static_cast<std::size_t>(row), 0},
-                                             {width, static_cast<std::size_t>(rows), 1}, row_bytes, 0, host_bytes,
-                                             nullptr, event));
+    const auto first = static_cast<std::size_t>(row), count = static_cast<std::size_t>(rows);
+    const cl::Event written = enqueued(
+        [&](cl::Event* event) {
+          if (images.empty())
+            return queue.get().enqueueWriteBuffer(inputs[unit], CL_FALSE, row_bytes() * first, row_bytes() * count,
+                                                  host_bytes, after, event);
+          return queue.get().enqueueWriteImage(images[unit], CL_FALSE, {0, first, 0}, {width, count, 1}, row_bytes(), 0,
+                                               host_bytes, after, event);
+        },
+        "enqueueWriteBuffer / enqueueWriteImage (rows)", __FILE__, __LINE__);
+    queue.keep(written);
+    return written;
   }
   // --split's halo rows of every unit, from another device's frame of the same context: read on the source's
   // queue after its upload (in order), into this frame's page-locked staging rows, then written on `queue`
@@ -106,8 +112,7 @@ struct ClFrame final : DeviceFrame {
   // clEnqueueCopyBuffer between the two devices' buffers: NVIDIA's OpenCL spends 359 ms an upload around it,
   // growing with the bands, against 2.66 staged at 8192^2 (tools/probes/cl_halo_probe.cpp; docs/performance.md).
   void copy_rows_from(const ClFrame& source, const RowCopy& copy, ClQueue& source_queue, ClQueue& queue) {
-    const std::size_t row_bytes = layout.unit_bytes / height;
-    const auto from = static_cast<std::size_t>(copy.from), to = static_cast<std::size_t>(copy.to);
+    const auto from = static_cast<std::size_t>(copy.from);
     const auto rows = static_cast<std::size_t>(copy.rows);
     for (int unit = 0; unit < layout.units; ++unit) {
       std::byte* staged = staging_rows(unit, copy);
@@ -118,10 +123,10 @@ struct ClFrame final : DeviceFrame {
           [&](cl::Event* event) {
             const cl::CommandQueue& from_queue = source_queue.get();
             if (images.empty())
-              return from_queue.enqueueReadBuffer(source.inputs[unit], CL_FALSE, row_bytes * from, row_bytes * rows,
-                                                  staged, &slot_free, event);
-            return from_queue.enqueueReadImage(source.images[unit], CL_FALSE, {0, from, 0}, {width, rows, 1}, row_bytes,
-                                               0, staged, &slot_free, event);
+              return from_queue.enqueueReadBuffer(source.inputs[unit], CL_FALSE, row_bytes() * from,
+                                                  row_bytes() * rows, staged, &slot_free, event);
+            return from_queue.enqueueReadImage(source.images[unit], CL_FALSE, {0, from, 0}, {width, rows, 1},
+                                               row_bytes(), 0, staged, &slot_free, event);
           },
           "enqueueReadBuffer / enqueueReadImage (halo rows into staging)", __FILE__, __LINE__);
       source_queue.keep(read);
@@ -129,24 +134,14 @@ struct ClFrame final : DeviceFrame {
       // specification, 5.13 "Flush and Finish"), or the wait may never end.
       source_queue.flush();
       const std::vector<cl::Event> after{read};
-      const cl::Event written = enqueued(
-          [&](cl::Event* event) {
-            if (images.empty())
-              return queue.get().enqueueWriteBuffer(inputs[unit], CL_FALSE, row_bytes * to, row_bytes * rows, staged,
-                                                    &after, event);
-            return queue.get().enqueueWriteImage(images[unit], CL_FALSE, {0, to, 0}, {width, rows, 1}, row_bytes, 0,
-                                                 staged, &after, event);
-          },
-          "enqueueWriteBuffer / enqueueWriteImage (halo rows from staging)", __FILE__, __LINE__);
-      queue.keep(written);
+      const cl::Event written = write_rows(unit, staged, copy.to, copy.rows, queue, &after);
       staged_writes[{unit, copy.to}] = written;
     }
   }
   void read_rows(int unit, std::byte* host_bytes, int row, int rows, ClQueue& queue) const {
-    const std::size_t row_bytes = layout.unit_bytes / height;
     if (!copies_frames(memory)) throw std::logic_error("rows are copied only between pinned or pageable frames");
-    CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, row_bytes * static_cast<std::size_t>(row),
-                                           row_bytes * static_cast<std::size_t>(rows), host_bytes, nullptr, event));
+    CC_CL_ENQUEUE(queue, enqueueReadBuffer(outputs[unit], CL_FALSE, row_bytes() * static_cast<std::size_t>(row),
+                                           row_bytes() * static_cast<std::size_t>(rows), host_bytes, nullptr, event));
   }
   void read(int unit, std::byte* host_bytes, ClQueue& queue) const {
     if (copies_frames(memory))
@@ -221,6 +216,8 @@ struct ClFrame final : DeviceFrame {
   // (NVIDIA's OpenCL: a span from such an unmap to the kernel after it ended before it began).
   static bool carries(bool output, bool to_device) { return output != to_device; }
 
+  std::size_t row_bytes() const { return layout.unit_bytes / height; }  // one row of a unit
+
   FrameLayout layout;
   std::size_t width, height;
   HostMemory memory;
@@ -244,7 +241,7 @@ struct ClFrame final : DeviceFrame {
     radius_rows = static_cast<std::size_t>(radius_y);
     staging_rows_per_unit = std::min(height, 2 * radius_rows);
     if (staging_rows_per_unit == 0) return;
-    const std::size_t bytes = layout.unit_bytes / height * staging_rows_per_unit * static_cast<std::size_t>(layout.units);
+    const std::size_t bytes = row_bytes() * staging_rows_per_unit * static_cast<std::size_t>(layout.units);
     staging = CC_CL_OUT(cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, err));
     staging_host = static_cast<std::byte*>(CC_CL_OUT(setup_queue.enqueueMapBuffer(
         staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, err)));
@@ -256,7 +253,7 @@ struct ClFrame final : DeviceFrame {
     const bool halo_row = whole || to + rows <= radius_rows || to >= height - radius_rows;
     if (!staging_host || !halo_row || row + rows > staging_rows_per_unit)
       throw std::logic_error("halo rows outside the band's halo: no staging rows for them");
-    return staging_host + (static_cast<std::size_t>(unit) * staging_rows_per_unit + row) * (layout.unit_bytes / height);
+    return staging_host + (static_cast<std::size_t>(unit) * staging_rows_per_unit + row) * row_bytes();
   }
 
   struct HostSide {
