@@ -7,19 +7,12 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
+#include "cuda_probe.h"
+
 namespace {
 
 constexpr int kThreads = 512;
 constexpr int kSharedFloat4 = 2048;  // 32 KB of shared memory per block: two blocks fit any SM since sm_70
-
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    cudaError_t status_ = (call);                                                                     \
-    if (status_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "bandwidth_probe: %s: %s\n", #call, cudaGetErrorString(status_));         \
-      std::exit(2);                                                                                   \
-    }                                                                                                 \
-  } while (0)
 
 // L2: the whole buffer (smaller than the L2) swept `passes` times with ld.global.cg, which caches in L2
 // only, so every load is an L2 hit after the first pass (the first pass is the untimed warm-up launch).
@@ -88,6 +81,7 @@ double best_ms(Launch launch) {
 }  // namespace
 
 int main() {
+  cuda_probe::program = "bandwidth_probe";
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const int blocks = prop.multiProcessorCount * 4;

@@ -14,16 +14,9 @@
 
 #include <cuda_runtime.h>
 
-namespace {
+#include "cuda_probe.h"
 
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    cudaError_t status_ = (call);                                                                     \
-    if (status_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "host_link_probe: %s: %s\n", #call, cudaGetErrorString(status_));         \
-      std::exit(2);                                                                                   \
-    }                                                                                                 \
-  } while (0)
+namespace {
 
 constexpr int kRounds = 5;
 constexpr int kCopiesPerRound = 8;
@@ -95,6 +88,7 @@ const char* name_of(Direction direction) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cuda_probe::program = "host_link_probe";
   const size_t megabytes = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;
   const size_t bytes = megabytes << 20;
   int count = 0;

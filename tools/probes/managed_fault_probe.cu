@@ -23,16 +23,9 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
-namespace {
+#include "cuda_probe.h"
 
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    cudaError_t status_ = (call);                                                                     \
-    if (status_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "managed_fault_probe: %s: %s\n", #call, cudaGetErrorString(status_));     \
-      std::exit(2);                                                                                   \
-    }                                                                                                 \
-  } while (0)
+namespace {
 
 constexpr int kRounds = 5;  // the best round is printed: the first pays for page-table set-up too
 
@@ -246,6 +239,7 @@ double gb_per_s(std::uint64_t bytes, double ms) { return ms > 0 ? static_cast<do
 }  // namespace
 
 int main() {
+  cuda_probe::program = "managed_fault_probe";
   // Before the first CUDA call: the counters are configured before the context exists.
   const std::string cupti_refusal = start_cupti();
   if (!cupti_refusal.empty())
