@@ -1,6 +1,8 @@
 // run_command.cpp: posix_spawn with two pipes drained by poll(), so neither stream can fill and block the child.
 #include "run_command.h"
 
+#include <doctest/doctest.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -99,6 +101,13 @@ CommandResult run_command(const std::vector<std::string>& args, std::chrono::sec
   result.max_rss_kb = usage.ru_maxrss;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+  return result;
+}
+
+CommandResult convcompare(std::vector<std::string> args, std::chrono::seconds timeout) {
+  args.insert(args.begin(), CONVCOMPARE_EXE);
+  CommandResult result = run_command(args, timeout);
+  REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
   return result;
 }
 

@@ -19,4 +19,7 @@ struct CommandResult {
 CommandResult run_command(const std::vector<std::string>& args,
                           std::chrono::seconds timeout = std::chrono::seconds(60));
 
+// The convcompare under test (CONVCOMPARE_EXE) with `args`; not finishing within `timeout` fails the test case.
+CommandResult convcompare(std::vector<std::string> args, std::chrono::seconds timeout = std::chrono::seconds(300));
+
 }  // namespace cc::test

@@ -20,30 +20,16 @@
 #include "common/domain/problem.h"
 #include "common/domain/variants.h"
 #include "tools/convcompare/autotune.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+using cc::test::ScopedEnv;
 using cc::test::TempDir;
 
 namespace {
-
-// Sets an environment variable for one scope, restoring the old value after.
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(std::string variable, const std::string& value) : name(std::move(variable)) {
-    if (const char* previous = getenv(name.c_str())) old = previous;
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old)
-      setenv(name.c_str(), old->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
 
 // What std::cerr received during the scope.
 struct CapturedStderr {

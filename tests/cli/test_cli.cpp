@@ -22,52 +22,21 @@
 #include "common/domain/variants.h"
 #include "run_command.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 
 namespace fs = std::filesystem;
 using cc::test::CommandResult;
 using nlohmann::json;
 
+using cc::test::convcompare;
+using cc::test::count_of;
+using cc::test::lines_of;
+using cc::test::lowercase;
+using cc::test::read_file;
 using cc::test::TempDir;
+using cc::test::write_file;
 
 namespace {
-
-CommandResult convcompare(std::vector<std::string> args) {
-  args.insert(args.begin(), CONVCOMPARE_EXE);
-  const CommandResult result = cc::test::run_command(args);
-  REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
-  return result;
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream file(path, std::ios::binary);
-  file << bytes;
-  REQUIRE(file.good());
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-  std::size_t count = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
-  return count;
-}
-
-std::string lowercase(std::string text) {
-  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream stream(text);
-  for (std::string line; std::getline(stream, line);) lines.push_back(line);
-  return lines;
-}
 
 // CRC-32 as PNG chunks carry it (the bytes of type and data).
 std::uint32_t png_crc(const std::string& bytes) {

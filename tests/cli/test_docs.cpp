@@ -10,16 +10,11 @@
 
 #include "common/domain/variants.h"
 #include "run_command.h"
+#include "tests/support/text.h"
+
+using cc::test::read_file;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  REQUIRE_MESSAGE(file.good(), "cannot read " << path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // The long options of a CLI11 --help text: the first word of each option line ("  --plot FILE  ...").
 std::set<std::string> options_in_help(const std::string& help) {
@@ -41,7 +36,7 @@ std::string help_of(std::vector<std::string> args) {
 }  // namespace
 
 TEST_CASE("README: every option of convcompare --help and convcompare merge --help is documented") {
-  const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
+  const std::string readme = read_file(CONVCOMPARE_SOURCE_DIR "/README.md");
   std::set<std::string> options = options_in_help(help_of({"--help"}));
   for (const std::string& option : options_in_help(help_of({"merge", "--help"}))) options.insert(option);
   REQUIRE(options.size() > 20);  // the parse found the option table
@@ -52,11 +47,11 @@ TEST_CASE("README: every option of convcompare --help and convcompare merge --he
 }
 
 TEST_CASE("README: every environment variable the tool reads is documented") {
-  const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
+  const std::string readme = read_file(CONVCOMPARE_SOURCE_DIR "/README.md");
   const std::regex getenv_call(R"re((?:getenv|environment)\("(CONVCOMPARE_[A-Z_]+)")re");
   int found = 0;
   for (const char* source : {"/tools/convcompare/autotune.cpp", "/tools/convcompare/progress.cpp", "/tools/convcompare/driver.cpp"}) {
-    const std::string text = read_text(std::string(CONVCOMPARE_SOURCE_DIR) + source);
+    const std::string text = read_file(std::string(CONVCOMPARE_SOURCE_DIR) + source);
     for (std::sregex_iterator it(text.begin(), text.end(), getenv_call), end; it != end; ++it) {
       const std::string name = (*it)[1].str();
       ++found;
@@ -73,7 +68,7 @@ TEST_CASE("README and --help: auto's candidates are the variant table's") {
   for (const cc::VariantTraits& variant : cc::all_variants())
     if (variant.auto_candidate) candidates.push_back(std::string(variant.name));
   const std::string list = fmt::format("{}", fmt::join(candidates, ", "));
-  const std::string readme = read_text(CONVCOMPARE_SOURCE_DIR "/README.md");
+  const std::string readme = read_file(CONVCOMPARE_SOURCE_DIR "/README.md");
   CHECK_MESSAGE(readme.find("measures its candidates (the table's `auto_candidate`)") != std::string::npos,
                 "README.md should say where auto's candidates come from");
   // --help wraps the list at 80 columns: a line break and the indentation read as one space.

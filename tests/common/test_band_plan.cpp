@@ -5,14 +5,14 @@
 
 #include "common/domain/reference.h"
 #include "common/geometry/band_plan.h"
+#include "tests/support/fixtures.h"
 
 namespace {
 
 using cc::Band;
 using cc::Border;
+using cc::testing::kBorders;
 using cc::RowCopy;
-constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
-
 // Distinct small integers: every sum of the box filter below is exact in float, so equality is bit for bit.
 cc::Image numbered(int width, int height, int channels) {
   cc::Image image(width, height, channels);

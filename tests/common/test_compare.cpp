@@ -15,10 +15,12 @@
 #include "common/domain/error.h"
 #include "common/report/report_read.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 
 namespace fs = std::filesystem;
 
 using cc::test::TempDir;
+using cc::test::words_of;
 
 namespace {
 
@@ -111,13 +113,6 @@ std::string edited(const std::function<void(nlohmann::ordered_json&)>& edit) {
   auto json = nlohmann::ordered_json::parse(json_text(full_report()));
   edit(json);
   return json.dump(2);
-}
-
-std::vector<std::string> words_of(const std::string& line) {
-  std::vector<std::string> words;
-  std::istringstream in(line);
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
 }
 
 // The words of the first line that starts with `first_word` (after the line containing `after`).

@@ -10,12 +10,12 @@
 #include "backends/cpu/cpu_backend.h"
 #include "common/domain/reference.h"
 #include "common/domain/validate.h"
+#include "tests/support/fixtures.h"
 
 namespace {
 
 using cc::Border;
-constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
-
+using cc::testing::kBorders;
 cc::RunOptions quick_options() {
   cc::RunOptions options;
   options.repetitions = 1;

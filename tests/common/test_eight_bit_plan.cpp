@@ -22,7 +22,7 @@ cc::DeviceLimits device_with(std::size_t on_chip) {
   return limits;
 }
 
-cc::Problem problem_of(int channels, cc::PixelType pixel, int radius) {
+cc::Problem eight_bit_problem(int channels, cc::PixelType pixel, int radius) {
   const cc::Image image(45, 31, channels, true);
   const int side = 2 * radius + 1;
   const std::size_t taps = static_cast<std::size_t>(side) * side;
@@ -45,62 +45,62 @@ Planned plan(std::string_view variant, const cc::Problem& problem, const cc::Dev
 }  // namespace
 
 TEST_CASE("pixel formats: f32 planes, u8 for one channel, RGBA8 for two to four, and the -D that builds each") {
-  CHECK(cc::pixel_format(problem_of(3, cc::PixelType::F32, 1)) == CC_PIXEL_F32);
-  CHECK(cc::pixel_format(problem_of(1, cc::PixelType::U8, 1)) == CC_PIXEL_U8);
+  CHECK(cc::pixel_format(eight_bit_problem(3, cc::PixelType::F32, 1)) == CC_PIXEL_F32);
+  CHECK(cc::pixel_format(eight_bit_problem(1, cc::PixelType::U8, 1)) == CC_PIXEL_U8);
   for (const int channels : {2, 3, 4})
-    CHECK(cc::pixel_format(problem_of(channels, cc::PixelType::U8, 1)) == CC_PIXEL_U8X4);
+    CHECK(cc::pixel_format(eight_bit_problem(channels, cc::PixelType::U8, 1)) == CC_PIXEL_U8X4);
   const cc::DeviceLimits limits = device_with(49152);
-  const Planned floats = plan("global", problem_of(3, cc::PixelType::F32, 1), limits);
+  const Planned floats = plan("global", eight_bit_problem(3, cc::PixelType::F32, 1), limits);
   REQUIRE(floats.reason.empty());
   CHECK(floats.plan.defines.empty());  // float programs are built as before
-  const Planned rgba = plan("global", problem_of(3, cc::PixelType::U8, 1), limits);
+  const Planned rgba = plan("global", eight_bit_problem(3, cc::PixelType::U8, 1), limits);
   REQUIRE(rgba.reason.empty());
   CHECK(rgba.plan.defines == std::vector<std::string>{"-DCC_PIXEL=CC_PIXEL_U8X4"});
   // One 8-bit unit in, one out: 45 x 31 pixels of 4 bytes (3 channels padded).
   CHECK(rgba.plan.frame_bytes == 2u * 45 * 31 * 4);
   CHECK(rgba.plan.pixel_bytes == 4);
-  CHECK(plan("texture", problem_of(1, cc::PixelType::U8, 1), limits).plan.defines ==
+  CHECK(plan("texture", eight_bit_problem(1, cc::PixelType::U8, 1), limits).plan.defines ==
         std::vector<std::string>{"-DCC_PIXEL=CC_PIXEL_U8"});
 }
 
 TEST_CASE("shuffle: the device's shuffle -D beside the format's, nothing on chip, or the device's reason to skip") {
   cc::DeviceLimits limits = device_with(49152);
   limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";  // an OpenCL device with cl_khr_subgroup_shuffle
-  const Planned gray = plan("shuffle", problem_of(1, cc::PixelType::U8, 3), limits);
+  const Planned gray = plan("shuffle", eight_bit_problem(1, cc::PixelType::U8, 3), limits);
   REQUIRE(gray.reason.empty());
   CHECK(gray.plan.defines == std::vector<std::string>{"-DCC_PIXEL=CC_PIXEL_U8", "-DCC_SHUFFLE_KHR"});
   CHECK(gray.plan.on_chip_bytes == 0);
-  CHECK(plan("global", problem_of(1, cc::PixelType::F32, 3), limits).plan.defines.empty());  // only where it shuffles
+  CHECK(plan("global", eight_bit_problem(1, cc::PixelType::F32, 3), limits).plan.defines.empty());  // only where it shuffles
   limits.lane_shuffle_define.clear();  // CUDA: a warp always shuffles, no -D
-  CHECK(plan("shuffle", problem_of(1, cc::PixelType::F32, 3), limits).plan.defines.empty());
+  CHECK(plan("shuffle", eight_bit_problem(1, cc::PixelType::F32, 3), limits).plan.defines.empty());
   limits.no_lane_shuffles = "the device offers no sub-group shuffle";
-  CHECK(plan("shuffle", problem_of(4, cc::PixelType::U8, 3), limits).reason == limits.no_lane_shuffles);
-  CHECK(plan("global", problem_of(4, cc::PixelType::U8, 3), limits).reason.empty());
+  CHECK(plan("shuffle", eight_bit_problem(4, cc::PixelType::U8, 3), limits).reason == limits.no_lane_shuffles);
+  CHECK(plan("global", eight_bit_problem(4, cc::PixelType::U8, 3), limits).reason.empty());
 }
 
 TEST_CASE("tiled: the tile is counted in the frame's bytes per pixel, so an 8-bit tile takes larger groups") {
   // 2 KB of local memory, radius 8: a 16x16 group's tile is 32 x 32 pixels.
   const cc::DeviceLimits limits = device_with(2048);
-  const Planned floats = plan("tiled", problem_of(1, cc::PixelType::F32, 8), limits);
+  const Planned floats = plan("tiled", eight_bit_problem(1, cc::PixelType::F32, 8), limits);
   REQUIRE(floats.reason.empty());
   CHECK(floats.plan.group.x == 4);  // 20 x 20 floats = 1600 bytes; 8x8's 24 x 24 floats do not fit
   CHECK(floats.plan.on_chip_bytes == 20u * 20 * 4);
-  const Planned gray = plan("tiled", problem_of(1, cc::PixelType::U8, 8), limits);
+  const Planned gray = plan("tiled", eight_bit_problem(1, cc::PixelType::U8, 8), limits);
   REQUIRE(gray.reason.empty());
   CHECK(gray.plan.group.x == 16);
   CHECK(gray.plan.group.y == 16);
   CHECK(gray.plan.on_chip_bytes == 32u * 32);  // one byte per pixel
-  const Planned rgba = plan("tiled", problem_of(4, cc::PixelType::U8, 8), limits);
+  const Planned rgba = plan("tiled", eight_bit_problem(4, cc::PixelType::U8, 8), limits);
   REQUIRE(rgba.reason.empty());
   CHECK(rgba.plan.on_chip_bytes == 20u * 20 * 4);  // four bytes per pixel, as a float
   // Where even a 4x4 tile does not fit, the reason counts its bytes.
-  const Planned too_large = plan("tiled", problem_of(1, cc::PixelType::U8, 30), device_with(2048));
+  const Planned too_large = plan("tiled", eight_bit_problem(1, cc::PixelType::U8, 30), device_with(2048));
   CHECK(too_large.reason.find("needs 4096 bytes") != std::string::npos);  // (4 + 60)^2 bytes
 }
 
 TEST_CASE("u8 skips: a variant without 8-bit kernels says which pixel types it has, fft also why") {
   const cc::DeviceLimits limits = device_with(49152);
-  const cc::Problem problem = problem_of(1, cc::PixelType::U8, 1);
+  const cc::Problem problem = eight_bit_problem(1, cc::PixelType::U8, 1);
   CHECK(plan("fft", problem, limits).reason ==
         "fft has no u8 kernels (pixel types: f32): its transforms (cuFFT, VkFFT) compute on float planes whatever "
         "the pixels, so 8-bit would change only its pad and crop steps, which do not convert; run it with --pixel f32");
@@ -121,11 +121,11 @@ TEST_CASE("fast and separable on 8-bit: f32's shapes and on-chip bytes (they sta
         CAPTURE(on_chip);
         CAPTURE(radius);
         CAPTURE(variant);
-        const Planned floats = plan(variant, problem_of(1, cc::PixelType::F32, radius), limits);
+        const Planned floats = plan(variant, eight_bit_problem(1, cc::PixelType::F32, radius), limits);
         REQUIRE(floats.reason.empty());
         for (const int channels : {1, 3, 4}) {
           CAPTURE(channels);
-          const Planned bytes = plan(variant, problem_of(channels, cc::PixelType::U8, radius), limits);
+          const Planned bytes = plan(variant, eight_bit_problem(channels, cc::PixelType::U8, radius), limits);
           if (floats.plan.fast.out_x == 1 && std::string_view(variant) == "fast" && channels > 1) {
             // fast's columns scheme has no RGBA8 kernel yet (launch_plan.cpp): a reasoned skip
             CHECK(bytes.reason.find("columns scheme") != std::string::npos);
@@ -199,7 +199,7 @@ TEST_CASE("a built kernel declaring more on-chip memory than its tile is planned
   // As NVIDIA's OpenCL builds fast's 8-bit kernel: 16 bytes beyond the tile. The first shape fills 48 KB,
   // so the kernel would not fit; the plan is made again under 48 KB - 16 and the kernel rebuilt.
   const cc::DeviceLimits limits = device_with(49152);
-  const cc::Problem problem = problem_of(1, cc::PixelType::U8, 32);
+  const cc::Problem problem = eight_bit_problem(1, cc::PixelType::U8, 32);
   cc::LaunchPlan plan;
   int builds = 0;
   const std::string reason =
@@ -214,7 +214,7 @@ TEST_CASE("a built kernel declaring more on-chip memory than its tile is planned
   // A kernel within the device's memory is built once.
   builds = 0;
   cc::LaunchPlan fits;
-  CHECK(cc::plan_launch(fits, *cc::find_variant("fast"), problem_of(1, cc::PixelType::U8, 3), limits, 1,
+  CHECK(cc::plan_launch(fits, *cc::find_variant("fast"), eight_bit_problem(1, cc::PixelType::U8, 3), limits, 1,
                         [&](const cc::LaunchPlan& built) {
                           ++builds;
                           return cc::KernelLimits{

@@ -7,7 +7,7 @@
 
 namespace {
 
-cc::Problem problem_of(int width, int height, int filter_width, int filter_height,
+cc::Problem numbered_problem(int width, int height, int filter_width, int filter_height,
                        cc::Border border = cc::Border::Zero) {
   const cc::Image image(width, height, 1);
   cc::Filter filter{"test", filter_width, filter_height, {}};
@@ -28,7 +28,7 @@ TEST_CASE("fft: smooth lengths have no prime factor above 7") {
 }
 
 TEST_CASE("fft: an even smooth image larger than the filter is transformed at its own size, out of place") {
-  const cc::FftShape large = cc::fft_shape(problem_of(8192, 8192, 65, 65));
+  const cc::FftShape large = cc::fft_shape(numbered_problem(8192, 8192, 65, 65));
   CHECK(large.circular);
   CHECK(large.edge_bands);
   CHECK(large.transform_width == 8192);
@@ -38,16 +38,16 @@ TEST_CASE("fft: an even smooth image larger than the filter is transformed at it
   CHECK(large.buffer_floats() == 2u * 4097u * 8192u);
   CHECK(cc::fft_shape_text(large) == "8192x8192 unpadded, edge bands direct");
 
-  const cc::FftShape wrap = cc::fft_shape(problem_of(320, 168, 5, 9, cc::Border::Wrap));
+  const cc::FftShape wrap = cc::fft_shape(numbered_problem(320, 168, 5, 9, cc::Border::Wrap));
   CHECK(wrap.circular);
   CHECK_FALSE(wrap.edge_bands);  // the transform's wrap-around is the border rule
   CHECK(cc::fft_shape_text(wrap) == "320x168 unpadded");
-  CHECK_FALSE(cc::fft_shape(problem_of(320, 168, 1, 1)).edge_bands);  // no radius, no band
-  CHECK(cc::fft_shape(problem_of(320, 15, 1, 3)).circular);          // odd height is fine
+  CHECK_FALSE(cc::fft_shape(numbered_problem(320, 168, 1, 1)).edge_bands);  // no radius, no band
+  CHECK(cc::fft_shape(numbered_problem(320, 15, 1, 3)).circular);          // odd height is fine
 }
 
 TEST_CASE("fft: other images are padded: odd or unsmooth widths, filters as large as the image") {
-  const cc::FftShape large = cc::fft_shape(problem_of(8190, 8192, 65, 65));  // 8190 = 2 * 3^2 * 5 * 7 * 13
+  const cc::FftShape large = cc::fft_shape(numbered_problem(8190, 8192, 65, 65));  // 8190 = 2 * 3^2 * 5 * 7 * 13
   CHECK_FALSE(large.circular);
   CHECK_FALSE(large.edge_bands);
   CHECK(large.transform_width == 8400);
@@ -57,23 +57,23 @@ TEST_CASE("fft: other images are padded: odd or unsmooth widths, filters as larg
   CHECK(large.buffer_floats() == 8402u * 8400u);
   CHECK(cc::fft_shape_text(large) == "8400x8400 padded");
 
-  const cc::FftShape odd = cc::fft_shape(problem_of(7, 5, 3, 7));  // needs 9 x 11
+  const cc::FftShape odd = cc::fft_shape(numbered_problem(7, 5, 3, 7));  // needs 9 x 11
   CHECK_FALSE(odd.circular);
   CHECK(odd.transform_width == 10);   // 9 is smooth but odd
   CHECK(odd.transform_height == 12);  // 11 is prime
-  const cc::FftShape pixel = cc::fft_shape(problem_of(1, 1, 1, 1));
+  const cc::FftShape pixel = cc::fft_shape(numbered_problem(1, 1, 1, 1));
   CHECK(pixel.transform_width == 2);
   CHECK(pixel.transform_height == 2);
-  const cc::FftShape wide_filter = cc::fft_shape(problem_of(1, 1, 65, 3));  // radius far over the image
+  const cc::FftShape wide_filter = cc::fft_shape(numbered_problem(1, 1, 65, 3));  // radius far over the image
   CHECK(wide_filter.transform_width == 70);
   CHECK(wide_filter.transform_height == 3);
-  CHECK_FALSE(cc::fft_shape(problem_of(64, 64, 65, 3)).circular);  // 64 = 2 * radius_x: all band
-  CHECK(cc::fft_shape(problem_of(70, 64, 65, 3)).circular);
-  CHECK_FALSE(cc::fft_shape(problem_of(64, 1, 3, 1)).circular);  // VkFFT takes no length 1
+  CHECK_FALSE(cc::fft_shape(numbered_problem(64, 64, 65, 3)).circular);  // 64 = 2 * radius_x: all band
+  CHECK(cc::fft_shape(numbered_problem(70, 64, 65, 3)).circular);
+  CHECK_FALSE(cc::fft_shape(numbered_problem(64, 1, 3, 1)).circular);  // VkFFT takes no length 1
 }
 
 TEST_CASE("fft: the filter is stored reversed around (0, 0), wrapped, scaled by 1 / (width * height)") {
-  const cc::Problem problem = problem_of(5, 3, 3, 3);  // weights 1..9 row by row, radius 1
+  const cc::Problem problem = numbered_problem(5, 3, 3, 3);  // weights 1..9 row by row, radius 1
   const cc::FftShape shape = cc::fft_shape(problem);
   REQUIRE(shape.transform_width == 8);
   REQUIRE(shape.transform_height == 5);
@@ -93,7 +93,7 @@ TEST_CASE("fft: the filter is stored reversed around (0, 0), wrapped, scaled by 
 }
 
 TEST_CASE("fft: on the unpadded path the filter is placed in the image's own rows, scaled by 1 / (W * H)") {
-  const cc::Problem problem = problem_of(6, 4, 3, 3);  // weights 1..9, radius 1
+  const cc::Problem problem = numbered_problem(6, 4, 3, 3);  // weights 1..9, radius 1
   const cc::FftShape shape = cc::fft_shape(problem);
   REQUIRE(shape.circular);
   const std::vector<float> buffer = cc::fft_filter_buffer(problem.correlation_filter, shape);
@@ -106,7 +106,7 @@ TEST_CASE("fft: on the unpadded path the filter is placed in the image's own row
 }
 
 TEST_CASE("fft: for an inverse that normalizes itself (VkFFT's convolution) the filter is placed unscaled") {
-  const cc::Problem problem = problem_of(6, 4, 3, 3);  // weights 1..9, radius 1
+  const cc::Problem problem = numbered_problem(6, 4, 3, 3);  // weights 1..9, radius 1
   const cc::FftShape shape = cc::fft_shape(problem);
   const std::vector<float> scaled = cc::fft_filter_buffer(problem.correlation_filter, shape);
   const std::vector<float> unscaled =
@@ -119,7 +119,7 @@ TEST_CASE("fft: for an inverse that normalizes itself (VkFFT's convolution) the 
 }
 
 TEST_CASE("fft: edge-band coefficients are the filter's columns with zeros around, and the bands' block count") {
-  const cc::Problem problem = problem_of(40, 30, 3, 5);  // weights 1..15 row by row
+  const cc::Problem problem = numbered_problem(40, 30, 3, 5);  // weights 1..15 row by row
   // A thread reads 5 + 7 = 12 input rows in 2 chunks, 16 coefficients from the second's start (8).
   CHECK(cc::fft_band_column_length(5) == 24);
   CHECK(cc::fft_band_column_length(1) == 16);
@@ -133,7 +133,7 @@ TEST_CASE("fft: edge-band coefficients are the filter's columns with zeros aroun
   for (float value : coefficients) sum += value;
   CHECK(sum == 120);  // nothing else written: 1 + ... + 15
   CHECK(cc::fft_band_bytes(cc::fft_shape(problem), problem.correlation_filter) == 3u * 24u * 4u);
-  CHECK(cc::fft_band_bytes(cc::fft_shape(problem_of(7, 5, 3, 3)), problem.correlation_filter) == 0);
+  CHECK(cc::fft_band_bytes(cc::fft_shape(numbered_problem(7, 5, 3, 3)), problem.correlation_filter) == 0);
 
   // 40x30, radius 1 x 2, blocks of 32 x 4 threads (32 columns, 32 rows): top and bottom 2 x 1 blocks
   // each, left and right (1 column, 26 rows) 1 each.
@@ -141,5 +141,5 @@ TEST_CASE("fft: edge-band coefficients are the filter's columns with zeros aroun
   CHECK(cc::fft_band_blocks(args, 32, 4) == 6);
   CHECK(cc::fft_band_blocks(args, 8, 1) == 2 * 5 * 1 + 2 * 1 * 4);
   // 8192^2 at radius 32: 256 blocks each for top and bottom, 254 for left and right.
-  CHECK(cc::fft_band_blocks(problem_of(8192, 8192, 65, 65).conv_args(), 32, 4) == 2 * 256 + 2 * 254);
+  CHECK(cc::fft_band_blocks(numbered_problem(8192, 8192, 65, 65).conv_args(), 32, 4) == 2 * 256 + 2 * 254);
 }

@@ -63,7 +63,7 @@ std::string png_header(std::uint32_t width, std::uint32_t height) {
          std::string("\x08\x00\x00\x00\x00", 5) + be32(0xdeadbeef);
 }
 
-cc::Image ramp(int width, int height, int channels) {
+cc::Image byte_ramp(int width, int height, int channels) {
   cc::Image image(width, height, channels, true);
   for (int c = 0; c < channels; ++c)
     for (int y = 0; y < height; ++y)
@@ -108,7 +108,7 @@ TEST_CASE("PNG round trip keeps integer 0..255 values exactly, for 1 to 4 channe
   TempDir dir("io");
   for (int channels = 1; channels <= 4; ++channels) {
     CAPTURE(channels);
-    const cc::Image original = ramp(13, 7, channels);
+    const cc::Image original = byte_ramp(13, 7, channels);
     const std::string path = dir.file("ramp" + std::to_string(channels) + ".png");
     cc::save_png(original, path);
     const cc::Image loaded = cc::load_image(path);

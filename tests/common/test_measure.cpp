@@ -116,13 +116,13 @@ class FakeSession final : public cc::DeviceSession {
   double span_ms_;
 };
 
-cc::Image ramp(int width, int height, int channels) {
+cc::Image counting_image(int width, int height, int channels) {
   cc::Image image(width, height, channels);
   for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>(i % 97);
   return image;
 }
 
-cc::Problem problem_of(const cc::Image& input) {
+cc::Problem identity_problem(const cc::Image& input) {
   cc::Filter identity{"identity", 1, 1, {1.0f}};
   return cc::make_problem(input, identity, cc::Border::Zero, false);
 }
@@ -138,11 +138,11 @@ cc::RunOptions options(int repetitions, int warmup) {
 }  // namespace
 
 TEST_CASE("measure_run: every plane crosses both ways, the samples are the launches' spans, the setup is counted") {
-  const cc::Image input = ramp(7, 5, 2);
+  const cc::Image input = counting_image(7, 5, 2);
   FakeSession session(0.25);
   int launches = 0;
   const cc::BackendRun run = cc::measure_run(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 3.0f, true, &launches); }, problem_of(input), input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 3.0f, true, &launches); }, identity_problem(input), input,
       1000, options(4, 2));
   REQUIRE(run.status == cc::Status::Ok);
   CHECK(run.times.untimed.empty());
@@ -161,11 +161,11 @@ TEST_CASE("measure_run: every plane crosses both ways, the samples are the launc
 }
 
 TEST_CASE("measure_run: the raw samples, the rule that stopped them, and --cold's scratch outside every span") {
-  const cc::Image input = ramp(8, 5, 1);
+  const cc::Image input = counting_image(8, 5, 1);
   FakeSession warm_session(0.5);
   int launches = 0;
   const auto prepare = [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, true, &launches); };
-  const cc::BackendRun warm = cc::measure_run(warm_session, prepare, problem_of(input), input, 0, options(6, 1));
+  const cc::BackendRun warm = cc::measure_run(warm_session, prepare, identity_problem(input), input, 0, options(6, 1));
   CHECK(warm.times.kernel_samples_ms == std::vector<double>(6, 0.5));
   CHECK(warm.times.stopped_by == "max");
   CHECK_FALSE(warm.times.cold);
@@ -174,7 +174,7 @@ TEST_CASE("measure_run: the raw samples, the rule that stopped them, and --cold'
   FakeSession cold_session(0.5);
   cc::RunOptions cold = options(6, 1);
   cold.cold = true;
-  const cc::BackendRun run = cc::measure_run(cold_session, prepare, problem_of(input), input, 0, cold);
+  const cc::BackendRun run = cc::measure_run(cold_session, prepare, identity_problem(input), input, 0, cold);
   CHECK(run.times.cold);
   CHECK(run.times.kernel_ms.samples == 6);
   CHECK(cold_session.overwrites == 6);  // one before each sample
@@ -187,7 +187,7 @@ TEST_CASE("measure_run: the raw samples, the rule that stopped them, and --cold'
 TEST_CASE("measure_run: the time budget bounds every timed phase, and names those it stopped (#28)") {
   // A launch of 30 ms under a 5 ms budget, as a 15 s texture launch under --time-budget 2 on PoCL: that
   // took 62 s (warm-ups, batch, host to host and reuse each a launch or more past the budget).
-  const cc::Image input = ramp(6, 4, 1);
+  const cc::Image input = counting_image(6, 4, 1);
   FakeSession session(30.0);
   int launches = 0;
   const auto prepare = [&](cc::DeviceQueue&) {
@@ -198,7 +198,7 @@ TEST_CASE("measure_run: the time budget bounds every timed phase, and names thos
   cc::RunOptions slow = options(10, 2);
   slow.time_budget_s = 0.005;
   const auto start = std::chrono::steady_clock::now();
-  const cc::BackendRun cut = cc::measure_run(session, prepare, problem_of(input), input, 0, slow);
+  const cc::BackendRun cut = cc::measure_run(session, prepare, identity_problem(input), input, 0, slow);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(cut.status == cc::Status::Ok);
   CHECK(launches == 2);  // the warm-up that estimates a launch, and the one sample every run takes
@@ -217,7 +217,7 @@ TEST_CASE("measure_run: the time budget bounds every timed phase, and names thos
   launches = 0;
   slow.repetitions = 3;
   slow.time_budget_s = 100;
-  const cc::BackendRun whole = cc::measure_run(session, prepare, problem_of(input), input, 0, slow);
+  const cc::BackendRun whole = cc::measure_run(session, prepare, identity_problem(input), input, 0, slow);
   CHECK(launches == 2 + 3 + 3 + 1 + 1);
   CHECK(whole.times.budget_skipped.empty());
   CHECK(whole.times.stopped_by == "max");
@@ -226,22 +226,22 @@ TEST_CASE("measure_run: the time budget bounds every timed phase, and names thos
 }
 
 TEST_CASE("measure_run: a pixel no launch writes stays NaN, so validation sees it") {
-  const cc::Image input = ramp(4, 3, 1);
+  const cc::Image input = counting_image(4, 3, 1);
   FakeSession session(0.25);
   int launches = 0;
   const cc::BackendRun run = cc::measure_run(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, false, &launches); }, problem_of(input), input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1.0f, false, &launches); }, identity_problem(input), input,
       0, options(1, 1));
   REQUIRE(run.status == cc::Status::Ok);
   for (const float value : run.output.data) CHECK(std::isnan(value));
 }
 
 TEST_CASE("measure_run: spans a device cannot have taken make the run untimed, with the reason") {
-  const cc::Image input = ramp(64, 64, 1);
+  const cc::Image input = counting_image(64, 64, 1);
   FakeSession session(1e-6);  // what Rusticl's fake timestamps report
   int launches = 0;
   const cc::BackendRun run = cc::measure_run(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 2.0f, true, &launches); }, problem_of(input), input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 2.0f, true, &launches); }, identity_problem(input), input,
       0, options(3, 1));
   REQUIRE(run.status == cc::Status::Ok);
   CHECK(run.times.untimed.find("not real") != std::string::npos);
@@ -262,11 +262,11 @@ TEST_CASE("implausible spans: zero, under 10 ns, and transfers faster than any h
 }
 
 TEST_CASE("measure_stream: the last frame is its own, and a frame alone is timed in spans") {
-  const cc::Image input = ramp(9, 4, 3);
+  const cc::Image input = counting_image(9, 4, 3);
   FakeSession session(0.5);
   int launches = 0;
   const cc::StreamRun run = cc::measure_stream(
-      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 0.5f, true, &launches); }, problem_of(input), input,
+      session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 0.5f, true, &launches); }, identity_problem(input), input,
       7, options(1, 1));
   REQUIRE(run.status == cc::Status::Ok);
   CHECK(run.queues == cc::kStreamSlots);
@@ -277,7 +277,7 @@ TEST_CASE("measure_stream: the last frame is its own, and a frame alone is timed
   CHECK(launches == cc::kStreamSlots + 1 + 7);  // warm-up per slot, the frame alone, the frames
   CHECK_THROWS_AS(cc::measure_stream(
                       session, [&](cc::DeviceQueue&) { return std::make_unique<FakeVariant>(input, 1, true, &launches); },
-                      problem_of(input), input, 0, options(1, 1)),
+                      identity_problem(input), input, 0, options(1, 1)),
                   cc::InputError);
 }
 
@@ -325,7 +325,7 @@ class ByteVariant final : public cc::PreparedVariant {
 }  // namespace
 
 TEST_CASE("measure_run, u8: RGBA8 packing of a 3-channel image, and a pixel never written is caught without NaN") {
-  cc::Image input = ramp(6, 4, 3);
+  cc::Image input = counting_image(6, 4, 3);
   input.data[0] = 255.0f;  // the poison's own value: written or not, only the second poison tells
   const cc::Problem problem =
       cc::make_problem(input, cc::Filter{"identity", 1, 1, {1.0f}}, cc::Border::Zero, false, cc::PixelType::U8);

@@ -15,23 +15,15 @@
 #include "common/domain/image_io.h"
 #include "common/report/plot.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text.h"
 
 namespace fs = std::filesystem;
 
+using cc::test::count_of;
+using cc::test::read_file;
 using cc::test::TempDir;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t count = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
-  return count;
-}
 
 // Draws the plot to `path` and returns every string it drew, each as ">text<" on a line of its own
 // (cairo draws text as glyphs: the file holds no searchable text).
@@ -112,9 +104,9 @@ TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phas
   }
   TempDir dir("plot");
   const std::string svg = drawn(sweep_report(), dir.file("p.svg"));
-  const std::string file = read_text(dir.file("p.svg"));
+  const std::string file = read_file(dir.file("p.svg"));
   CHECK(file.starts_with("<?xml"));
-  CHECK(occurrences(file, "<svg ") == 1);
+  CHECK(count_of(file, "<svg ") == 1);
   // One group: one page, 1013 high: a phase bar per variant (7 bars) outgrows the 900 minimum.
   CHECK(file.find("viewBox=\"0 0 1200 1013\"") != std::string::npos);
   for (const char* name :
@@ -192,7 +184,7 @@ TEST_CASE("plot: which runs are drawn") {
     report.runs.back().filter = "file:a<b&c.txt";
     const std::string svg = drawn(report, path);
     CHECK(svg.find("file:a<b&c.txt") != std::string::npos);
-    CHECK(read_text(path).find("a<b") == std::string::npos);  // the file is well-formed: glyphs, no raw text
+    CHECK(read_file(path).find("a<b") == std::string::npos);  // the file is well-formed: glyphs, no raw text
   }
   SUBCASE("no validated runs: a picture that says so") {
     cc::Report report;
@@ -264,17 +256,17 @@ TEST_CASE("plot: every filter and border group, a page each: PDF pages, PNG and 
   CHECK(pdf.find("against filter radius: box, image 1024x1024x1, border zero") != std::string::npos);
   CHECK(pdf.find("against filter radius: box, image 1024x1024x1, border mirror") != std::string::npos);
   CHECK(pdf.find("against filter radius: gaussian:sigma=1, image 1024x1024x1, border mirror") != std::string::npos);
-  const std::string file = read_text(dir.file("groups.pdf"));
+  const std::string file = read_file(dir.file("groups.pdf"));
   CHECK(file.starts_with("%PDF-"));
-  CHECK(occurrences(file, "/Type /Page") - occurrences(file, "/Type /Pages") == 3);  // page objects, not the tree
+  CHECK(count_of(file, "/Type /Page") - count_of(file, "/Type /Pages") == 3);  // page objects, not the tree
 
   drawn(report, dir.file("groups.png"));
-  CHECK(read_text(dir.file("groups.png")).starts_with("\x89PNG\r\n\x1a\n"));
+  CHECK(read_file(dir.file("groups.png")).starts_with("\x89PNG\r\n\x1a\n"));
   const cc::Image png = cc::load_image(dir.file("groups.png"));
   CHECK(png.width == 1200);
   CHECK(png.height == 3 * 1013);
   drawn(report, dir.file("groups.svg"));
-  const std::string svg = read_text(dir.file("groups.svg"));
+  const std::string svg = read_file(dir.file("groups.svg"));
   CHECK(svg.starts_with("<?xml"));
   CHECK(svg.find("viewBox=\"0 0 1200 3039\"") != std::string::npos);
 }

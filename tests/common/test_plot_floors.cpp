@@ -24,7 +24,7 @@ cc::DeviceInfo device(std::string backend, std::string id, double copy_gb_per_s,
   return d;
 }
 
-cc::RunRecord run(const std::string& backend, const std::string& device, const std::string& variant, int radius,
+cc::RunRecord run_at_rate(const std::string& backend, const std::string& device, const std::string& variant, int radius,
                   double mpix_per_s) {
   cc::RunRecord r;
   r.backend = backend, r.device = device, r.variant = variant;
@@ -51,7 +51,7 @@ cc::Report radius_report() {
         double rate = 1e5 / (1 + radius) / (v + 2.0);
         if (variants[v] == "fast") rate = radius <= 7 ? 2e5 : 1e4;
         if (variants[v] == "separable") rate = radius <= 7 ? 5e4 : 3e4;
-        report.runs.push_back(run(backend, id, variants[v], radius, rate * share));
+        report.runs.push_back(run_at_rate(backend, id, variants[v], radius, rate * share));
       }
   return report;
 }

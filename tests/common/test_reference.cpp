@@ -6,12 +6,12 @@
 #include <random>
 
 #include "common/domain/reference.h"
+#include "tests/support/fixtures.h"
 
 namespace {
 
 using cc::Border;
-constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
-
+using cc::testing::kBorders;
 cc::Image image_from(int width, int height, std::vector<float> values) {
   cc::Image image(width, height, 1);
   image.data = std::move(values);

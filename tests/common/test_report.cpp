@@ -19,6 +19,10 @@
 #include "common/report/printer.h"
 #include "common/report/report.h"
 #include "common/report/report_read.h"
+#include "tests/support/text.h"
+
+using cc::test::lines_of;
+using cc::test::words_of;
 
 namespace {
 
@@ -87,14 +91,6 @@ cc::Report stream_report() {
   return report;
 }
 
-// The whitespace-separated words of a line: a console row without its alignment.
-std::vector<std::string> words_of(const std::string& line) {
-  std::vector<std::string> words;
-  std::istringstream in(line);
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
-}
-
 // The first line of `text` that starts with `start`, after the line that starts with `after`.
 std::string line_starting(const std::string& text, const std::string& start, const std::string& after = "") {
   bool seen = after.empty();
@@ -104,13 +100,6 @@ std::string line_starting(const std::string& text, const std::string& start, con
     seen |= !after.empty() && line.starts_with(after);
   }
   return "";
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 // The n-th field's value of `kind`: none is a default, and no two fields of a kind share one, so a

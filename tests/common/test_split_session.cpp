@@ -15,7 +15,7 @@ constexpr int kWidth = 5;
 struct FakeSpan final : cc::Span {
   double elapsed_ms() const override { return 1; }
 };
-struct FakeQueue final : cc::DeviceQueue {
+struct FakeSplitQueue final : cc::DeviceQueue {
   std::unique_ptr<cc::Span> make_span() override { return std::make_unique<FakeSpan>(); }
   void begin(cc::Span&) override {}
   void end(cc::Span&) override {}
@@ -23,8 +23,8 @@ struct FakeQueue final : cc::DeviceQueue {
   void finish() override {}
   void wait_for_last() override {}
 };
-struct FakeSession final : cc::DeviceSession {
-  std::unique_ptr<cc::DeviceQueue> make_queue() override { return std::make_unique<FakeQueue>(); }
+struct FakeSplitSession final : cc::DeviceSession {
+  std::unique_ptr<cc::DeviceQueue> make_queue() override { return std::make_unique<FakeSplitQueue>(); }
   std::unique_ptr<cc::HostFrame> make_pinned_frame(const cc::FrameLayout& layout, cc::DeviceQueue&) override {
     return std::make_unique<cc::PageableHostFrame>(layout);
   }
@@ -32,17 +32,17 @@ struct FakeSession final : cc::DeviceSession {
   std::size_t cache_bytes() const override { return 0; }
   std::unique_ptr<cc::CacheScratch> make_cache_scratch(std::size_t) override { return nullptr; }
 };
-struct FakeFrame final : cc::DeviceFrame {
+struct FakeSplitFrame final : cc::DeviceFrame {
   std::vector<float> input, output;
 };
 
 // One band's device: rows of kWidth floats; its "kernel" sums each pixel with the pixels above and
 // below (radius 1), clamped at the sub-image's edges as a kernel's border rule is.
-class FakeVariant final : public cc::PreparedVariant, public cc::PeerRows {
+class FakeSplitVariant final : public cc::PreparedVariant, public cc::PeerRows {
  public:
-  FakeVariant(int rows, bool peer, int& host_rows) : rows_(rows), peer_(peer), host_rows_(host_rows) {}
+  FakeSplitVariant(int rows, bool peer, int& host_rows) : rows_(rows), peer_(peer), host_rows_(host_rows) {}
   std::unique_ptr<cc::DeviceFrame> make_frame() const override {
-    auto frame = std::make_unique<FakeFrame>();
+    auto frame = std::make_unique<FakeSplitFrame>();
     frame->input.assign(static_cast<std::size_t>(rows_ * kWidth), -1000);
     frame->output.assign(frame->input.size(), -1000);
     return frame;
@@ -50,7 +50,7 @@ class FakeVariant final : public cc::PreparedVariant, public cc::PeerRows {
   void upload(cc::DeviceFrame&, const cc::HostFrame&, cc::DeviceQueue&) const override { FAIL("split uploads rows"); }
   void download(const cc::DeviceFrame&, const cc::HostFrame&, cc::DeviceQueue&) const override { FAIL("rows"); }
   void launch(cc::DeviceFrame& frame, cc::DeviceQueue&) const override {
-    auto& f = static_cast<FakeFrame&>(frame);
+    auto& f = static_cast<FakeSplitFrame&>(frame);
     for (int y = 0; y < rows_; ++y)
       for (int x = 0; x < kWidth; ++x) {
         float sum = 0;
@@ -60,11 +60,11 @@ class FakeVariant final : public cc::PreparedVariant, public cc::PeerRows {
   }
   void upload_rows(cc::DeviceFrame& frame, const cc::HostFrame& host, const cc::RowCopy& copy, cc::DeviceQueue&) const override {
     const auto* from = reinterpret_cast<const float*>(host.units()[0]) + copy.from * kWidth;
-    std::copy(from, from + copy.rows * kWidth, static_cast<FakeFrame&>(frame).input.begin() + copy.to * kWidth);
+    std::copy(from, from + copy.rows * kWidth, static_cast<FakeSplitFrame&>(frame).input.begin() + copy.to * kWidth);
     host_rows_ += copy.rows;
   }
   void download_rows(const cc::DeviceFrame& frame, const cc::HostFrame& host, const cc::RowCopy& copy, cc::DeviceQueue&) const override {
-    const auto& f = static_cast<const FakeFrame&>(frame);
+    const auto& f = static_cast<const FakeSplitFrame&>(frame);
     std::copy(f.output.begin() + copy.from * kWidth, f.output.begin() + (copy.from + copy.rows) * kWidth,
               reinterpret_cast<float*>(host.units()[0]) + copy.to * kWidth);
   }
@@ -73,9 +73,9 @@ class FakeVariant final : public cc::PreparedVariant, public cc::PeerRows {
   std::string peer_refusal(const cc::PreparedVariant&) const override { return peer_ ? "" : "no peer here"; }
   void copy_rows_from(cc::DeviceFrame& frame, cc::DeviceQueue&, const cc::DeviceFrame& source, cc::DeviceQueue&,
                       const cc::RowCopy& copy) const override {
-    const auto& from = static_cast<const FakeFrame&>(source).input;
+    const auto& from = static_cast<const FakeSplitFrame&>(source).input;
     std::copy(from.begin() + copy.from * kWidth, from.begin() + (copy.from + copy.rows) * kWidth,
-              static_cast<FakeFrame&>(frame).input.begin() + copy.to * kWidth);
+              static_cast<FakeSplitFrame&>(frame).input.begin() + copy.to * kWidth);
   }
 
  private:
@@ -92,8 +92,8 @@ std::vector<float> split_frame(const std::vector<float>& image, int height, int 
   std::vector<std::unique_ptr<cc::DeviceSession>> sessions;
   std::vector<std::unique_ptr<cc::PreparedVariant>> parts;
   for (int i = 0; i < devices; ++i) {
-    sessions.push_back(std::make_unique<FakeSession>());
-    parts.push_back(std::make_unique<FakeVariant>(plan.bands[static_cast<std::size_t>(i)].input_rows(), peer || i > 0, host_rows));
+    sessions.push_back(std::make_unique<FakeSplitSession>());
+    parts.push_back(std::make_unique<FakeSplitVariant>(plan.bands[static_cast<std::size_t>(i)].input_rows(), peer || i > 0, host_rows));
   }
   cc::SplitSession session(std::move(sessions), std::move(plan), height);
   const auto queue = session.make_queue();

@@ -6,40 +6,16 @@
 
 #include "backends/launch_plan.h"
 #include "common/geometry/tile_shape.h"
+#include "tests/support/fixtures.h"
 
-namespace {
-
-// An H100's limits as far as the tile plan reads them (227 KB of shared memory with the opt-in).
-cc::DeviceLimits hopper() {
-  cc::DeviceLimits limits;
-  limits.memory = limits.max_allocation = 1ull << 34;
-  limits.on_chip_bytes = 232448;
-  limits.on_chip_default = 49152;
-  limits.constant_bytes = 65536;
-  limits.max_group = limits.max_group_x = limits.max_group_y = 1024;
-  return limits;
-}
-
-cc::Problem problem_of(int width, int height, int radius_x, int radius_y, cc::PixelType pixel, int channels = 1) {
-  const cc::Image image(width, height, channels, true);
-  const int side_x = 2 * radius_x + 1, side_y = 2 * radius_y + 1;
-  const cc::Filter box{"box", side_x, side_y, std::vector<float>(static_cast<std::size_t>(side_x) * side_y, 0.01f)};
-  return cc::make_problem(image, box, cc::Border::Clamp, false, pixel);
-}
-
-std::string plan(cc::LaunchPlan& launch, std::string_view variant, const cc::Problem& problem,
-                 const cc::DeviceLimits& limits) {
-  return cc::plan_launch(launch, *cc::find_variant(variant), problem, limits, 1,
-                         [](const cc::LaunchPlan&) { return cc::KernelLimits{.max_group = 1024}; });
-}
-
-}  // namespace
+using cc::testing::box_problem;
+using cc::testing::plan_variant;
 
 TEST_CASE("tma: tiled's groups, each tile row padded to a whole number of 16-byte box rows") {
   // f32, r = 3: rows of 16 + 6 = 22 pixels, padded to 24 (96 bytes); 22 rows.
   cc::LaunchPlan f32, tiled;
-  REQUIRE(plan(f32, "tma", problem_of(640, 360, 3, 3, cc::PixelType::F32), hopper()) == "");
-  REQUIRE(plan(tiled, "tiled", problem_of(640, 360, 3, 3, cc::PixelType::F32), hopper()) == "");
+  REQUIRE(plan_variant(f32, "tma", box_problem(640, 360, 3, 3, cc::Border::Clamp, cc::PixelType::F32), cc::testing::h100_limits()) == "");
+  REQUIRE(plan_variant(tiled, "tiled", box_problem(640, 360, 3, 3, cc::Border::Clamp, cc::PixelType::F32), cc::testing::h100_limits()) == "");
   CHECK(f32.group.x == tiled.group.x);
   CHECK(f32.group.y == tiled.group.y);
   CHECK(f32.groups.x == tiled.groups.x);
@@ -50,10 +26,10 @@ TEST_CASE("tma: tiled's groups, each tile row padded to a whole number of 16-byt
   // 8-bit, one channel, r = 3: the box starts 13 bytes before the tile (16 * block - 3 rounded down to
   // 16), so 13 + 22 bytes a row, padded to 48; RGBA8 as 4-byte pixels, as f32.
   cc::LaunchPlan u8, rgba;
-  REQUIRE(plan(u8, "tma", problem_of(640, 360, 3, 3, cc::PixelType::U8), hopper()) == "");
+  REQUIRE(plan_variant(u8, "tma", box_problem(640, 360, 3, 3, cc::Border::Clamp, cc::PixelType::U8), cc::testing::h100_limits()) == "");
   CHECK(u8.group.x % 16 == 0);
   CHECK(u8.on_chip_bytes == 48u * 22u + cc::kTmaBarrierBytes);
-  REQUIRE(plan(rgba, "tma", problem_of(640, 360, 3, 3, cc::PixelType::U8, 4), hopper()) == "");
+  REQUIRE(plan_variant(rgba, "tma", box_problem(640, 360, 3, 3, cc::Border::Clamp, cc::PixelType::U8, 4), cc::testing::h100_limits()) == "");
   CHECK(rgba.on_chip_bytes == 24u * 22u * 4u + cc::kTmaBarrierBytes);
   // A radius of whole 16-byte steps needs no lead and no padding: f32, r = 4, 24 pixels.
   CHECK(cc::tma_tile_lead(4, 16, 4) == 0u);
@@ -91,10 +67,10 @@ TEST_CASE("tma: every block's box starts on a 16-byte boundary and still holds i
 }
 
 TEST_CASE("tma: a device without the tensor memory accelerator skips it with the device's reason") {
-  cc::DeviceLimits limits = hopper();
+  cc::DeviceLimits limits = cc::testing::h100_limits();
   limits.no_tensor_maps = "the tensor memory accelerator (TMA) needs compute capability 9.0 or later; this device is 8.6";
   cc::LaunchPlan launch;
-  CHECK(plan(launch, "tma", problem_of(640, 360, 2, 2, cc::PixelType::F32), limits) == limits.no_tensor_maps);
+  CHECK(plan_variant(launch, "tma", box_problem(640, 360, 2, 2, cc::Border::Clamp, cc::PixelType::F32), limits) == limits.no_tensor_maps);
   cc::LaunchPlan tiled;  // the others do not ask
-  CHECK(plan(tiled, "tiled", problem_of(640, 360, 2, 2, cc::PixelType::F32), limits) == "");
+  CHECK(plan_variant(tiled, "tiled", box_problem(640, 360, 2, 2, cc::Border::Clamp, cc::PixelType::F32), limits) == "");
 }

@@ -17,7 +17,7 @@ namespace {
 
 // f32: values in [0, 255) and weights in [-1, 1]; 8-bit: integers 0..255 and weights around a blur's,
 // so results both saturate and round (as backend_matrix.cpp's random filters).
-cc::Image random_image(int width, int height, int channels, cc::PixelType pixel, std::mt19937& rng) {
+cc::Image random_input(int width, int height, int channels, cc::PixelType pixel, std::mt19937& rng) {
   cc::Image image(width, height, channels, true);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_real_distribution<float> value(0.0f, 255.0f);
@@ -25,7 +25,7 @@ cc::Image random_image(int width, int height, int channels, cc::PixelType pixel,
   return image;
 }
 
-cc::Filter random_filter(int radius_x, int radius_y, cc::PixelType pixel, std::mt19937& rng) {
+cc::Filter random_weights(int radius_x, int radius_y, cc::PixelType pixel, std::mt19937& rng) {
   cc::Filter filter{fmt::format("random {}x{}", 2 * radius_x + 1, 2 * radius_y + 1), 2 * radius_x + 1,
                     2 * radius_y + 1, {}};
   const double taps = filter.taps();
@@ -57,8 +57,8 @@ TEST_CASE("cuda: cluster validates with aprons wider than a block, every border,
             const int channels = pixel == cc::PixelType::U8 ? 4 : 1;
             INFO(fmt::format("{}x{}x{} {} r={}x{} border {}{}", width, height, channels, cc::to_string(pixel),
                              radius_x, radius_y, cc::to_string(border), flip ? " flip" : ""));
-            const cc::Image input = random_image(width, height, channels, pixel, rng);
-            const cc::Filter filter = random_filter(radius_x, radius_y, pixel, rng);
+            const cc::Image input = random_input(width, height, channels, pixel, rng);
+            const cc::Filter filter = random_weights(radius_x, radius_y, pixel, rng);
             const cc::Problem problem = cc::make_problem(input, filter, border, flip, pixel);
             const cc::BackendRun run = cuda->run(problem, input, "cluster", 0, options);
             if (run.status == cc::Status::Skipped && run.reason.find("thread-block clusters need") != std::string::npos) {

@@ -15,6 +15,13 @@
 #include "common/domain/validate.h"
 #include "kernels_cuda/launchers.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/support/fixtures.h"
+#include "tests/cuda/cuda_suite.h"
+
+using cc::testing::cuda;
+using cc::testing::quick_options;
+using cc::testing::random_filter;
+using cc::testing::random_image;
 
 namespace {
 
@@ -29,20 +36,6 @@ std::vector<std::string_view> memory_space_variants() {
   return names;
 }
 
-// cuda_main.cpp runs these only when the backend has a device, so device 0 exists.
-cc::Backend& cuda() {
-  static const std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("cuda");
-  return *backend;
-}
-
-cc::Image random_image(int width, int height, int channels, unsigned seed) {
-  cc::Image image(width, height, channels);
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  for (float& pixel : image.data) pixel = value(generator);
-  return image;
-}
-
 // Integers 0..255, as an 8-bit frame holds them.
 cc::Image eight_bit_image(int width, int height, int channels, unsigned seed) {
   cc::Image image(width, height, channels, true);
@@ -50,15 +43,6 @@ cc::Image eight_bit_image(int width, int height, int channels, unsigned seed) {
   std::uniform_int_distribution<int> value(0, 255);
   for (float& pixel : image.data) pixel = static_cast<float>(value(generator));
   return image;
-}
-
-// Random weights: no symmetry, so a flipped or transposed filter cannot pass by accident.
-cc::Filter random_filter(int width, int height, unsigned seed) {
-  cc::Filter filter{"random " + std::to_string(width) + "x" + std::to_string(height), width, height, {}};
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> weight(-1.0f, 1.0f);
-  for (int i = 0; i < width * height; ++i) filter.weights.push_back(weight(generator));
-  return filter;
 }
 
 // column x row with random, asymmetric factors: exactly what separate() must find.
@@ -69,14 +53,6 @@ cc::Filter random_separable_filter(int width, int height, unsigned seed) {
   for (int r = 0; r < height; ++r)
     for (int c = 0; c < width; ++c) filter.weights.push_back(column.weights[r] * row.weights[c]);
   return filter;
-}
-
-cc::RunOptions quick_options(bool pinned = true) {
-  cc::RunOptions options;
-  options.repetitions = 3;
-  options.warmup = 1;
-  options.memory = pinned ? cc::HostMemory::Pinned : cc::HostMemory::Pageable;
-  return options;
 }
 
 struct Checked {
@@ -210,14 +186,14 @@ TEST_CASE("cuda: u8 fast and separable validate in every scheme and shape, 1, 3 
 TEST_CASE("cuda: every phase is timed, pinned and pageable alike") {
   const cc::Image input = random_image(67, 45, 3, 1);
   const cc::Filter filter = random_filter(5, 3, 2);
-  for (const bool pinned : {true, false}) {
-    INFO("pinned: " << pinned);
-    const cc::RunOptions options = quick_options(pinned);
+  for (const cc::HostMemory memory : {cc::HostMemory::Pinned, cc::HostMemory::Pageable}) {
+    INFO("memory: " << cc::to_string(memory));
+    const cc::RunOptions options = quick_options(memory);
     const Checked checked = run_and_validate("global", input, filter, cc::Border::Wrap, options);
     REQUIRE(checked.run.status == cc::Status::Ok);
     CHECK(checked.validation.passed);
     const cc::PhaseTimes& times = checked.run.times;
-    CHECK(checked.run.memory == (pinned ? "pinned" : "pageable"));
+    CHECK(checked.run.memory == cc::to_string(memory));
     CHECK(std::isnan(times.build_ms));  // compiled offline by nvcc: nothing to measure
     CHECK(times.setup_ms >= 0);
     CHECK(times.h2d_ms > 0);
@@ -248,11 +224,11 @@ TEST_CASE("cuda: stream pushes five frames through three streams, pinned and pag
   const cc::Image input = random_image(37, 19, 2, 24);
   const cc::Problem problem = cc::make_problem(input, random_filter(5, 3, 25), cc::Border::Mirror, false);
   const cc::Image reference = cc::reference_convolve(input, problem);
-  for (const bool pinned : {true, false}) {
+  for (const cc::HostMemory memory : {cc::HostMemory::Pinned, cc::HostMemory::Pageable}) {
     for (const char* variant : {"global", "tiled", "texture"}) {
-      CAPTURE(pinned);
+      CAPTURE(cc::to_string(memory));
       CAPTURE(variant);
-      const cc::StreamRun run = cuda().stream(problem, input, variant, 0, 5, quick_options(pinned));
+      const cc::StreamRun run = cuda().stream(problem, input, variant, 0, 5, quick_options(memory));
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
       CHECK(run.queues == 3);
       CHECK(run.total_ms > 0);

@@ -14,43 +14,19 @@
 #include "common/domain/validate.h"
 #include "common/geometry/fft_shape.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/support/fixtures.h"
+#include "tests/cuda/cuda_suite.h"
 #ifdef CONVCOMPARE_WITH_CUFFT
 #include "backends/cuda/cuda_fft.h"
 #include "backends/cuda/cuda_resources.h"
 #endif
 
+using cc::testing::cuda;
+using cc::testing::quick_options;
+using cc::testing::random_filter;
+using cc::testing::random_image;
+
 namespace {
-
-// cuda_main.cpp runs these only when the backend has a device, so device 0 exists.
-cc::Backend& cuda() {
-  static const std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("cuda");
-  return *backend;
-}
-
-cc::Image random_image(int width, int height, int channels, unsigned seed) {
-  cc::Image image(width, height, channels);
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  for (float& pixel : image.data) pixel = value(generator);
-  return image;
-}
-
-// Random weights: no symmetry, so a flipped or transposed filter cannot pass by accident.
-cc::Filter random_filter(int width, int height, unsigned seed) {
-  cc::Filter filter{"random " + std::to_string(width) + "x" + std::to_string(height), width, height, {}};
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> weight(-1.0f, 1.0f);
-  for (int i = 0; i < width * height; ++i) filter.weights.push_back(weight(generator));
-  return filter;
-}
-
-cc::RunOptions quick_options() {
-  cc::RunOptions options;
-  options.repetitions = 3;
-  options.warmup = 1;
-  options.memory = cc::HostMemory::Pinned;
-  return options;
-}
 
 #ifdef CONVCOMPARE_WITH_CUFFT
 // One plane through a convolver made directly, against the reference (channel 0 of `input`).

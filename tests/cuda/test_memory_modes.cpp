@@ -11,34 +11,15 @@
 #include "common/domain/reference.h"
 #include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/support/fixtures.h"
+#include "tests/cuda/cuda_suite.h"
+
+using cc::testing::box_filter;
+using cc::testing::cuda;
+using cc::testing::quick_options;
+using cc::testing::ramp_image;
 
 namespace {
-
-cc::Backend& cuda_backend() {
-  static std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("cuda");
-  REQUIRE(backend);
-  return *backend;
-}
-
-cc::Image ramp_image(int width, int height, int channels) {
-  cc::Image image(width, height, channels, true);
-  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 251) + 0.25f;
-  return image;
-}
-
-cc::Filter box_filter(int radius) {
-  cc::Filter filter{"box:r=" + std::to_string(radius), 2 * radius + 1, 2 * radius + 1, {}};
-  filter.weights.assign(static_cast<std::size_t>(filter.width) * filter.height, 1.0f / static_cast<float>(filter.taps()));
-  return filter;
-}
-
-cc::RunOptions options_for(cc::HostMemory memory) {
-  cc::RunOptions options;
-  options.repetitions = 3;
-  options.warmup = 1;
-  options.memory = memory;
-  return options;
-}
 
 constexpr cc::HostMemory kZeroCopy[] = {cc::HostMemory::Mapped, cc::HostMemory::Managed, cc::HostMemory::ManagedFaults};
 
@@ -55,7 +36,7 @@ TEST_CASE("cuda: mapped, managed and managed-faults runs and streams validate fo
         CAPTURE(cc::to_string(memory));
         CAPTURE(cc::to_string(pixel));
         CAPTURE(variant);
-        const cc::BackendRun run = cuda_backend().run(problem, input, variant, 0, options_for(memory));
+        const cc::BackendRun run = cuda().run(problem, input, variant, 0, quick_options(memory));
         REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
         CHECK(run.memory == cc::to_string(memory));
         CHECK(run.memory_note.starts_with(std::string(cc::to_string(memory)) + ": "));
@@ -71,7 +52,7 @@ TEST_CASE("cuda: mapped, managed and managed-faults runs and streams validate fo
           CHECK(run.times.kernel_ms.median > 0);
           CHECK(run.times.host_to_host_ms > 0);
         }
-        const cc::StreamRun stream = cuda_backend().stream(problem, input, variant, 0, 5, options_for(memory));
+        const cc::StreamRun stream = cuda().stream(problem, input, variant, 0, 5, quick_options(memory));
         REQUIRE_MESSAGE(stream.status == cc::Status::Ok, stream.reason);
         CHECK(stream.memory_note == run.memory_note);
         CHECK(cc::validate(stream.last_output, reference, cc::testing::tolerance_of(variant, problem, input)).passed);
@@ -85,7 +66,7 @@ TEST_CASE("cuda: texture, fft and NPP keep copies in mapped, managed and managed
   for (const cc::HostMemory memory : kZeroCopy)
     for (const char* variant : {"texture", "fft", "npp"}) {
       CAPTURE(variant);
-      const cc::BackendRun run = cuda_backend().run(problem, input, variant, 0, options_for(memory));
+      const cc::BackendRun run = cuda().run(problem, input, variant, 0, quick_options(memory));
       CHECK(run.status == cc::Status::Skipped);
       CHECK(run.reason.starts_with("--memory " + std::string(cc::to_string(memory))));
     }

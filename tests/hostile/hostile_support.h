@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/cli/run_command.h"
+#include "tests/support/text.h"
 
 namespace cc::hostile {
 
@@ -63,10 +64,7 @@ inline CommandResult shell(const std::string& script) {
                            kTimeout);
 }
 
-inline std::string lowercase(std::string text) {
-  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
+using test::lowercase;
 
 // Refused as bad input: exit 2, exactly one line on stderr starting "convcompare: error: " and naming
 // each of `words` (case-insensitive), no control character in it, quick, and no crash or hang.

@@ -14,7 +14,7 @@ using cc::test::TempDir;
 namespace {
 
 // A user's kernel runs only on OpenCL (--kernel-dir); PoCL runs it on the host's own threads and memory.
-bool skipped_here() { return skipped_unless_opencl("--kernel-dir kernels run on OpenCL only"); }
+bool skipped_without_kernel_dir() { return skipped_unless_opencl("--kernel-dir kernels run on OpenCL only"); }
 
 // A --kernel-dir holding global.cl with `body` as convolve_global's body.
 void write_global_kernel(const fs::path& dir, const std::string& body) {
@@ -28,7 +28,7 @@ void write_global_kernel(const fs::path& dir, const std::string& body) {
 }  // namespace
 
 TEST_CASE("device faults: a kernel that never returns ends at --kernel-timeout, naming the variant, exit 2") {
-  if (skipped_here()) return;
+  if (skipped_without_kernel_dir()) return;
   TempDir dir("hostile");
   // volatile: the compiler may not drop the loop, which has no other effect.
   write_global_kernel(dir / "kernels", "  volatile int spin = 1;\n  while (spin) {}");
@@ -38,7 +38,7 @@ TEST_CASE("device faults: a kernel that never returns ends at --kernel-timeout, 
 }
 
 TEST_CASE("device faults: a kernel that writes far past its buffer crashes the process: one line naming it, exit 2") {
-  if (skipped_here()) return;
+  if (skipped_without_kernel_dir()) return;
   TempDir dir("hostile");
   // 1<<30 pixels past the start: gigabytes beyond a 32x16 frame, on memory PoCL never mapped.
   write_global_kernel(dir / "kernels", "  output[1 << 30] = input[0];");
@@ -55,7 +55,7 @@ TEST_CASE("device faults: --kernel-timeout must be a number of seconds greater t
 }
 
 TEST_CASE("device faults: a second SIGTERM or SIGINT ends the process at once, whatever the first waits for") {
-  if (skipped_here()) return;
+  if (skipped_without_kernel_dir()) return;
   TempDir dir("hostile");
   write_global_kernel(dir / "kernels", "  volatile int spin = 1;\n  while (spin) {}");
   // The first signal waits for the run in progress, a kernel that never returns before a 50 s

@@ -15,7 +15,7 @@ using cc::test::TempDir;
 namespace {
 
 // These cases concern OpenCL's program builds; on the cpu backend there is nothing to build.
-bool skipped_here() { return skipped_unless_opencl("OpenCL builds only"); }
+bool skipped_without_builds() { return skipped_unless_opencl("OpenCL builds only"); }
 
 // PoCL's compiler prints its own "N errors generated." on stderr, outside the tool's control: dropped, so
 // that what the tool itself said is checked as one line.
@@ -34,7 +34,7 @@ CommandResult without_compiler_chatter(CommandResult result) {
 }  // namespace
 
 TEST_CASE("environment: an OpenCL build that fails with no compiler diagnostic is the environment, one line, exit 2") {
-  if (skipped_here()) return;
+  if (skipped_without_builds()) return;
   TempDir dir("hostile");
   std::ofstream(dir / "not-a-directory") << "x";
   fs::create_directory(dir / "cold");
@@ -50,7 +50,7 @@ TEST_CASE("environment: an OpenCL build that fails with no compiler diagnostic i
 }
 
 TEST_CASE("environment: a syntax error in a --kernel-dir source is the user's input: file:line and the first error") {
-  if (skipped_here()) return;
+  if (skipped_without_builds()) return;
   TempDir dir("hostile");
   fs::create_directory(dir / "kernels");
   {
@@ -63,7 +63,7 @@ TEST_CASE("environment: a syntax error in a --kernel-dir source is the user's in
 }
 
 TEST_CASE("environment: fft on a device of few work-items per group is skipped with the limit, never planned") {
-  if (skipped_here()) return;
+  if (skipped_without_builds()) return;
   TempDir dir("hostile");
   // 33x17 with gaussian:sigma=2 (a 48x30 transform) never finished VkFFT's planning at 8 work-items; at
   // 1 VkFFT failed to launch. Both are skipped now, before any planning, and the run ends at once.

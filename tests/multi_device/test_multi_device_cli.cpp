@@ -11,28 +11,24 @@
 #include <vector>
 
 #include "tests/cli/run_command.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
+
+using cc::test::convcompare;
 
 namespace {
 
 using nlohmann::json;
-
-cc::test::CommandResult convcompare(std::vector<std::string> args) {
-  args.insert(args.begin(), CONVCOMPARE_EXE);
-  const cc::test::CommandResult result = cc::test::run_command(args, std::chrono::seconds(300));
-  REQUIRE_MESSAGE(!result.timed_out, "convcompare did not finish within the timeout");
-  return result;
-}
 
 std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::ranges::count(text, '\n')); }
 
 }  // namespace
 
 TEST_CASE("multi-device: POCL_DEVICES=\"pthread pthread\" makes two PoCL devices, opencl:0:0 and opencl:0:1") {
-  const std::string before = ::getenv("POCL_DEVICES");  // the suite's main set three
-  ::setenv("POCL_DEVICES", "pthread pthread", 1);
-  const auto result = convcompare({"--list", "--backend", "opencl"});
-  ::setenv("POCL_DEVICES", before.c_str(), 1);
+  const auto result = [] {  // the suite's main set three
+    const cc::test::ScopedEnv two("POCL_DEVICES", "pthread pthread");
+    return convcompare({"--list", "--backend", "opencl"});
+  }();
   CHECK(result.status == 0);
   CHECK(result.out.find("  opencl:0:0  ") != std::string::npos);
   CHECK(result.out.find("  opencl:0:1  ") != std::string::npos);
@@ -84,13 +80,12 @@ TEST_CASE("multi-device: --split refuses one device, and devices of two backends
 TEST_CASE("multi-device: a split over PoCL and Rusticl (two platforms) sends its halos through the host, saying so") {
   // RUSTICL_ENABLE=llvmpipe adds Mesa's Rusticl beside PoCL (docs/portability.md): its device is on
   // another platform, so the two share no context and every halo row crosses through the host.
-  ::setenv("RUSTICL_ENABLE", "llvmpipe", 1);
+  const cc::test::ScopedEnv rusticl_enable("RUSTICL_ENABLE", "llvmpipe");
   const auto listed = convcompare({"--list", "--backend", "opencl"});
   std::smatch found;
   const bool rusticl =
       std::regex_search(listed.out, found, std::regex(R"(  (opencl:[0-9]+:[0-9]+)  [^\n]*\(rusticl\))"));
   if (!rusticl) {
-    ::unsetenv("RUSTICL_ENABLE");
     // CI installs Mesa's OpenCL ICD (tools/install-deps.sh): there its absence is a failure.
     if (std::getenv("CI")) FAIL("RUSTICL_ENABLE=llvmpipe gave no Rusticl device: " << listed.out);
     MESSAGE("skipped: no Rusticl device (mesa-opencl-icd) to split across platforms with");
@@ -102,7 +97,6 @@ TEST_CASE("multi-device: a split over PoCL and Rusticl (two platforms) sends its
   const auto result = convcompare({"--device", "opencl:0:0," + rusticl_id, "--variant", "global,texture", "--size",
                                    "48x30", "--filter", "box:r=4", "--split", "--no-peaks", "--time-budget", "0.2",
                                    "--quiet", "--json", path});
-  ::unsetenv("RUSTICL_ENABLE");
   REQUIRE_MESSAGE(result.status == 0, result.err);
   std::ifstream file(path);
   const json report = json::parse(file);

@@ -11,12 +11,13 @@
 #include "common/domain/validate.h"
 #include "tests/multi_device/multi_device.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/support/fixtures.h"
 
 namespace {
 
 using cc::Border;
+using cc::testing::kBorders;
 using cc::testing::two_samples;
-constexpr Border kBorders[] = {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap};
 constexpr const char* kVariants[] = {"global", "tiled", "texture", "fast"};
 // PoCL's devices are of one platform: a split over them shares one context and copies its halo rows
 // there (docs/multi-device.md, "How the halos cross").

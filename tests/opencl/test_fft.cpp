@@ -10,18 +10,14 @@
 #include "common/domain/reference.h"
 #include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/opencl/opencl_suite.h"
 
 #ifdef CONVCOMPARE_WITH_VKFFT  // without it the fft variant is skipped: test_opencl's matrix checks the reason
 
-namespace {
-
+using cc::testing::opencl;
 using cc::testing::two_samples;
 
-cc::Backend& backend() {
-  static const std::unique_ptr<cc::Backend> opencl = cc::testing::find_backend("opencl");
-  REQUIRE(opencl);
-  return *opencl;
-}
+namespace {
 
 cc::Image random_image(int width, int height, int channels) {
   cc::Image image(width, height, channels, true);
@@ -51,7 +47,7 @@ TEST_CASE("fft: the asymmetric 5x3 filter file comes out as a correlation, and -
       CAPTURE(to_string(border));
       CAPTURE(flip);
       const cc::Problem problem = cc::make_problem(input, filter, border, flip);
-      const cc::BackendRun run = backend().run(problem, input, "fft", 0, two_samples());
+      const cc::BackendRun run = opencl().run(problem, input, "fft", 0, two_samples());
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
       const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
       const cc::Validation right = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
@@ -70,7 +66,7 @@ TEST_CASE("fft: the looser FFT tolerance, the transforms' build time and the dev
   const cc::Filter filter = cc::load_filter_file(CONVCOMPARE_TEST_DATA "/filter_5x3.txt");
   const cc::Image input = random_image(45, 31, 2);
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
-  const cc::BackendRun run = backend().run(problem, input, "fft", 0, two_samples());
+  const cc::BackendRun run = opencl().run(problem, input, "fft", 0, two_samples());
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
   CHECK(cc::testing::tolerance_of("fft", problem, input).value == cc::fft_tolerance_for(problem, input).value);
   CHECK(run.times.build_ms > 0);  // fft.cl and VkFFT's generated kernels
@@ -108,7 +104,7 @@ TEST_CASE("fft: even smooth images take the unpadded path, exact in every border
       const cc::Problem problem = cc::make_problem(input, filter, border, false);
       const cc::FftShape shape = cc::fft_shape(problem);
       REQUIRE(shape.circular);
-      const cc::BackendRun run = backend().run(problem, input, "fft", 0, two_samples());
+      const cc::BackendRun run = opencl().run(problem, input, "fft", 0, two_samples());
       REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
       const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
       const cc::Validation result = cc::validate(run.output, cc::reference_convolve(input, problem), tolerance);
@@ -133,7 +129,7 @@ TEST_CASE("fft: a row that fits local memory runs VkFFT's convolution, the produ
     CAPTURE(width);
     const cc::Image input = random_image(width, 30, 1);
     const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Clamp, false);
-    const cc::BackendRun run = backend().run(problem, input, "fft", 0, two_samples());
+    const cc::BackendRun run = opencl().run(problem, input, "fft", 0, two_samples());
     REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
     CHECK(run.compile_time.find("VkFFT convolution") != std::string::npos);
     const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", problem, input);
@@ -148,7 +144,7 @@ TEST_CASE("fft: without the edge bands the unpadded path would be wrong at the e
   const cc::Filter filter = random_filter(7, 5);
   const cc::Problem wrap = cc::make_problem(input, filter, cc::Border::Wrap, false);
   const cc::Problem zero = cc::make_problem(input, filter, cc::Border::Zero, false);
-  const cc::BackendRun run = backend().run(wrap, input, "fft", 0, two_samples());
+  const cc::BackendRun run = opencl().run(wrap, input, "fft", 0, two_samples());
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
   const cc::Tolerance tolerance = cc::testing::tolerance_of("fft", zero, input);
   CHECK_FALSE(cc::validate(run.output, cc::reference_convolve(input, zero), tolerance).passed);

@@ -17,45 +17,17 @@
 #include "common/domain/validate.h"
 #include "common/domain/variants.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/support/fixtures.h"
+#include "tests/opencl/opencl_suite.h"
+
+using cc::testing::box_filter;
+using cc::testing::device_limits;
+using cc::testing::device_under_test;
+using cc::testing::name_device;
+using cc::testing::opencl;
+using cc::testing::ramp_image;
 
 namespace {
-
-// The device under test as test_opencl.cpp picks it: CONVCOMPARE_TEST_OPENCL_DEVICE, else the first.
-struct Device {
-  std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("opencl");
-  int index = 0;
-  cc::DeviceLimits limits;
-
-  Device() {
-    REQUIRE(backend);
-    const cc::opencl::Discovery discovery = cc::opencl::discover_devices();
-    if (const char* wanted = std::getenv("CONVCOMPARE_TEST_OPENCL_DEVICE"); wanted && *wanted)
-      for (std::size_t i = 0; i < backend->devices().size(); ++i)
-        if (backend->devices()[i].id == wanted) index = static_cast<int>(i);
-    REQUIRE(discovery.devices.size() > static_cast<std::size_t>(index));
-    limits = discovery.devices[index].limits;
-    MESSAGE("testing " << backend->devices()[index].id << ": " << backend->devices()[index].name);
-  }
-};
-
-Device& device() {
-  static Device made;
-  return made;
-}
-
-cc::Image ramp_image(int width, int height, int channels) {
-  cc::Image image(width, height, channels, true);
-  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 251) + 0.25f;
-  return image;
-}
-
-cc::Filter box_filter(int radius) {
-  cc::Filter filter;
-  filter.spec = fmt::format("box:r={}", radius);
-  filter.width = filter.height = 2 * radius + 1;
-  filter.weights.assign(static_cast<std::size_t>(filter.width) * filter.height, 1.0f / static_cast<float>(filter.taps()));
-  return filter;
-}
 
 cc::RunOptions options_for(cc::HostMemory memory) {
   cc::RunOptions options;
@@ -68,8 +40,8 @@ cc::RunOptions options_for(cc::HostMemory memory) {
 // The device's own word on the mode, where it refuses it (Rusticl on llvmpipe has no SVM; PoCL offers
 // both grains).
 std::string refusal(cc::HostMemory memory) {
-  if (memory == cc::HostMemory::Mapped) return device().limits.no_mapped;
-  return memory == cc::HostMemory::Managed ? device().limits.no_managed : device().limits.no_managed_faults;
+  if (memory == cc::HostMemory::Mapped) return device_limits().no_mapped;
+  return memory == cc::HostMemory::Managed ? device_limits().no_managed : device_limits().no_managed_faults;
 }
 
 // A refusal is one line in the API's words: the mode, then the capability it lacks.
@@ -99,6 +71,7 @@ constexpr cc::HostMemory kZeroCopy[] = {cc::HostMemory::Mapped, cc::HostMemory::
 }  // namespace
 
 TEST_CASE("memory modes: mapped, managed and managed-faults runs validate for global, tiled and fast, f32 and u8") {
+  name_device();
   for (const cc::HostMemory memory : kZeroCopy)
     for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
       const Case c = make_case(pixel, cc::Border::Mirror);
@@ -107,7 +80,7 @@ TEST_CASE("memory modes: mapped, managed and managed-faults runs validate for gl
         CAPTURE(cc::to_string(pixel));
         CAPTURE(variant);
         const cc::BackendRun run =
-            device().backend->run(c.problem, c.input, variant, device().index, options_for(memory));
+            opencl().run(c.problem, c.input, variant, device_under_test(), options_for(memory));
         if (const std::string refused = refusal(memory); !refused.empty()) {
           CHECK(run.status == cc::Status::Skipped);
           CHECK(run.reason == refused);
@@ -135,6 +108,7 @@ TEST_CASE("memory modes: mapped, managed and managed-faults runs validate for gl
 }
 
 TEST_CASE("memory modes: mapped, managed and managed-faults --stream runs validate their last frame") {
+  name_device();
   for (const cc::HostMemory memory : kZeroCopy)
     for (const cc::PixelType pixel : {cc::PixelType::F32, cc::PixelType::U8}) {
       const Case c = make_case(pixel, cc::Border::Clamp);
@@ -143,7 +117,7 @@ TEST_CASE("memory modes: mapped, managed and managed-faults --stream runs valida
         CAPTURE(cc::to_string(pixel));
         CAPTURE(variant);
         const cc::StreamRun run =
-            device().backend->stream(c.problem, c.input, variant, device().index, 5, options_for(memory));
+            opencl().stream(c.problem, c.input, variant, device_under_test(), 5, options_for(memory));
         if (const std::string refused = refusal(memory); !refused.empty()) {
           CHECK(run.status == cc::Status::Skipped);
           CHECK(run.reason == refused);
@@ -161,13 +135,14 @@ TEST_CASE("memory modes: mapped, managed and managed-faults --stream runs valida
 }
 
 TEST_CASE("memory modes: an image or library variant keeps copies, and says so") {
+  name_device();
   const Case c = make_case(cc::PixelType::F32, cc::Border::Zero);
   for (const cc::HostMemory memory : kZeroCopy) {
     CAPTURE(cc::to_string(memory));
-    const cc::BackendRun texture = device().backend->run(c.problem, c.input, "texture", device().index, options_for(memory));
+    const cc::BackendRun texture = opencl().run(c.problem, c.input, "texture", device_under_test(), options_for(memory));
     CHECK(texture.status == cc::Status::Skipped);
     CHECK(texture.reason.find("texture / image2d") != std::string::npos);
-    const cc::BackendRun fft = device().backend->run(c.problem, c.input, "fft", device().index, options_for(memory));
+    const cc::BackendRun fft = opencl().run(c.problem, c.input, "fft", device_under_test(), options_for(memory));
     CHECK(fft.status == cc::Status::Skipped);
     CHECK((fft.reason.find("library") != std::string::npos || fft.reason.find("VkFFT") != std::string::npos));
   }
@@ -175,7 +150,7 @@ TEST_CASE("memory modes: an image or library variant keeps copies, and says so")
 
 TEST_CASE("memory modes: a device that refuses the mode skips every plain-buffer variant with its reason") {
   // A planted limit, as a device without canMapHostMemory or SVM reports it.
-  cc::DeviceLimits refusing = device().limits;
+  cc::DeviceLimits refusing = device_limits();
   refusing.no_mapped = "--memory mapped: the device cannot map host memory (canMapHostMemory is 0)";
   refusing.no_managed = "--memory managed: the device offers no coarse-grained SVM buffers (CL_DEVICE_SVM_CAPABILITIES)";
   refusing.no_managed_faults = "--memory managed-faults: the device offers coarse-grained SVM only "
@@ -207,6 +182,6 @@ TEST_CASE("memory modes: managed-faults is named, parsed and ruled as managed me
                                      cc::HostMemory::Managed})
     CHECK(!cc::samples_start_on_host(other));
   // The device's note says what the figures hold, where the device offers the mode.
-  if (device().limits.no_managed_faults.empty())
-    CHECK(cc::memory_note(device().limits, cc::HostMemory::ManagedFaults).starts_with("managed-faults: "));
+  if (device_limits().no_managed_faults.empty())
+    CHECK(cc::memory_note(device_limits(), cc::HostMemory::ManagedFaults).starts_with("managed-faults: "));
 }

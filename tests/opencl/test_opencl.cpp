@@ -29,46 +29,17 @@
 #include "common/geometry/separable_shape.h"
 #include "common/domain/validate.h"
 #include "tests/support/backend_matrix.h"
+#include "tests/support/fixtures.h"
+#include "tests/opencl/opencl_suite.h"
+
+using cc::testing::device_limits;
+using cc::testing::device_under_test;
+using cc::testing::find_backend;
+using cc::testing::name_device;
+using cc::testing::opencl;
+using cc::testing::ramp_image;
 
 namespace {
-
-using cc::testing::find_backend;
-
-// The device under test: the first one found (PoCL in CI), or the one whose id ("opencl:P:D") the
-// environment variable CONVCOMPARE_TEST_OPENCL_DEVICE names, so a GPU host can test each platform.
-int device_under_test();
-
-// One backend for the whole suite, so each program is built once, as in the tool.
-cc::Backend& opencl() {
-  static std::unique_ptr<cc::Backend> backend = find_backend("opencl");
-  REQUIRE(backend);  // compiled with CONVCOMPARE_OPENCL, so it must be registered
-  return *backend;
-}
-
-int device_under_test() {
-  static const int index = [] {
-    const char* wanted = std::getenv("CONVCOMPARE_TEST_OPENCL_DEVICE");
-    if (wanted == nullptr || *wanted == '\0') return 0;
-    const auto& devices = opencl().devices();
-    for (std::size_t i = 0; i < devices.size(); ++i)
-      if (devices[i].id == wanted) return static_cast<int>(i);
-    FAIL("CONVCOMPARE_TEST_OPENCL_DEVICE names no device: " << wanted);
-    return 0;
-  }();
-  return index;
-}
-
-// Says which device the suite runs on (opencl_main.cpp runs it only where there is one).
-void name_device() {
-  MESSAGE("testing " << opencl().devices()[device_under_test()].id << ": "
-                     << opencl().devices()[device_under_test()].name);
-}
-
-const cc::DeviceLimits& limits() {
-  static const cc::opencl::Discovery discovery = cc::opencl::discover_devices();
-  REQUIRE(discovery.devices.size() > static_cast<std::size_t>(device_under_test()));
-  return discovery.devices[device_under_test()].limits;
-}
 
 // Some runtimes' profiling timestamps are made up (Rusticl over llvmpipe reports 1e-06 ms kernels and
 // transfers): there a run is untimed, says why, and gives no device figure at all (backends/measure.h).
@@ -81,13 +52,7 @@ bool untimed_with_reason(const std::string& untimed, std::initializer_list<doubl
   return true;
 }
 
-cc::Image ramp_image(int width, int height, int channels = 1) {
-  cc::Image image(width, height, channels, true);
-  for (std::size_t i = 0; i < image.data.size(); ++i) image.data[i] = static_cast<float>((i * 37) % 251) + 0.25f;
-  return image;
-}
-
-cc::Filter box_filter(int width, int height, float weight) {
+cc::Filter uniform_filter(int width, int height, float weight) {
   cc::Filter filter;
   filter.spec = fmt::format("box {}x{}", width, height);
   filter.width = width;
@@ -118,9 +83,9 @@ std::size_t work_group_items(const std::string& compile_time) {
 // without images, or fft in a build without VkFFT (each skip's reason is checked where it is made).
 bool may_decline_every_case(const std::string& variant) {
   const cc::VariantTraits& traits = *cc::find_variant(variant);
-  if (traits.input_as_image && !limits().no_images.empty()) return true;
-  if (traits.async_copies && !limits().no_async_copies.empty()) return true;
-  if (traits.lane_shuffles && !limits().no_lane_shuffles.empty()) return true;
+  if (traits.input_as_image && !device_limits().no_images.empty()) return true;
+  if (traits.async_copies && !device_limits().no_async_copies.empty()) return true;
+  if (traits.lane_shuffles && !device_limits().no_lane_shuffles.empty()) return true;
 #ifndef CONVCOMPARE_WITH_VKFFT
   if (traits.kind == cc::VariantKind::Fft) return true;
 #endif
@@ -246,7 +211,7 @@ TEST_CASE("variants in list order, and bad requests are input errors") {
   CHECK(opencl().variants() == cc::testing::table_variants("opencl"));
   name_device();
   const cc::Image input = ramp_image(8, 8);
-  const cc::Filter filter = box_filter(3, 3, 1.0f);
+  const cc::Filter filter = uniform_filter(3, 3, 1.0f);
   CHECK_THROWS_AS(run_variant("npp", input, filter), cc::InputError);
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Zero, false);
   CHECK_THROWS_AS(opencl().run(problem, input, "global", 99, quick_options()), cc::InputError);
@@ -302,7 +267,7 @@ TEST_CASE("u8 fast and separable: every scheme and shape, 1, 3 and 4 channels, e
   for (const int channels : {1, 3, 4}) {
     const cc::Image input = cc::quantized_8bit(ramp_image(300, 150, channels));
     for (const Shape& shape : shapes) {
-      cc::Filter filter = box_filter(2 * shape.radius_x + 1, 2 * shape.radius_y + 1, 0.0f);
+      cc::Filter filter = uniform_filter(2 * shape.radius_x + 1, 2 * shape.radius_y + 1, 0.0f);
       const bool separable = std::string_view(shape.variant) == "separable";
       for (int y = 0; y < filter.height; ++y)
         for (int x = 0; x < filter.width; ++x)  // rank 1 for separable; sums beyond 0..255 either way
@@ -324,10 +289,10 @@ TEST_CASE("u8 fast and separable: every scheme and shape, 1, 3 and 4 channels, e
         const std::size_t items = work_group_items(run.compile_time);
         const std::string defines =
             separable ? joined_defines(cc::separable_defines(
-                            *cc::separable_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items),
+                            *cc::separable_shape(shape.radius_x, shape.radius_y, device_limits().on_chip_bytes, items),
                             shape.radius_x, shape.radius_y))
                       : joined_defines(cc::fast_defines(
-                            cc::fast_shape(shape.radius_x, shape.radius_y, limits().on_chip_bytes, items,
+                            cc::fast_shape(shape.radius_x, shape.radius_y, device_limits().on_chip_bytes, items,
                                            cc::pixel_format_values(cc::pixel_format(problem))),
                             shape.radius_x, shape.radius_y));
         CHECK(run.compile_time.find(defines) != std::string::npos);
@@ -360,7 +325,7 @@ TEST_CASE("integer-exact u8 problems match the rounded reference bit for bit in 
 
 TEST_CASE("u8: one program per pixel format, its -D in the compile options, 8-bit frames on the device") {
   name_device();
-  const cc::Filter filter = box_filter(3, 3, 1.0f);
+  const cc::Filter filter = uniform_filter(3, 3, 1.0f);
   for (const auto& [channels, define] : {std::pair{1, "-DCC_PIXEL=CC_PIXEL_U8"},
                                          std::pair{3, "-DCC_PIXEL=CC_PIXEL_U8X4"},
                                          std::pair{4, "-DCC_PIXEL=CC_PIXEL_U8X4"}}) {
@@ -418,7 +383,7 @@ TEST_CASE("integer-exact problems match the reference bit for bit in every varia
 TEST_CASE("timings, memory mode and compile options are reported") {
   name_device();
   const cc::Image input = ramp_image(64, 48, 2);
-  const cc::Filter filter = box_filter(5, 3, 0.5f);
+  const cc::Filter filter = uniform_filter(5, 3, 0.5f);
   for (bool pinned : {true, false}) {
     CAPTURE(pinned);
     cc::RunOptions options;
@@ -450,7 +415,7 @@ TEST_CASE("timings, memory mode and compile options are reported") {
 TEST_CASE("reuse time and device memory are reported, device memory to the byte") {
   name_device();
   const cc::Image input = ramp_image(37, 19, 2);
-  const cc::Filter filter = box_filter(3, 3, 1.0f);
+  const cc::Filter filter = uniform_filter(3, 3, 1.0f);
   const cc::BackendRun global = run_variant("global", input, filter);
   REQUIRE_MESSAGE(global.status == cc::Status::Ok, global.reason);
   CHECK(global.times.reuse_ms > 0);
@@ -465,7 +430,7 @@ TEST_CASE("reuse time and device memory are reported, device memory to the byte"
 TEST_CASE("stream: five frames through three queues, pinned and pageable, and the last one validates") {
   name_device();
   const cc::Image input = ramp_image(37, 19, 2);
-  const cc::Filter filter = box_filter(5, 3, 0.5f);
+  const cc::Filter filter = uniform_filter(5, 3, 0.5f);
   const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Mirror, false);
   const cc::Image reference = cc::reference_convolve(input, problem);
   for (const bool pinned : {true, false}) {
@@ -491,30 +456,30 @@ TEST_CASE("stream: five frames through three queues, pinned and pageable, and th
 TEST_CASE("fast is built with its radius and tile shape as -D options, and skips radii over its limit") {
   name_device();
   const cc::Image input = ramp_image(67, 45);
-  const cc::BackendRun run = run_variant("fast", input, box_filter(7, 5, 0.25f));
+  const cc::BackendRun run = run_variant("fast", input, uniform_filter(7, 5, 0.25f));
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-  CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
+  CHECK(check_against_reference(run, input, uniform_filter(7, 5, 0.25f)).passed);
   // Below radius 5, quads: 4 x 4 outputs per work-item straight from global memory, 32 x 8 where the
   // device and kernel take 256 work-items.
   const std::size_t items = work_group_items(run.compile_time);
-  CHECK(items <= limits().max_group);
+  CHECK(items <= device_limits().max_group);
   CHECK(run.compile_time == "radius: compile-time; options: -cl-std=CL1.2 " +
-                                joined_defines(cc::fast_defines(cc::fast_shape(3, 2, limits().on_chip_bytes, items), 3, 2)));
+                                joined_defines(cc::fast_defines(cc::fast_shape(3, 2, device_limits().on_chip_bytes, items), 3, 2)));
   if (items >= 256)
     CHECK(run.compile_time ==
           "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DBLOCK_X=32 -DBLOCK_Y=8 -DOUT_X=4 -DOUT_Y=4");
   // From radius 5 on, the rows scheme, a rolled loop over filter rows: up to 16, 8 x 4 outputs per
   // work-item in 8 x 16 groups, the filter row in registers.
-  const cc::BackendRun rows = run_variant("fast", input, box_filter(13, 11, 0.01f));
+  const cc::BackendRun rows = run_variant("fast", input, uniform_filter(13, 11, 0.01f));
   REQUIRE_MESSAGE(rows.status == cc::Status::Ok, rows.reason);
-  CHECK(check_against_reference(rows, input, box_filter(13, 11, 0.01f)).passed);
+  CHECK(check_against_reference(rows, input, uniform_filter(13, 11, 0.01f)).passed);
   const std::size_t rows_items = work_group_items(rows.compile_time);
   CHECK(rows.compile_time.ends_with(
-      joined_defines(cc::fast_defines(cc::fast_shape(6, 5, limits().on_chip_bytes, rows_items), 6, 5))));
+      joined_defines(cc::fast_defines(cc::fast_shape(6, 5, device_limits().on_chip_bytes, rows_items), 6, 5))));
   if (rows_items >= 128)
     CHECK(rows.compile_time.ends_with("-DRADIUS_X=6 -DRADIUS_Y=5 -DBLOCK_X=8 -DBLOCK_Y=16 -DOUT_X=8 -DOUT_Y=4"));
   // Beyond 16, 8 x 2 outputs, both rows streaming past each coefficient: every border, non-square.
-  cc::Filter long_rows = box_filter(35, 19, 0.0f);  // distinct weights: a coefficient out of place shows
+  cc::Filter long_rows = uniform_filter(35, 19, 0.0f);  // distinct weights: a coefficient out of place shows
   for (std::size_t i = 0; i < long_rows.weights.size(); ++i) long_rows.weights[i] = 1e-3f * static_cast<float>((i * 7) % 13) - 4e-3f;
   for (const cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap}) {
     const cc::BackendRun two_rows = run_variant("fast", input, long_rows, quick_options(), border);
@@ -523,7 +488,7 @@ TEST_CASE("fast is built with its radius and tile shape as -D options, and skips
     CHECK(two_rows.compile_time.find("-DRADIUS_X=17 -DRADIUS_Y=9 ") != std::string::npos);
     CHECK(two_rows.compile_time.ends_with("-DOUT_X=8 -DOUT_Y=2"));
   }
-  const cc::BackendRun too_large = run_variant("fast", input, box_filter(67, 67, 1e-4f));
+  const cc::BackendRun too_large = run_variant("fast", input, uniform_filter(67, 67, 1e-4f));
   CHECK(too_large.status == cc::Status::Skipped);
   CHECK(too_large.reason == "radius 33x33 is over the fast variant's compile-time limit of 32");
 }
@@ -532,30 +497,30 @@ TEST_CASE("separable is one kernel built with its radius and tile shape as -D op
   name_device();
   // 7x5: one band of a 64x32 tile.
   const cc::Image input = ramp_image(67, 45);
-  const cc::BackendRun run = run_variant("separable", input, box_filter(7, 5, 0.25f));
+  const cc::BackendRun run = run_variant("separable", input, uniform_filter(7, 5, 0.25f));
   REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
-  CHECK(check_against_reference(run, input, box_filter(7, 5, 0.25f)).passed);
+  CHECK(check_against_reference(run, input, uniform_filter(7, 5, 0.25f)).passed);
   const std::size_t items = work_group_items(run.compile_time);
-  CHECK(items <= limits().max_group);
+  CHECK(items <= device_limits().max_group);
   CHECK(run.compile_time ==
         "radius: compile-time; options: -cl-std=CL1.2 " +
-            joined_defines(cc::separable_defines(*cc::separable_shape(3, 2, limits().on_chip_bytes, items), 3, 2)));
+            joined_defines(cc::separable_defines(*cc::separable_shape(3, 2, device_limits().on_chip_bytes, items), 3, 2)));
   if (items >= 256)
     CHECK(run.compile_time == "radius: compile-time; options: -cl-std=CL1.2 -DRADIUS_X=3 -DRADIUS_Y=2 -DTHREADS=256 "
                               "-DTILE_W=64 -DTILE_H=32 -DROW_OUT=8 -DCOLUMN_OUT=8 -DBAND=36 -DBANDS=1");
   // 33x25 (r = 16x12): a 32x128 tile staged in bands, on an image with tiles wholly inside it (no
   // border fold) and tiles at every edge.
   const cc::Image tall = ramp_image(100, 300);
-  const cc::Filter wide = box_filter(33, 25, 1e-3f);
+  const cc::Filter wide = uniform_filter(33, 25, 1e-3f);
   const cc::BackendRun banded = run_variant("separable", tall, wide, quick_options(), cc::Border::Wrap);
   REQUIRE_MESSAGE(banded.status == cc::Status::Ok, banded.reason);
   CHECK(check_against_reference(banded, tall, wide, cc::Border::Wrap).passed);
   const std::optional<cc::SeparableShape> shape =
-      cc::separable_shape(16, 12, limits().on_chip_bytes, work_group_items(banded.compile_time));
+      cc::separable_shape(16, 12, device_limits().on_chip_bytes, work_group_items(banded.compile_time));
   REQUIRE(shape);
   CHECK(shape->bands > 1);
   CHECK(banded.compile_time.ends_with(fmt::format("{}", fmt::join(cc::separable_defines(*shape, 16, 12), " "))));
-  const cc::BackendRun too_large = run_variant("separable", input, box_filter(259, 3, 1e-3f));
+  const cc::BackendRun too_large = run_variant("separable", input, uniform_filter(259, 3, 1e-3f));
   CHECK(too_large.status == cc::Status::Skipped);
   CHECK(too_large.reason ==
         "radius 129x1 is over the separable variant's compile-time limit of 128 (the fft variant takes it)");
@@ -564,7 +529,7 @@ TEST_CASE("separable is one kernel built with its radius and tile shape as -D op
 TEST_CASE("the time budget sets how many launches are timed, and a single one still gives a valid result") {
   name_device();
   const cc::Image input = ramp_image(37, 23);
-  const cc::Filter filter = box_filter(3, 3, 0.125f);
+  const cc::Filter filter = uniform_filter(3, 3, 0.125f);
   cc::RunOptions options;
   options.repetitions = 10;
   options.warmup = 2;
@@ -595,7 +560,7 @@ TEST_CASE("the time budget sets how many launches are timed, and a single one st
 TEST_CASE("--kernel-dir: sources are read from the directory") {
   name_device();
   const cc::Image input = ramp_image(19, 11);
-  const cc::Filter filter = box_filter(3, 5, 0.25f);
+  const cc::Filter filter = uniform_filter(3, 5, 0.25f);
   KernelDir dir;
   cc::RunOptions options = quick_options();
   options.kernel_dir = dir.path();
@@ -684,14 +649,14 @@ TEST_CASE("limits: a variant that cannot run here is skipped with the reason") {
   const cc::Image input = ramp_image(9, 7);
 
   SUBCASE("a filter over CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE") {
-    const cc::DeviceLimits& device = limits();
+    const cc::DeviceLimits& device = device_limits();
     int side = static_cast<int>(std::ceil(std::sqrt(device.constant_bytes / 4.0 + 1)));
     side += side % 2 == 0;
     if (side > cc::kMaxFilterSide) {
       MESSAGE("constant buffer of " << device.constant_bytes << " bytes: no legal filter exceeds it");
       return;
     }
-    const cc::Filter filter = box_filter(side, side, 1e-4f);
+    const cc::Filter filter = uniform_filter(side, side, 1e-4f);
     REQUIRE(filter.weights.size() * 4 > device.constant_bytes);
     for (const char* variant : {"constant", "tiled", "texture"}) {
       CAPTURE(variant);
@@ -705,9 +670,9 @@ TEST_CASE("limits: a variant that cannot run here is skipped with the reason") {
     CHECK(check_against_reference(run, input, filter, cc::Border::Mirror).passed);
   }
   SUBCASE("a tile whose apron does not fit local memory") {
-    const cc::DeviceLimits& device = limits();
+    const cc::DeviceLimits& device = device_limits();
     const int radius = static_cast<int>((std::sqrt(device.on_chip_bytes / 4.0) - 4) / 2) + 1;
-    const cc::Filter filter = box_filter(2 * radius + 1, 2 * radius + 1, 1e-4f);
+    const cc::Filter filter = uniform_filter(2 * radius + 1, 2 * radius + 1, 1e-4f);
     if (filter.width > cc::kMaxFilterSide || filter.weights.size() * 4 > device.constant_bytes) {
       MESSAGE("local memory of " << device.on_chip_bytes << " bytes: the filter that overflows it is not legal here");
       return;
@@ -717,9 +682,9 @@ TEST_CASE("limits: a variant that cannot run here is skipped with the reason") {
     CHECK(run.reason.find("CL_DEVICE_LOCAL_MEM_SIZE") != std::string::npos);
   }
   SUBCASE("an image wider than CL_DEVICE_IMAGE2D_MAX_WIDTH") {
-    const cc::DeviceLimits& device = limits();
+    const cc::DeviceLimits& device = device_limits();
     if (!device.no_images.empty()) {
-      const cc::BackendRun run = run_variant("texture", input, box_filter(3, 3, 1.0f));
+      const cc::BackendRun run = run_variant("texture", input, uniform_filter(3, 3, 1.0f));
       CHECK(run.reason.find("CL_DEVICE_IMAGE_SUPPORT") != std::string::npos);
       return;
     }
@@ -728,12 +693,12 @@ TEST_CASE("limits: a variant that cannot run here is skipped with the reason") {
       return;
     }
     const cc::Image wide = ramp_image(static_cast<int>(device.image_max_width) + 1, 1);
-    const cc::BackendRun run = run_variant("texture", wide, box_filter(3, 3, 1.0f));
+    const cc::BackendRun run = run_variant("texture", wide, uniform_filter(3, 3, 1.0f));
     CHECK(run.status == cc::Status::Skipped);
     CHECK(run.reason.find("CL_DEVICE_IMAGE2D_MAX_WIDTH") != std::string::npos);
   }
   SUBCASE("separable with a filter that is not rank 1") {
-    cc::Filter filter = box_filter(3, 3, 1.0f);
+    cc::Filter filter = uniform_filter(3, 3, 1.0f);
     filter.weights[0] = -1.0f;
     const cc::BackendRun run = run_variant("separable", input, filter);
     CHECK(run.status == cc::Status::Skipped);
