@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,17 @@ inline void check_validated(const CommandResult& result, std::size_t allowed_std
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// PoCL's device id ("opencl:P:D") from --list, for the cases that set POCL_MEMORY_LIMIT; "" with a message
+// where there is none.
+inline std::string pocl_device_id() {
+  const CommandResult list = convcompare({"--list", "--backend", "opencl"});
+  std::smatch found;
+  if (std::regex_search(list.out, found, std::regex(R"(\s(opencl:\d+:\d+)\s.*Portable Computing Language)")))
+    return found[1].str();
+  MESSAGE("no PoCL device here: the case needs POCL_MEMORY_LIMIT");
+  return "";
 }
 
 // Why the backend under test cannot run here ("" when it can): opencl needs a build with it and a device.

@@ -8,7 +8,6 @@
 #include <map>
 #include <algorithm>
 #include <cmath>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -232,18 +231,12 @@ TEST_CASE("memory: the whole run is estimated before allocating: a 16384x16384 s
 
 TEST_CASE("memory: a frame larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE is skipped with the limit (PoCL, POCL_MEMORY_LIMIT=1)") {
   if (backend() != "opencl") return;
-  // PoCL's device id, from --list.
-  const CommandResult list = convcompare({"--list", "--backend", "opencl"});
-  std::smatch found;
-  const std::regex pocl(R"(\s(opencl:\d+:\d+)\s.*Portable Computing Language)");
-  if (!std::regex_search(list.out, found, pocl)) {
-    MESSAGE("no PoCL device here: the case needs POCL_MEMORY_LIMIT");
-    return;
-  }
+  const std::string pocl = pocl_device_id();
+  if (pocl.empty()) return;
   TempDir dir("hostile");
   // POCL_MEMORY_LIMIT=1: 1 GB of global memory and 256 MB per buffer; an 8200x8200 float frame is 256.5 MB.
   const CommandResult result =
-      shell("POCL_MEMORY_LIMIT=1 exec $CONVCOMPARE $RUN --device " + found[1].str() +
+      shell("POCL_MEMORY_LIMIT=1 exec $CONVCOMPARE $RUN --device " + pocl +
             " --size 8200x8200 --filter box:r=1 --quiet --json " + shell_quoted(dir / "r.json"));
   // Every run skipped is "nothing ran" (exit 2, one line naming the limit); the report is still written.
   CHECK(result.status == 2);
@@ -260,18 +253,13 @@ TEST_CASE("memory: a frame larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE is skipped w
 
 TEST_CASE("memory modes: a frame larger than can be mapped is skipped with the limit, and a mode no variant can take is one line (issue #26)") {
   if (backend() != "opencl") return;
-  const CommandResult list = convcompare({"--list", "--backend", "opencl"});
-  std::smatch found;
-  const std::regex pocl(R"(\s(opencl:\d+:\d+)\s.*Portable Computing Language)");
-  if (!std::regex_search(list.out, found, pocl)) {
-    MESSAGE("no PoCL device here: the case needs POCL_MEMORY_LIMIT");
-    return;
-  }
+  const std::string pocl = pocl_device_id();
+  if (pocl.empty()) return;
   // POCL_MEMORY_LIMIT=1: 256 MB per buffer; an 8200x8200 float plane is 256.5 MB, mapped or SVM alike.
   for (const char* memory : {"mapped", "managed"}) {
     CAPTURE(memory);
     const CommandResult result =
-        shell(std::string("POCL_MEMORY_LIMIT=1 exec $CONVCOMPARE $RUN --device ") + found[1].str() +
+        shell(std::string("POCL_MEMORY_LIMIT=1 exec $CONVCOMPARE $RUN --device ") + pocl +
               " --size 8200x8200 --filter box:r=1 --variant global --memory " + memory + " --quiet");
     CHECK(result.status == 2);
     CHECK(result.err.find("nothing ran") != std::string::npos);
@@ -280,7 +268,7 @@ TEST_CASE("memory modes: a frame larger than can be mapped is skipped with the l
   }
   // An image variant reads device memory: it refuses mapped frames, and with nothing else asked for,
   // nothing ran.
-  const CommandResult texture = convcompare({"--backend", "opencl", "--device", found[1].str(), "--size", "9x5",
+  const CommandResult texture = convcompare({"--backend", "opencl", "--device", pocl, "--size", "9x5",
                                              "--variant", "texture", "--memory", "mapped", "--no-peaks", "--quiet"});
   CHECK(texture.status == 2);
   CHECK(texture.err.find("texture / image2d") != std::string::npos);
