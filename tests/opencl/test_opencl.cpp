@@ -34,7 +34,6 @@
 
 using cc::testing::device_limits;
 using cc::testing::device_under_test;
-using cc::testing::find_backend;
 using cc::testing::name_device;
 using cc::testing::opencl;
 using cc::testing::ramp_image;
