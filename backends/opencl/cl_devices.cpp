@@ -76,6 +76,23 @@ int opencl_c_version(const std::string& text) {
   return 100 * major + 10 * minor;
 }
 
+// The -D for emulated sub-groups where CONVCOMPARE_TEST_SUB_GROUPS asks for them, else "". For the tests
+// alone (tests/opencl/test_sub_groups.cpp): they run kernels_cl/shuffle.cl with --kernel-dir under
+// tests/opencl/sub_group_emulation.cl on devices without sub-groups, in a layout the value names: "along-x"
+// (a sub-group is a row of the work-group) or W, 1 to 64 (W work-items to a sub-group in linear order).
+std::string emulated_sub_groups_define() {
+  const char* setting = std::getenv("CONVCOMPARE_TEST_SUB_GROUPS");
+  if (setting == nullptr || *setting == '\0') return "";
+  const std::string layout = setting;
+  if (layout == "along-x") return "-DCC_SHUFFLE_EMULATED -DCC_EMULATED_ALONG_X";
+  int size = 0;
+  char extra = 0;
+  if (std::sscanf(layout.c_str(), "%d%c", &size, &extra) != 1 || size < 1 || size > 64)
+    throw InputError(fmt::format("CONVCOMPARE_TEST_SUB_GROUPS={}: expected along-x or a sub-group size of 1 to 64",
+                                 layout));
+  return fmt::format("-DCC_SHUFFLE_EMULATED -DCC_EMULATED_SUB_GROUP_SIZE={}", size);
+}
+
 ClDevice describe(int platform_index, int device_index, const cl::Platform& platform, const cl::Device& device) {
   ClDevice found;
   found.device = device;
@@ -139,7 +156,8 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   // the sub-group size at run time, so no size is asked for here (kernels_cl/shuffle.cl).
   const std::string extensions = " " + CC_CL_OUT(device.getInfo<CL_DEVICE_EXTENSIONS>(err)) + " ";
   const auto offers = [&](const char* name) { return extensions.find(fmt::format(" {} ", name)) != std::string::npos; };
-  if (offers("cl_khr_subgroup_shuffle") && offers("cl_khr_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";
+  if (std::string emulated = emulated_sub_groups_define(); !emulated.empty()) limits.lane_shuffle_define = emulated;
+  else if (offers("cl_khr_subgroup_shuffle") && offers("cl_khr_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";
   else if (offers("cl_intel_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_INTEL";
   else
     limits.no_lane_shuffles = "the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS has neither "
@@ -172,7 +190,8 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
       {"largest image2d", fmt::format("{}x{}", limits.image_max_width, limits.image_max_height)},
       {"sub-group shuffle", limits.lane_shuffle_define == "-DCC_SHUFFLE_KHR"     ? "cl_khr_subgroup_shuffle"
                             : limits.lane_shuffle_define == "-DCC_SHUFFLE_INTEL" ? "cl_intel_subgroups"
-                                                                                 : "none"},
+                            : limits.lane_shuffle_define.empty()                ? "none"
+                                                                                 : "emulated for the tests"},
   };
   info.compute_units = static_cast<int>(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(err)));
   info.global_memory_bytes = static_cast<double>(limits.memory);

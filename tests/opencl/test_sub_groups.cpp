@@ -1,0 +1,173 @@
+// test_sub_groups.cpp: kernels_cl/shuffle.cl under emulated sub-groups of every layout the OpenCL specification allows, on any OpenCL device, each result checked against the reference.
+// The emulation (sub_group_emulation.cl) makes a shuffle a barrier over the whole work-group, as PoCL 5.0
+// does, so a kernel whose sub-groups part ways fails here as it failed there (docs/portability.md,
+// "Sub-groups"). CONVCOMPARE_TEST_SHUFFLE_CL names another shuffle.cl to run instead of the tree's, to
+// show that an older kernel fails this test (`git show REV:kernels_cl/shuffle.cl > old.cl`).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "common/domain/error.h"
+#include "common/domain/reference.h"
+#include "common/domain/validate.h"
+#include "tests/opencl/opencl_suite.h"
+#include "tests/support/backend_matrix.h"
+#include "tests/support/scoped_env.h"
+
+namespace {
+
+std::string sub_groups_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot read " << path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// shuffle.cl as the emulation runs it: the emulated sub-group functions first, and the lanes' words
+// declared at the top of the kernel's body, where OpenCL C allows __local variables.
+std::string emulated_shuffle_source() {
+  const char* other = std::getenv("CONVCOMPARE_TEST_SHUFFLE_CL");
+  std::string kernel = sub_groups_text(other && *other ? other : CONVCOMPARE_SOURCE_DIR "/kernels_cl/shuffle.cl");
+  const std::string opening = "const ConvArgs args)\n{\n";
+  const auto body = kernel.find(opening, kernel.find("__kernel void convolve_shuffle("));
+  REQUIRE_MESSAGE(body != std::string::npos, "shuffle.cl's kernel no longer opens with: " << opening);
+  kernel.insert(body + opening.size(), "    __local uint cc_emulated_lanes[CC_EMULATED_ITEMS];\n");
+  return sub_groups_text(CONVCOMPARE_SOURCE_DIR "/tests/opencl/sub_group_emulation.cl") + "\n" + kernel;
+}
+
+// A --kernel-dir holding the emulated shuffle.cl alone (the headers come from the embedded copies).
+struct EmulatedKernelDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               fmt::format("convcompare-sub-groups-{}", ::getpid());
+  EmulatedKernelDir() {
+    std::filesystem::create_directories(path);
+    std::ofstream(path / "shuffle.cl") << emulated_shuffle_source();
+  }
+  ~EmulatedKernelDir() { std::filesystem::remove_all(path); }
+  EmulatedKernelDir(const EmulatedKernelDir&) = delete;
+  EmulatedKernelDir& operator=(const EmulatedKernelDir&) = delete;
+};
+
+// The layouts (CONVCOMPARE_TEST_SUB_GROUPS): the backend's work-groups are 16 x 16 here (256 work-items),
+// so 48 leaves a short trailing sub-group of 16 and 7 one of 4.
+struct Layout {
+  const char* setting;
+  const char* what;
+};
+constexpr Layout kLayouts[] = {
+    {"1", "scalar sub-groups"},
+    {"8", "8 lanes"},
+    {"16", "16 lanes"},
+    {"32", "32 lanes"},
+    {"64", "64 lanes"},
+    {"48", "a short trailing sub-group of 16"},
+    {"7", "a short trailing sub-group of 4, lanes that divide nothing"},
+    {"along-x", "a row of the work-group (PoCL's CPU driver)"},
+};
+
+struct Shape {
+  int width, height;
+};
+// 1x1, one row, one column, a width below every sub-group size but 1, and sizes whose segments fill no
+// whole round of the grid (the sizes that broke PoCL 5.0), the largest with two radii.
+constexpr Shape kShapes[] = {{1, 1}, {1, 37}, {37, 1}, {5, 9}, {67, 45}, {100, 100}, {257, 255}};
+constexpr cc::Border kBorders[] = {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap};
+// Radii within a chunk of 8 lanes, across chunks of up to 32, and past the small images.
+constexpr int kRadii[] = {1, 2, 20};
+
+struct PixelCase {
+  cc::PixelType pixel;
+  int channels;
+};
+constexpr PixelCase kPixels[] = {{cc::PixelType::F32, 1}, {cc::PixelType::U8, 1}, {cc::PixelType::U8, 3}};
+
+// Random pixels: floats in -1..1, or 8-bit integers 0..255 as an 8-bit frame holds them.
+cc::Image sample_image(const Shape& shape, const PixelCase& pixels, std::mt19937& rng) {
+  const bool eight_bit = pixels.pixel == cc::PixelType::U8;
+  cc::Image image(shape.width, shape.height, pixels.channels, eight_bit);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (float& pixel : image.data) pixel = eight_bit ? static_cast<float>(byte(rng)) : value(rng);
+  return image;
+}
+
+// A filter with no symmetry, its weights summing to about 1 so 8-bit results round between 0 and 255.
+cc::Filter sample_filter(int radius, std::mt19937& rng) {
+  const int side = 2 * radius + 1;
+  cc::Filter filter{fmt::format("random {0}x{0}", side), side, side, {}};
+  std::uniform_real_distribution<float> weight(0.0f, 2.0f);
+  for (int i = 0; i < side * side; ++i) filter.weights.push_back(weight(rng) / static_cast<float>(side * side));
+  return filter;
+}
+
+}  // namespace
+
+TEST_CASE("sub-groups: shuffle under every emulated layout, every border, flip, f32, u8 and RGBA8, odd sizes") {
+  cc::testing::name_device();
+  const EmulatedKernelDir kernels;
+  const std::string device_id = cc::testing::opencl().devices()[cc::testing::device_under_test()].id;
+  std::mt19937 rng(20261129);
+  for (const Layout& layout : kLayouts) {
+    const cc::test::ScopedEnv emulated("CONVCOMPARE_TEST_SUB_GROUPS", layout.setting);
+    const std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("opencl");  // reads the layout
+    REQUIRE(backend);
+    int device = -1;
+    for (std::size_t i = 0; i < backend->devices().size(); ++i)
+      if (backend->devices()[i].id == device_id) device = static_cast<int>(i);
+    REQUIRE(device >= 0);
+    int turn = 0, validated = 0;
+    for (const Shape& shape : kShapes)
+      for (const cc::Border border : kBorders) {
+        // Each (size, border) takes one pixel format, radius and flip in turn, so every layout runs each.
+        const PixelCase& pixels = kPixels[turn % std::size(kPixels)];
+        // The widest filter on the images up to 100x100 only: on the largest it adds a minute of barriers.
+        const int radius = std::min(kRadii[turn % std::size(kRadii)], shape.width * shape.height > 10000 ? 2 : 20);
+        const bool flip = turn++ % 2 == 1;
+        INFO(fmt::format("sub-groups {} ({}): {}x{}x{} {} radius {} border {}{}", layout.setting, layout.what,
+                         shape.width, shape.height, pixels.channels, cc::to_string(pixels.pixel), radius,
+                         cc::to_string(border), flip ? " flip" : ""));
+        const cc::Image input = sample_image(shape, pixels, rng);
+        const cc::Filter filter = sample_filter(radius, rng);
+        const cc::Problem problem = cc::make_problem(input, filter, border, flip, pixels.pixel);
+        cc::RunOptions options;
+        options.repetitions = 1;
+        options.warmup = 0;
+        options.kernel_dir = kernels.path.string();
+        const cc::BackendRun run = backend->run(problem, input, "shuffle", device, options);
+        REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+        CHECK(run.compile_time.find("CC_SHUFFLE_EMULATED") != std::string::npos);
+        const cc::Validation validation = cc::validate(run.output, cc::reference_convolve(input, problem),
+                                                       cc::testing::tolerance_of("shuffle", problem, input));
+        CHECK_MESSAGE(validation.passed, validation.message());
+        validated += validation.passed;
+      }
+    CHECK(validated == static_cast<int>(std::size(kShapes) * std::size(kBorders)));
+  }
+}
+
+TEST_CASE("sub-groups: CONVCOMPARE_TEST_SUB_GROUPS takes along-x or 1 to 64, nothing else") {
+  for (const char* bad : {"0", "65", "16x", "along-y", "-8"}) {
+    CAPTURE(bad);
+    const cc::test::ScopedEnv emulated("CONVCOMPARE_TEST_SUB_GROUPS", bad);
+    const std::unique_ptr<cc::Backend> backend = cc::testing::find_backend("opencl");
+    REQUIRE(backend);
+    try {
+      (void)backend->devices();  // discovery, where the setting is read
+      FAIL("CONVCOMPARE_TEST_SUB_GROUPS=" << bad << " was taken");
+    } catch (const cc::InputError& error) {
+      CHECK(std::string(error.what()).find("expected along-x or a sub-group size of 1 to 64") != std::string::npos);
+    }
+  }
+}
