@@ -68,6 +68,10 @@ struct VariantTraits {
                                     // read each other's shared memory: sm_90 and later (DeviceLimits::no_clusters)
   bool tensor_maps = false;         // CUDA: its tile comes by the tensor memory accelerator (a CUtensorMap argument,
                                     // ArgRole::TensorMap): sm_90 and later (DeviceLimits::no_tensor_maps)
+  // The API of the twins (CUDA, OpenCL) that has no counterpart, and why: its reports show the variant as a
+  // skipped row with this reason, so a reader sees what that API lacks (docs/memory-spaces.md's map).
+  std::string_view absent_from = "";
+  std::string_view absent_reason = "";
   std::uint8_t borders = kAllBorders;
   std::uint8_t pixels = kF32;       // PixelBit
   std::string_view pixels_note = "";  // why the other pixel types are missing, for the skip reason, where needed
@@ -116,12 +120,15 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
                                         "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
-     .clusters = true, .pixels = kF32 | kU8, .plot_colour = 0x7b4173},
+     .clusters = true, .absent_from = "opencl", .absent_reason = "OpenCL has no thread-block clusters",
+     .pixels = kF32 | kU8, .plot_colour = 0x7b4173},
     {.name = "tma", .memory_space = "tiled's tile + apron copied as one box by the tensor memory accelerator, zeros "
                                     "filled by the hardware (CUDA sm_90: cp.async.bulk.tensor; OpenCL has no TMA: its "
                                     "nearest is async's async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
-     .tensor_maps = true, .pixels = kF32 | kU8, .plot_colour = 0xad494a},
+     .tensor_maps = true, .absent_from = "opencl",
+     .absent_reason = "OpenCL has no tensor memory accelerator (its nearest is async's async_work_group_copy)",
+     .pixels = kF32 | kU8, .plot_colour = 0xad494a},
     {.name = "lowrank",
      .memory_space = "the filter's SVD terms (rank <= 4) as separable passes fused on chip, radius and rank compiled in",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),

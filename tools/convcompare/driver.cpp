@@ -203,7 +203,8 @@ int run_job(const Config& config) {
   // Two or more devices of one backend named: --split and --stream also run on them together.
   const std::vector<MultiTarget> multi_targets = plan_multi_targets(job, targets);
   const std::vector<std::string> unavailable = unavailable_backends(targets);
-  if (std::ranges::none_of(targets, &Target::runs))
+  // Rows of what an API lacks (Target::absent) are shown, and then "nothing ran" if nothing else did.
+  if (std::ranges::none_of(targets, [](const Target& target) { return target.runs() || target.absent; }))
     throw InputError(unavailable.empty() ? "nothing to run: no backend, device and variant selected"
                                          : fmt::format("nothing to run: {}", fmt::join(unavailable, "; ")));
   // The console report says "cuda: not run: ..." once; with --quiet there is none, so stderr says it

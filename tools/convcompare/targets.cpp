@@ -21,13 +21,16 @@ std::string not_built_reason(std::string_view backend) {
   return fmt::format("not built into this convcompare (configure with {})", find_backend_name(backend)->build_option);
 }
 
-// The job's variants this backend runs, in table order: those it implements, and every Choice (auto
-// chooses among the backend's own).
+bool absent_from(const VariantTraits& variant, const Backend& backend) { return variant.absent_from == backend.name(); }
+
+// The job's variants this backend runs, in table order: those it implements, every Choice (auto
+// chooses among the backend's own), and those its API lacks, which it shows as skipped rows.
 std::vector<const VariantTraits*> variants_on(const Job& job, const Backend& backend) {
   const std::vector<std::string> implemented = backend.variants();
   std::vector<const VariantTraits*> variants;
   for (const VariantTraits* variant : job.variants)
-    if (variant->kind == VariantKind::Choice || contains(implemented, variant->name)) variants.push_back(variant);
+    if (variant->kind == VariantKind::Choice || contains(implemented, variant->name) || absent_from(*variant, backend))
+      variants.push_back(variant);
   return variants;
 }
 
@@ -91,7 +94,9 @@ std::vector<Target> plan_targets(const Job& job, const std::vector<std::unique_p
       const auto selects = [&](const DeviceSelector& selector) { return selector.matches(devices[index]); };
       if (!job.devices.empty() && std::ranges::none_of(job.devices, selects)) continue;
       for (const VariantTraits* variant : variants)
-        targets.push_back({name, devices[index].id, backend, index, variant, ""});
+        targets.push_back(absent_from(*variant, *backend)
+                              ? Target{name, devices[index].id, backend, -1, variant, std::string(variant->absent_reason), true}
+                              : Target{name, devices[index].id, backend, index, variant, ""});
     }
   }
   return targets;
@@ -144,7 +149,7 @@ std::vector<MultiTarget> plan_multi_targets(const Job& job, const std::vector<Ta
 std::vector<std::string> unavailable_backends(const std::vector<Target>& targets) {
   std::vector<std::string> lines;
   for (const Target& target : targets)
-    if (!target.runs())
+    if (!target.runs() && !target.absent)
       if (std::string line = fmt::format("{}: {}", target.backend_name, target.skip_reason); !contains(lines, line))
         lines.push_back(std::move(line));
   return lines;

@@ -19,6 +19,7 @@ struct Target {
   int device = -1;             // index into backend->devices(); -1: skipped
   const VariantTraits* variant = nullptr;
   std::string skip_reason;
+  bool absent = false;  // the API has no counterpart (VariantTraits::absent_from): a row that says so, on a device
 
   bool runs() const { return backend && device >= 0; }
   bool has_device_memory() const { return find_backend_name(backend_name)->has_device_memory; }
