@@ -10,7 +10,6 @@ that holds the closing text). An anchor that matches no line, or several, stops 
 anchor, so an edit of a kernel either leaves the listing true or fails loudly (tests/docs/test_docs_lesson.py).
 Standard library only.
 """
-import html
 import pathlib
 import sys
 
@@ -155,14 +154,14 @@ def side_text(side):
 
 
 def render(name):
-    """The HTML table the page holds between `<!-- listing: NAME -->` and `<!-- end listing -->`."""
+    """The HTML table the page holds between `<!-- listing: NAME -->` and `<!-- end listing -->`. Each cell holds a
+    fenced code block between blank lines, so that Markdown keeps the code's own blank lines and `<` as they are."""
     cells = []
-    for api, side in zip(("CUDA", "OpenCL"), LISTINGS[name]):
+    for language, side in zip(("cuda", "c"), LISTINGS[name]):
         code, sentence = side_text(side)
-        body = f"<pre><code>{html.escape(code, quote=False)}</code></pre>" if code else f"<em>{html.escape(sentence)}</em>"
-        cells.append(f"<td>{body}</td>")
-    return ("<table>\n<tr><th>CUDA</th><th>OpenCL</th></tr>\n<tr valign=\"top\">\n" + "\n".join(cells) +
-            "\n</tr>\n</table>\n")
+        cells.append(f"```{language}\n{code}\n```" if code else f"*{sentence}*")
+    return ("<table>\n<tr><th>CUDA</th><th>OpenCL</th></tr>\n<tr valign=\"top\"><td>\n\n" + cells[0] +
+            "\n\n</td><td>\n\n" + cells[1] + "\n\n</td></tr>\n</table>\n")
 
 
 def blocks(text):
