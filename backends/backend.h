@@ -52,7 +52,7 @@ struct SamplePlan {
 // pageable host memory, or never copied: mapped (zero-copy, the kernel reads and writes host memory
 // over the host link), managed (CUDA managed memory, OpenCL shared virtual memory: one pointer, the
 // driver migrates the pages, CUDA prefetching them where it may) and managed-faults (the same memory
-// never prefetched: the kernel's first touches fault the pages over, docs/memory-spaces.md; OpenCL:
+// never prefetched: the kernel's first touches fault the pages over, docs/memory-spaces-evidence.md; OpenCL:
 // fine-grained buffer SVM, which the host reaches without map or unmap).
 enum class HostMemory : std::uint8_t { Pinned, Pageable, Mapped, Managed, ManagedFaults };
 std::string_view to_string(HostMemory memory);

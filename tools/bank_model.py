@@ -9,7 +9,7 @@ broadcast); a 128-bit access (LDS.128) is served a quarter warp at a time, 8 lan
 fall in distinct quarters of the banks. "Conflicts" are the wavefronts beyond one per access (per quarter
 warp for LDS.128), as Nsight Compute's l1tex__data_bank_conflicts counts them. The index arithmetic is
 kernels_cuda/separable.cu's and fast.cu's (the OpenCL twins index the same way), the shapes those
-common/geometry/ chooses (tools/diagrams.py's ports). Arithmetic, not a measurement: docs/memory-spaces.md
+common/geometry/ chooses (tools/diagrams.py's ports). Arithmetic, not a measurement: docs/memory-spaces-evidence.md
 sets it beside the profiler's counts.
 """
 import math

@@ -164,11 +164,11 @@ def table_rows(block):
 
 def measured():
     """What the hierarchy figure quotes: docs/performance.md's device line, header and host-to-host table, and
-    docs/memory-spaces.md's profiler, ptxas and probe-peak (paths-peaks) tables, and the paths profiler table's
+    docs/memory-spaces-evidence.md's profiler, ptxas and probe-peak (paths-peaks) tables, and the paths profiler table's
     tiled row (an H100; the figures change when those tables do). peaks: {space: (read GB/s, how)} for L2, L1
     and shared."""
     perf = (DOCS / "performance.md").read_text()
-    page = (DOCS / "memory-spaces.md").read_text()
+    page = (DOCS / "memory-spaces-evidence.md").read_text()
     head = re.search(r"\((NVIDIA H100 (\d+)GB[^,]*), (\d+) SMs, (\d+) MB L2", perf)
     copy = re.search(r"`cuda:0` [^:]*: copy kernel (\d+) GB/s", perf)
     host = next(r for r in table_rows(perf.split("#### Host to host with overlap (--stream)", 1)[1])

@@ -9,7 +9,7 @@ the headers the kernels and hosts share (common/geometry/tile_shape.h, fast_shap
 kernels_cuda/launchers.h) and the border rule from conv_args.h, read here with regular expressions, so a change of
 a constant there changes the picture, and --check says the picture is stale. The measured figures of the hierarchy
 (the probe's peaks among them) and of the two-GPU picture are read from docs/performance.md and
-docs/memory-spaces.md's own tables, never typed here. What the pictures share (the readers, the border rule, the
+docs/memory-spaces-evidence.md's own tables, never typed here. What the pictures share (the readers, the border rule, the
 SVG writer) is diagram_base.py; the memory-path pictures (hierarchy, bank rule, cluster, async, two GPUs) are
 diagrams_memory.py; this file draws the variants' pictures and writes or checks them all.
 """
@@ -281,11 +281,12 @@ def banks_svg(s):
               (shape["tile_w"] + 2 * r) | 1),
              ("proposed: BAND = 40, IN_PITCH = 73 (BAND x IN_PITCH = 8 mod 32)", 40, 73)]
     cell = 20
-    svg = Svg(40 + 32 * cell + 20, 60 + len(cases) * 150)
-    svg.text(10, 20, f"Banks: separable's row pass at r = {r}, warp 1 (items 32-63), first tap: 32 banks of 4 bytes",
-             14, weight="bold")
+    svg = Svg(40 + 32 * cell + 20, 78 + len(cases) * 150)
+    # the title in two lines: one line ran past the 700-pixel canvas
+    svg.text(10, 20, f"Banks: separable's row pass at r = {r}, warp 1 (items 32-63), first tap", 14, weight="bold")
+    svg.text(10, 38, "32 banks of 4 bytes, word w in bank w mod 32", 12)
     for k, (label, band, pitch) in enumerate(cases):
-        oy = 50 + k * 150
+        oy = 68 + k * 150
         svg.text(10, oy, label, 12, weight="bold")
         by_bank = {}
         for word, row, column in row_pass_words(1, r, band, pitch):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""diagrams_memory.py: the memory-path pictures of docs/memory-spaces.md (the hierarchy, the bank rule, the
+"""diagrams_memory.py: the memory-path pictures of docs/memory-spaces.md and its evidence page (the hierarchy, the bank rule, the
 cluster's apron, the async copy split, two GPUs), drawn by tools/diagrams.py from the kernels' index arithmetic,
 the shape constants, the band plan and the pages' own tables (diagram_base.py reads them). Standard library only,
 deterministic."""
@@ -79,7 +79,7 @@ def hierarchy_svg(s):
         else:
             svg.text(x, y + 23, peak, 11)
     y = 60 + len(levels) * row_h + 18
-    svg.text(10, y, f"probe peak: {m['peaks_source']} (docs/memory-spaces.md, the paths-peaks table); the line "
+    svg.text(10, y, f"probe peak: {m['peaks_source']} (docs/memory-spaces-evidence.md, the paths-peaks table); the line "
              "under it: what one of this tree's kernels asked of the level under ncu (the profiler tables),", 11)
     svg.text(10, y + 16, "and its share of the peak. DRAM and host: convcompare's own copy kernel and pinned copies "
              "(docs/performance.md), achieved rates, the nearest this tree has to a peak there.", 11)

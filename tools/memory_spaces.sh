@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# memory_spaces.sh: every measurement docs/memory-spaces.md shows, in one command: both APIs' runs, Nsight Compute's counters and ptxas's resource bills.
+# memory_spaces.sh: every measurement docs/memory-spaces-evidence.md shows, in one command: both APIs' runs, Nsight Compute's counters and ptxas's resource bills.
 #
 #   bash tools/memory_spaces.sh CONVCOMPARE OUT_DIR           on the GPU host (CUDA, NVIDIA's OpenCL, ncu, cuobjdump)
 #   bash tools/memory_spaces.sh --local CONVCOMPARE OUT_DIR   anywhere: the same steps on OpenCL device opencl:0:0
 #                                                             at small sizes, no ncu (what CI and the tests run)
-#   python3 tools/memory_spaces_tables.py OUT_DIR docs/memory-spaces.md   then rewrites the page's tables
+#   python3 tools/memory_spaces_tables.py OUT_DIR docs/memory-spaces-evidence.md   then rewrites the page's tables
 #   bash tools/memory_spaces.sh --paths [--local] CONVCOMPARE OUT_DIR   only the memory paths of issues #25, #26,
 #       #27 and #29 (tools/memory_spaces_paths.sh: what it writes, and its time per step); then
 #       python3 tools/perf_tables.py paths OUT_DIR docs/performance.md and the command above fill both pages
@@ -227,5 +227,5 @@ fi
 
 step "waiting for ptxas"
 wait "$ptxas_pid" || failed "ptxas ($out/ptxas.log)"
-step "done: python3 tools/memory_spaces_tables.py $out docs/memory-spaces.md"
+step "done: python3 tools/memory_spaces_tables.py $out docs/memory-spaces-evidence.md"
 exit $status

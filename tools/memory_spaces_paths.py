@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""memory_spaces_paths.py: reads what `tools/memory_spaces.sh --paths` wrote, for docs/memory-spaces.md's path blocks and perf_tables.py.
+"""memory_spaces_paths.py: reads what `tools/memory_spaces.sh --paths` wrote, for docs/memory-spaces-evidence.md's path blocks and perf_tables.py.
 
   memory_spaces_paths.py --options REPORT.json VARIANT RADIUS   the OpenCL build options of that f32 run (its
         compile_time), for tools/probes/cl_program_binary.cpp
 
-The path blocks of docs/memory-spaces.md (`<!-- generated: paths-NAME -->`) are made here and registered by
+The path blocks of docs/memory-spaces-evidence.md (`<!-- generated: paths-NAME -->`) are made here and registered by
 memory_spaces_tables.py; docs/performance.md's tables of the same data by perf_tables.py (`paths`). A block whose
 file is missing says so, and a `--local` run (OpenCL on the CPU, small sizes) says it is one.
 """
@@ -214,7 +214,7 @@ def compile_options(report, variant, radius):
     return ""
 
 
-# --- docs/memory-spaces.md's path blocks ------------------------------------------------------------------------
+# --- docs/memory-spaces-evidence.md's path blocks ------------------------------------------------------------------------
 
 def path_rows(runs, m, variants, pixel):
     """One row per radius: each variant's CUDA / OpenCL medians with their ratio to tiled in that API."""

@@ -5,7 +5,7 @@
 #   bash tools/memory_spaces.sh --paths build-gpu/convcompare OUT            GPU host: CUDA + NVIDIA's OpenCL
 #   bash tools/memory_spaces.sh --paths --local build/convcompare OUT        anywhere: opencl:0:0, small sizes
 #   python3 tools/perf_tables.py paths OUT docs/performance.md               the tables of docs/performance.md
-#   python3 tools/memory_spaces_tables.py OUT docs/memory-spaces.md          the path blocks of that page
+#   python3 tools/memory_spaces_tables.py OUT docs/memory-spaces-evidence.md          the path blocks of that page
 #
 # Each step writes its files as it ends, so a run cut by a timeout keeps every step before the cut; the
 # steps run in the order of what the issues need most. The whole is held to PATHS_BUDGET_S seconds (default
@@ -232,5 +232,5 @@ prun paths-8192-u8 240 --size "$large" --pixel u8 --channels 1 --filter "$filter
   --variant "$path_variants"
 
 rm -f "$out/bandwidth_probe" "$out/cl_program_binary"
-pstep "done: python3 tools/perf_tables.py paths $out docs/performance.md; python3 tools/memory_spaces_tables.py $out docs/memory-spaces.md"
+pstep "done: python3 tools/perf_tables.py paths $out docs/performance.md; python3 tools/memory_spaces_tables.py $out docs/memory-spaces-evidence.md"
 return "$paths_status"

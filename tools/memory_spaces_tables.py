@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""memory_spaces_tables.py: the generated tables of docs/memory-spaces.md, from what tools/memory_spaces.sh measured.
+"""memory_spaces_tables.py: the generated tables of docs/memory-spaces-evidence.md, from what tools/memory_spaces.sh measured.
 
   memory_spaces_tables.py OUT_DIR PAGE.md [--only NAME,...] [--vendor-csv CSV]   rewrite the blocks between
         <!-- generated: NAME --> and <!-- end generated --> (all of them, or those named); the vendor table

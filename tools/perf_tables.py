@@ -359,7 +359,7 @@ def paths_host(out, paths, m):
 
 def paths_tables(out):
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-    import memory_spaces_paths as paths  # noqa: E402  (the readers docs/memory-spaces.md's blocks share)
+    import memory_spaces_paths as paths  # noqa: E402  (the readers docs/memory-spaces-evidence.md's blocks share)
     m = paths.meta(out)
     command = ("bash tools/memory_spaces.sh --paths build-gpu/convcompare OUT && "
                "python3 tools/perf_tables.py paths OUT docs/performance.md")

@@ -210,7 +210,7 @@ if(CONVCOMPARE_CUDA)
   target_link_libraries(tma_probe PRIVATE CUDA::cudart)
   set_target_properties(tma_probe PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tools/probes)
-  # --memory managed-faults' cost counted (issue #26, docs/memory-spaces.md "Managed memory without prefetch"):
+  # --memory managed-faults' cost counted (issue #26, docs/memory-spaces-evidence.md "Managed memory without prefetch"):
   # GPU page faults and bytes migrated by CUPTI's unified-memory counters. Out of `all` like tma_probe;
   # built only where the toolkit has CUPTI (FindCUDAToolkit's CUDA::cupti).
   if(TARGET CUDA::cupti)

@@ -127,7 +127,7 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
           ? "managed: cudaMallocManaged, prefetched to the device before the kernel (h2d) and to the host after (d2h)"
           : "managed: cudaMallocManaged without prefetch (concurrentManagedAccess is 0): pages migrate when the "
             "kernel starts, inside its time; no h2d / d2h";
-  // managed-faults (docs/memory-spaces.md, "Managed memory without prefetch"): what the kernel's time holds.
+  // managed-faults (docs/memory-spaces-evidence.md, "Managed memory without prefetch"): what the kernel's time holds.
   limits.managed_faults_note =
       properties.concurrentManagedAccess != 0
           ? "managed-faults: cudaMallocManaged, never prefetched to the device: each kernel sample starts with the "

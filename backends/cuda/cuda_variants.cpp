@@ -64,7 +64,7 @@ std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) /
 // managed-faults: the same memory never prefetched to the device. Its upload sends the pages to the
 // host instead, where the host's write of the next frame and its read of the last result would leave
 // them (a prefetch to the CPU: the host cannot touch them in stream order), so that the kernel's first
-// touches fault them over inside its span (docs/memory-spaces.md, "Managed memory without prefetch").
+// touches fault them over inside its span (docs/memory-spaces-evidence.md, "Managed memory without prefetch").
 struct CudaFrame final : DeviceFrame {
   CudaFrame(const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem, int format, bool prefetches)
       : layout(layout), height(static_cast<std::size_t>(problem.height)), memory(plan.memory), prefetches(prefetches) {

@@ -21,7 +21,7 @@ if(CONVCOMPARE_OPENCL)
   target_link_libraries(cl_halo_probe PRIVATE OpenCL::OpenCL)
   set_target_properties(cl_halo_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
   # --memory managed's SVM hand-overs beside a mapped buffer's and pinned copies, command by command
-  # (docs/memory-spaces.md, "One pointer, pages migrated"); OpenCL 2.0's calls, so only where the headers have them.
+  # (docs/memory-spaces-evidence.md, "One pointer, pages migrated"); OpenCL 2.0's calls, so only where the headers have them.
   add_executable(cl_svm_probe EXCLUDE_FROM_ALL tools/probes/cl_svm_probe.cpp)
   target_link_libraries(cl_svm_probe PRIVATE OpenCL::OpenCL)
   set_target_properties(cl_svm_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)

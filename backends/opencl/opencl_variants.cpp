@@ -267,7 +267,7 @@ struct ClFrame final : DeviceFrame {
   // byte of the input (a frame arriving) and never reads it, and reads the output (the poison it packs
   // there is the device's fill's too). A unit mapped for writing is copied to the device at its unmap,
   // one mapped for reading is not: NVIDIA's OpenCL spends a copy's time on each (0.31-0.35 ms a 16.8 MB
-  // buffer, tools/probes/cl_svm_probe.cpp; docs/memory-spaces.md, "One pointer, pages migrated").
+  // buffer, tools/probes/cl_svm_probe.cpp; docs/memory-spaces-evidence.md, "One pointer, pages migrated").
   static cl_map_flags host_access(bool output) { return output ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION; }
   void* map_now(bool output, int unit) {
     if (memory == HostMemory::Managed) {

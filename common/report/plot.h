@@ -17,7 +17,7 @@ void check_plot_path(const std::string& path);
 // validated runs gives one page that says so. Each page's top panel: MPix/s (log) per (backend,
 // device, variant) against radius (at the largest size) when the radius varies, else against size,
 // with a strip naming the fastest at each x; over radius also the DRAM and FMA floors from the
-// devices' measured peaks (plot_data.h, Floors; docs/memory-spaces.md, "Every variant against the radius");
+// devices' measured peaks (plot_data.h, Floors; docs/memory-spaces-evidence.md, "Every variant against the radius");
 // bottom panel: setup, H2D, kernel and D2H stacked per (backend, device, memory) for "global" (else
 // the first ok variant) at the largest image and smallest radius.
 // `drawn_text`, when given, receives every string drawn, in order (Canvas::texts).

@@ -1,4 +1,4 @@
-// test_radius_plot.cpp: docs/memory-spaces.md's radius figure (issue #27 item 3), its command at a small size on this machine's OpenCL: every variant at r = 0 ran or says why not, and the PNG has its floors.
+// test_radius_plot.cpp: docs/memory-spaces-evidence.md's radius figure, its command at a small size on this machine's OpenCL: every variant at r = 0 ran or says why not, and the PNG has its floors.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -25,7 +25,7 @@ TEST_CASE("radius figure: every variant at r = 0..3 runs or is skipped with its 
     return;
   }
   TempDir dir("radius-plot");
-  // docs/memory-spaces.md's command ("Every variant against the radius"), at 48x48 on r = 0..3.
+  // docs/memory-spaces-evidence.md's command ("Every variant against the radius"), at 48x48 on r = 0..3.
   const cc::test::CommandResult result = cc::test::run_command(
       {CONVCOMPARE_EXE, "--backend", "opencl", "--size", "48x48", "--filter", "box", "--border", "clamp", "--sweep",
        "radius=0..3", "--variant", "all", "--cold", "--repetitions", "2", "--warmup", "1", "--time-budget", "0.05", "--quiet",

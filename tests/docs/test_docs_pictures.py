@@ -21,7 +21,7 @@ def drawn_with_cell(page, old, new, draw):
     """The picture `draw` makes from copies of both pages in which `page` has its first `old` replaced by `new`:
     diagram_base reads DOCS when called, so pointing it at the copies is enough."""
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ("performance.md", "memory-spaces.md"):
+        for name in ("performance.md", "memory-spaces-evidence.md"):
             shutil.copy(REPO / "docs" / name, pathlib.Path(tmp) / name)
         changed = pathlib.Path(tmp) / page
         changed.write_text(changed.read_text().replace(old, new, 1))
@@ -36,7 +36,7 @@ class MeasuredPictures(unittest.TestCase):
     def test_the_hierarchy_carries_the_probe_peaks(self):
         """hierarchy.svg's L2, L1 and shared rows carry bandwidth_probe.cu's peaks from the paths-peaks table's cells
         (issue #27: the L2 row said "not measured"), beside what a kernel asked; a changed cell changes the picture."""
-        page = (REPO / "docs/memory-spaces.md").read_text()
+        page = (REPO / "docs/memory-spaces-evidence.md").read_text()
         peaks = page.split("<!-- generated: paths-peaks -->", 1)[1].split("<!-- end generated -->", 1)[0]
         cells = {}  # space -> (GB/s, how), read from the generated table, whatever the last probe run measured
         for space, how in (("L2", "half the L2 swept 100 times with ld.global.cg"),
@@ -62,7 +62,7 @@ class MeasuredPictures(unittest.TestCase):
         self.assertIn(f"the probe's {shared} GB/s is {shared / 128:.0f} G wavefronts/s, and `tiled`'s 204 G/s is "
                       f"{100 * 165350046 / 811e3 / (shared / 128):.0f}% of that", section)
         self.assertNotIn("does not carry them yet", section)
-        drawn = drawn_with_cell("memory-spaces.md", f"| L2 | {l2} |", "| L2 | 7000 |", diagrams.hierarchy_svg)
+        drawn = drawn_with_cell("memory-spaces-evidence.md", f"| L2 | {l2} |", "| L2 | 7000 |", diagrams.hierarchy_svg)
         self.assertIn("probe peak: 7000 GB/s", drawn)
         self.assertNotEqual(drawn, svg)
 
@@ -97,7 +97,7 @@ class MeasuredPictures(unittest.TestCase):
             self.assertIn(text, svg)
         # the small frame: 20 rows, r = 2: each GPU's sub-image is its 10 rows and 2 halo rows (12 strips each)
         self.assertEqual(diagrams.plan_bands(20, 2, 2), [(0, 10, 0, 2), (10, 10, 2, 0)])
-        page = (REPO / "docs/memory-spaces.md").read_text()
+        page = (REPO / "docs/memory-spaces-evidence.md").read_text()
         self.assertIn("](img/two-gpus.svg)", page.split("## Two GPUs", 1)[1])
         drawn = drawn_with_cell("performance.md", "| 0.695 | 0.364 |", "| 0.695 | 0.4 |", diagrams.two_gpus_svg)
         self.assertIn("CUDA 0.695 -&gt; 0.4 (1.91x)", drawn)

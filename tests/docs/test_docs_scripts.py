@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_docs_scripts.py: docs/memory-spaces.md's scripts: the pictures are current and drawn from the real shapes,
+"""test_docs_scripts.py: docs/memory-spaces-evidence.md's scripts: the pictures are current and drawn from the real shapes,
 and the table generator puts each measured figure in its cell (on a synthesized output directory); the page's
 claims (test_docs_page.py) and the pictures' measured figures (test_docs_pictures.py) run here too.
 
@@ -155,7 +155,7 @@ class Diagrams(unittest.TestCase):
         self.assertIn(f"copy kernel {copy} GB/s", svg)
         self.assertIn("| cuda | cuda:0 | fast | 2048x2048 | pinned | 200 | 3 | 2884 | 0.347 | 0.657 | 0.314 |", perf)
         self.assertIn(f"16.8 MB in 0.314 ms = {2048 * 2048 * 4 / 0.314e6:.1f} GB/s", svg)
-        page = (REPO / "docs/memory-spaces.md").read_text()
+        page = (REPO / "docs/memory-spaces-evidence.md").read_text()
         self.assertIn("| tiled | 811 | 16.8 | 4.37 | 17.3 | 81.4 | 82332212 | 165350046 |", page)
         self.assertIn("165,350,046 wavefronts in 811 µs = 204 G/s", svg)
         self.assertIn("| global, r = 3 | 19923968 | 12845056 | 0 | 0 | 43006024 | 0 |", page)

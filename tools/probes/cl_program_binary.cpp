@@ -3,7 +3,7 @@
 //   The SOURCEs are joined as opencl_backend.cpp's program_source joins the embedded ones (conv_args.h,
 //   pixel.h, then the kernel), and OPTIONS are the run's (its report's compile_time: "options: ..."), so
 //   the build is the one convcompare timed. tools/memory_spaces.sh --paths runs it for async, tiled and
-//   shuffle on NVIDIA's OpenCL; docs/memory-spaces.md's async section asks what async_work_group_copy becomes.
+//   shuffle on NVIDIA's OpenCL; docs/memory-spaces-evidence.md's async section asks what async_work_group_copy becomes.
 // Exit 2 with one line on stderr when the platform, device, a source or the build is not there.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
