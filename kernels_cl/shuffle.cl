@@ -15,6 +15,10 @@
    round's values, or PoCL's own memory (docs/portability.md, "Sub-groups"). tests/opencl/test_sub_groups.cpp
    runs this file under an emulation of those behaviours. */
 
+/* Newer clang-based compilers (PoCL 5.0's clang 16) declare these extensions' functions without the
+   pragmas and warn that they ignore them, a warning PoCL prints on stderr at every cold build; older
+   compilers may still want them, so they stay, the warning off where clang reads them. */
+#pragma clang diagnostic ignored "-Wignored-pragmas"
 #if defined(CC_SHUFFLE_INTEL)
 #pragma OPENCL EXTENSION cl_intel_subgroups : enable
 #define cc_lane_shuffle(word, lane) intel_sub_group_shuffle(word, lane)
