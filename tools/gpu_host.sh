@@ -2,6 +2,8 @@
 # gpu_host.sh: one GPU-host call's work: build for sm_90, then the tests (CUDA tests, compute-sanitizer,
 # the OpenCL tests on every platform, the CPU tests) or the benchmark sweep.
 # Usage, on the GPU host from the project root with .gpu carried: bash tools/gpu_host.sh tests|bench LOG_DIR
+# PARTS="cuda opencl cpu" (the default) names the tests' parts to run, so that they can be spread over two
+# calls of the device tool's ten minutes (the build is kept between calls and made again only if stale).
 set -uo pipefail
 mode=${1:?usage: tools/gpu_host.sh tests|bench LOG_DIR}
 log=${2:?usage: tools/gpu_host.sh tests|bench LOG_DIR}
@@ -27,9 +29,13 @@ if [ "$mode" = bench ]; then
   exit $status
 fi
 
+parts=" ${PARTS:-cuda opencl cpu} "
+if [[ $parts == *" cuda "* ]]; then
 note "CUDA tests and compute-sanitizer"
 bash tools/gpu_check.sh build-gpu "$log/sanitizers" || status=1
+fi
 
+if [[ $parts == *" opencl "* ]]; then
 note "OpenCL tests on every OpenCL device"
 # Each device's suite as one process per matrix variant (-sc) and one for the rest, all side by side: one
 # process per matrix runs its variants' compiles one after another, and on NVIDIA's OpenCL the u8 and f32
@@ -68,7 +74,11 @@ for id in $(grep -oE "^  opencl:[0-9]+:[0-9]+" "$log/list.txt"); do
   done
 done
 
+fi
+
+if [[ $parts == *" cpu "* ]]; then
 note "CPU tests"
 ctest --test-dir build-gpu -j16 -L cpu --output-on-failure >"$log/ctest-cpu.log" 2>&1 || status=1
 tail -3 "$log/ctest-cpu.log"
+fi
 exit $status
