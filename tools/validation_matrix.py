@@ -71,7 +71,8 @@ def short(reason):
 
 class Row:
     def __init__(self, name):
-        self.name, self.label, self.runs, self.commands, self.vendor_targets = name, None, [], [], None
+        self.name, self.label, self.runs, self.commands = name, None, [], []
+        self.vendor_targets, self.builds = None, []  # a compile-only row's targets and their builds
 
 
 def read_rows(report_paths, vendor_csv):
@@ -90,7 +91,8 @@ def read_rows(report_paths, vendor_csv):
             row.label = row.label or name
             row.runs += runs
             command = " ".join(report["command"]) or "(the report names no command)"
-            note = f"`{command}` ({report['created'][:10]}, convcompare {report['tool']['version']} {report['tool']['git']})"
+            tool = report["tool"]
+            note = f"`{command}` ({report['created'][:10]}, convcompare {tool['version']} {tool['git']})"
             if report.get("incomplete"):
                 note += f"; incomplete: {report['incomplete']}"
             if note not in row.commands:

@@ -59,8 +59,8 @@ for index in "${!parts[@]}"; do
   json=$work/part$index.json
   started=$SECONDS
   # shellcheck disable=SC2086  # a part is several words
-  "${launcher[@]}" "$exe" --backend "$backend" --device "$device" --variant all --pixel f32,u8 ${parts[index]} \
-    --repetitions 1 --warmup 0 --no-peaks --quiet --json "$json"
+  "${launcher[@]}" "$exe" --backend "$backend" --device "$device" --variant all --pixel f32,u8 \
+    ${parts[index]} --repetitions 1 --warmup 0 --no-peaks --quiet --json "$json"
   code=$?
   echo "validation_runs.sh: part $((index + 1)) of ${#parts[@]} (${parts[index]}): exit $code, $((SECONDS - started)) s" >&2
   if [[ ! -s $json ]]; then
@@ -89,12 +89,11 @@ for key in report["environment"]:
     report["environment"][key] = " | ".join(values)
 with open(out, "w") as file:
     head = {key: value for key, value in report.items() if key not in ("runs", "streams")}
-    text = json.dumps(head, indent=1)[:-2]
-    file.write(text + ',\n"runs": [\n')
+    file.write(json.dumps(head, indent=1)[:-2] + ',\n"runs": [\n')
     file.write(",\n".join(json.dumps(run, separators=(",", ":")) for run in report["runs"]))
     file.write('\n],\n"streams": ' + json.dumps(report["streams"]) + "\n}\n")
+statuses = [run["status"] for run in report["runs"]]
+print(f"validation_runs.sh: {out}: {len(statuses)} runs, {statuses.count('ok')} validated, {statuses.count('failed')} "
+      f"failed, {statuses.count('skipped')} skipped", file=sys.stderr)
 EOF
-runs=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(len(r["runs"]), sum(x["status"] == "ok" for x in r["runs"]), sum(x["status"] == "failed" for x in r["runs"]))' "$out")
-read -r total ok failed <<<"$runs"
-echo "validation_runs.sh: $out: $total runs, $ok validated, $failed failed, $((total - ok - failed)) skipped; exit $status" >&2
 exit "$status"

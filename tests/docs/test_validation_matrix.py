@@ -69,7 +69,7 @@ class Matrix(unittest.TestCase):
         for path in (REPO / "docs/validation").glob("*.json"):
             self.assertLess(path.stat().st_size, 240_000, path.name)
             stored = json.loads(path.read_text())
-            self.assertTrue(stored["command"][0].endswith("validation_runs.sh"), path.name)
+            self.assertTrue(any(word.endswith("validation_runs.sh") for word in stored["command"]), path.name)
             self.assertTrue(stored["runs"], path.name)
 
     def test_cells_say_what_the_runs_came_to(self):
