@@ -27,6 +27,7 @@ ROWS = [("PoCL 3.1", r"PoCL 3\.\d+ \(CPU\)$"), ("Rusticl", "Rusticl"), ("Oclgrin
         ("PoCL 5.0", r"PoCL 5\."), ("NVIDIA OpenCL", "NVIDIA OpenCL"), ("CUDA", "CUDA")]
 VENDORS = [("AMD ROCm (compile only)", ("gfx1030", "gfx90a")), ("Intel ocloc (compile only)", ("tgllp", "acm-g10"))]
 VENDOR_COMMAND = "bash tools/vendor_kernels.sh build/cl_configurations docs/vendor-resources.md"
+KERNELS = pathlib.Path(__file__).resolve().parents[1] / "kernels_cl"
 ABSENT = "OpenCL has no "  # the skip reason of a variant OpenCL lacks (tma, cluster)
 
 
@@ -143,6 +144,8 @@ def vendor_cell(row, variant, pixel, runtime_cells):
     only = next(iter(seen)) if len(seen) == 1 else ""
     if only == "absent in OpenCL" or only.startswith(f"skipped: {variant} has no "):
         return only
+    if not seen and not (KERNELS / f"{variant}.cl").exists():
+        return "—"  # not an OpenCL variant (npp), and no OpenCL report says otherwise
     return "not compiled"
 
 
@@ -158,6 +161,7 @@ LEGEND = ("A cell: **validated (N)**: every one of the N runs of that variant an
 def section(report_paths, vendor_csv):
     rows = read_rows(report_paths, vendor_csv)
     runtime_rows = [row for row in rows if not row.vendor_targets]
+    opencl_rows = [row for row in runtime_rows if any(run["backend"] == "opencl" for run in row.runs)]
     variants = list(VARIANTS)
     for row in runtime_rows:
         for run in row.runs:
@@ -175,7 +179,7 @@ def section(report_paths, vendor_csv):
                 cells[(row.name, variant)] = run_cell(picked, reasons) if row.runs else "never run"
         for row in rows:
             if row.vendor_targets:
-                row_cells = [vendor_cell(row, variant, pixel, [cells[(r.name, variant)] for r in runtime_rows])
+                row_cells = [vendor_cell(row, variant, pixel, [cells[(r.name, variant)] for r in opencl_rows])
                              for variant in variants]
             else:
                 row_cells = [cells[(row.name, variant)] for variant in variants]

@@ -25,7 +25,7 @@ def device(name, platform, **properties):
 
 
 def run(variant, status="ok", pixel="f32", channels=1, reason=""):
-    return dict(device="opencl:0:0", variant=variant, pixel=pixel, channels=channels, status=status, reason=reason)
+    return dict(backend="opencl", device="opencl:0:0", variant=variant, pixel=pixel, channels=channels, status=status, reason=reason)
 
 
 def report(dev, runs, command=("tools/validation_runs.sh", "build/convcompare", "opencl:0:0", "out.json")):
@@ -110,10 +110,16 @@ class Matrix(unittest.TestCase):
         small = copy.deepcopy(POCL3)
         small["properties"]["max work-group size"] = "64"
         text = self.section(report(pocl5, [run("shuffle")]), report(nvidia, [run("shuffle", "failed", reason="x")]),
-                            report(cuda, [dict(run("cluster"), device="cuda:0")]), report(small, [run("fast")]))
+                            report(cuda, [dict(run(name), backend="cuda", device="cuda:0") for name in ("cluster", "npp")]),
+                            report(small, [run("fast")]))
         self.assertEqual(self.row(text, "PoCL 5.0 (CPU, sub-groups)")["shuffle"], "validated (1)")
         self.assertEqual(self.row(text, "NVIDIA OpenCL 3.0 (H200)")["shuffle"], "**failed** 1 of 1: x")
         self.assertEqual(self.row(text, "CUDA 12.4 (H200)")["cluster"], "validated (1)")
+        # CUDA's own variants: a column each, empty for OpenCL and its compilers.
+        self.assertEqual(self.row(text, "CUDA 12.4 (H200)")["npp"], "validated (1)")
+        self.assertEqual(self.row(text, "NVIDIA OpenCL 3.0 (H200)")["npp"], "—")
+        self.assertEqual(self.row(text, "AMD ROCm (compile only)")["npp"], "—")
+        self.assertEqual(self.row(text, "AMD ROCm (compile only)")["lowrank"], "compiled only (gfx1030, gfx90a)")
         self.assertEqual(self.row(text, "PoCL 3.1 (CPU, 64 work-items per group)")["fast"], "validated (1)")
         self.assertEqual(set(self.row(text, "PoCL 3.1")["fast"].split()), {"never", "run"})
         self.assertEqual([line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")][2:10],
