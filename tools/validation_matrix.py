@@ -28,7 +28,9 @@ ROWS = [("PoCL 3.1", r"PoCL 3\.\d+ \(CPU\)$"), ("Rusticl", "Rusticl"), ("Oclgrin
 VENDORS = [("AMD ROCm (compile only)", ("gfx1030", "gfx90a")), ("Intel ocloc (compile only)", ("tgllp", "acm-g10"))]
 VENDOR_COMMAND = "bash tools/vendor_kernels.sh build/cl_configurations docs/vendor-resources.md"
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "kernels_cl"
-ABSENT = "OpenCL has no "  # the skip reason of a variant OpenCL lacks (tma, cluster)
+ABSENT = "OpenCL has no "
+# tools/validation_runs.sh's line in a report's `incomplete` for a convcompare call that wrote no report.
+LOST = re.compile(r"no report: (\S+) (\S+) (\d+) channels \((.*?)\): exit \d+: (?:convcompare: error: )?(.*)")  # the skip reason of a variant OpenCL lacks (tma, cluster)
 
 
 def version(pattern, text):
@@ -67,12 +69,14 @@ def pixel_key(run):
 
 def short(reason):
     """A skip reason up to its first parenthesis, colon or semicolon: the full text is listed below the tables."""
+    if reason.startswith("no report ("):  # a lost call: its options, then convcompare's message
+        return "no report: " + short(reason.split("): ", 1)[1])
     return re.split(r" \(|: |; ", reason, maxsplit=1)[0].rstrip(".")
 
 
 class Row:
     def __init__(self, name):
-        self.name, self.label, self.runs, self.commands = name, None, [], []
+        self.name, self.label, self.runs, self.commands, self.lost = name, None, [], [], []
         self.vendor_targets, self.builds = None, []  # a compile-only row's targets and their builds
 
 
@@ -94,8 +98,14 @@ def read_rows(report_paths, vendor_csv):
             command = " ".join(report["command"]) or "(the report names no command)"
             tool = report["tool"]
             note = f"`{command}` ({report['created'][:10]}, convcompare {tool['version']} {tool['git']})"
-            if report.get("incomplete"):
-                note += f"; incomplete: {report['incomplete']}"
+            for line in report.get("incomplete", "").splitlines():
+                lost = LOST.fullmatch(line)
+                if lost:
+                    variant, pixel, channels, options, message = lost.groups()
+                    key = "f32" if pixel == "f32" else ("u8" if channels == "1" else "RGBA8")
+                    row.lost.append((variant, key, f"no report ({options}): {message}"))
+                else:
+                    note += f"; incomplete: {line}"
             if note not in row.commands:
                 row.commands.append(note)
     vendor_rows = []
@@ -114,8 +124,14 @@ def vendor_pixel(options):
     return "RGBA8" if "CC_PIXEL_U8X4" in options else ("u8" if "CC_PIXEL_U8" in options else "f32")
 
 
-def run_cell(runs, reasons):
-    """One cell of an implementation that ran: what every run of the variant and pixel type came to."""
+def run_cell(runs, lost, reasons):
+    """One cell of an implementation that ran: what every run of the variant and pixel type came to, and the
+    convcompare calls for it that wrote no report (LOST: their messages)."""
+    for message in lost:
+        reasons.setdefault(short(message), set()).add(message)
+    if lost:
+        return f"**failed**: {'; '.join(sorted({short(message) for message in lost}))}" + (
+            f" ({sum(run['status'] == 'ok' for run in runs)} other runs validated)" if runs else "")
     if not runs:
         return "—"
     ok = sum(run["status"] == "ok" for run in runs)
@@ -149,13 +165,14 @@ def vendor_cell(row, variant, pixel, runtime_cells):
     return "not compiled"
 
 
-LEGEND = ("A cell: **validated (N)**: every one of the N runs of that variant and pixel type on that implementation "
-          "validated against the CPU reference (status `ok`; runs skipped for the problem, such as a filter that is "
-          "not separable, are counted after it); **failed**: a run did not validate; **skipped**: the variant did not "
-          "run there, for the reason given; **absent in OpenCL**: OpenCL has no such construct, the variant is "
-          "CUDA's alone; **compiled only (targets)**: built and linked by the vendor's compiler, never run; **not "
-          "compiled**: no build of that kernel file and pixel format in the vendor table; **never run**: no report "
-          "for that implementation yet; **—**: its report has no such run.")
+LEGEND = ("A cell: **validated (N)**: every one of the N runs of that variant and pixel type that ran on that "
+          "implementation validated against the CPU reference (status `ok`), followed by \"K skipped: why\" where "
+          "some runs did not run for their problem (a filter that is not separable); **failed**: a run did not "
+          "validate, or a convcompare call for it wrote no report (a crash, a kernel past `--kernel-timeout`); **skipped**: the variant ran nowhere in the report, for the reason given; **absent in "
+          "OpenCL**: OpenCL has no such construct, the variant is CUDA's alone; **compiled only (targets)**: built "
+          "and linked by the vendor's compiler, never run; **not compiled**: no build of that kernel file and "
+          "pixel format in the vendor table; **never run**: no report for that implementation yet; **—**: its "
+          "report has no such run (not a variant of its API).")
 
 
 def section(report_paths, vendor_csv):
@@ -176,7 +193,8 @@ def section(report_paths, vendor_csv):
         for row in runtime_rows:
             for variant in variants:
                 picked = [run for run in row.runs if run["variant"] == variant and pixel_key(run) == pixel]
-                cells[(row.name, variant)] = run_cell(picked, reasons) if row.runs else "never run"
+                lost = [message for name, key, message in row.lost if (name, key) == (variant, pixel)]
+                cells[(row.name, variant)] = run_cell(picked, lost, reasons) if row.runs or row.lost else "never run"
         for row in rows:
             if row.vendor_targets:
                 row_cells = [vendor_cell(row, variant, pixel, [cells[(r.name, variant)] for r in opencl_rows])

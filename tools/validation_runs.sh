@@ -9,8 +9,8 @@
 # channel and three (RGBA8 for u8), each part one convcompare call. OUT.json holds the parts' runs as one
 # report (docs/json-schema.md) whose `command` is this script's command line, written one run a line
 # so that a stored report stays small (docs/validation/) and diffs by run.
-# Exit 0 when every run that ran validated, 1 when any failed, 2 when a part wrote no report (OUT.json
-# is then not written).
+# Exit 0 when every run that ran validated, 1 when any failed, 2 when a call wrote no report (OUT.json lists
+# what it lost, below) or none did (OUT.json not written).
 set -uo pipefail
 
 usage="usage: validation_runs.sh PATH/TO/convcompare DEVICE OUT.json [LAUNCHER...]"
@@ -53,26 +53,67 @@ else
   )
 fi
 
+# The variants `--variant all` runs on this backend, from --list's variant lines ("NAME  ... [cpu, opencl] {...}").
+variants() {
+  "$exe" --list 2>/dev/null | awk -v backend="$backend" '/^Variants/ { on = 1; next } on && /^$/ { exit }
+    on && match($0, /\[[^][]*\] \{[^{}]*\}$/) && substr($0, RSTART) ~ "^\\[[^]]*" backend && $1 != "auto" { print $1 }'
+}
+
+# convcompare with the part's options: REPORT VARIANTS PIXELS OPTIONS; its stderr, less the progress lines,
+# goes to stderr and its last line to REPORT.error.
+convcompare() {
+  local report=$1 variant=$2 pixel=$3 options=$4
+  # shellcheck disable=SC2086  # the options are several words
+  "${launcher[@]}" "$exe" --backend "$backend" --device "$device" --variant "$variant" --pixel "$pixel" $options \
+    --repetitions 1 --warmup 0 --no-peaks --quiet --kernel-timeout 120 --json "$report" 2>"$report.stderr"
+  local code=$?
+  grep -v '^\[[0-9]*/[0-9]*\]' "$report.stderr" | tee "$report.error" >&2
+  return $code
+}
+
+# A part that writes no report (a crash, a driver's abort, a kernel past --kernel-timeout) runs again one variant
+# and pixel type at a time, so that one lost run costs its own cells only: each call that still writes none is
+# listed in the report's `incomplete`, one line "no report: VARIANT PIXEL CHANNELS channels (OPTIONS): exit N:
+# LAST LINE", which tools/validation_matrix.py shows as failed.
 status=0
 reports=()
+lost=()
 for index in "${!parts[@]}"; do
+  options=${parts[index]}
   json=$work/part$index.json
   started=$SECONDS
-  # shellcheck disable=SC2086  # a part is several words
-  "${launcher[@]}" "$exe" --backend "$backend" --device "$device" --variant all --pixel f32,u8 \
-    ${parts[index]} --repetitions 1 --warmup 0 --no-peaks --quiet --json "$json"
+  convcompare "$json" all f32,u8 "$options"
   code=$?
-  echo "validation_runs.sh: part $((index + 1)) of ${#parts[@]} (${parts[index]}): exit $code, $((SECONDS - started)) s" >&2
-  if [[ ! -s $json ]]; then
-    echo "validation_runs.sh: part $((index + 1)) wrote no report (exit $code); $out not written" >&2
-    exit 2
-  fi
+  echo "validation_runs.sh: part $((index + 1)) of ${#parts[@]} ($options): exit $code, $((SECONDS - started)) s" >&2
   ((code > status)) && status=$code
-  reports+=("$json")
+  if [[ -s $json ]]; then
+    reports+=("$json")
+    continue
+  fi
+  echo "validation_runs.sh: part $((index + 1)) wrote no report: one variant and pixel type at a time" >&2
+  [[ $options =~ --channels\ ([0-9]+) ]] && channels=${BASH_REMATCH[1]}
+  for variant in $(variants); do
+    for pixel in f32 u8; do
+      single=$work/part$index-$variant-$pixel.json
+      convcompare "$single" "$variant" "$pixel" "$options"
+      code=$?
+      if [[ -s $single ]]; then
+        reports+=("$single")
+      else
+        lost+=("no report: $variant $pixel $channels channels ($options): exit $code: $(tail -n 1 "$single.error")")
+        echo "validation_runs.sh: ${lost[-1]}" >&2
+      fi
+    done
+  done
 done
+if ((${#reports[@]} == 0)); then
+  echo "validation_runs.sh: no part wrote a report; $out not written" >&2
+  exit 2
+fi
 
-python3 - "$out" "${#reports[@]}" "${reports[@]}" "${recorded[@]}" <<'EOF' || exit 2
+LOST=$(printf '%s\n' "${lost[@]}") python3 - "$out" "${#reports[@]}" "${reports[@]}" "${recorded[@]}" <<'EOF' || exit 2
 import json
+import os
 import sys
 
 out, count = sys.argv[1], int(sys.argv[2])
@@ -82,7 +123,8 @@ report = parts[0]
 report["command"] = command
 report["runs"] = [run for part in parts for run in part["runs"]]
 report["streams"] = [stream for part in parts for stream in part["streams"]]
-report["incomplete"] = "; ".join(part["incomplete"] for part in parts if part["incomplete"])
+report["incomplete"] = "\n".join([part["incomplete"] for part in parts if part["incomplete"]] +
+                                 [line for line in os.environ["LOST"].splitlines() if line])
 # The environment's pairs that differ between parts (the input) list each part's value.
 for key in report["environment"]:
     values = list(dict.fromkeys(part["environment"].get(key, "") for part in parts))

@@ -127,6 +127,18 @@ class Matrix(unittest.TestCase):
                           "| NVIDIA OpenCL 3.0 (H200)", "| CUDA 12.4 (H200)", "| PoCL 3.1 (CPU, 64 work-items per group)",
                           "| AMD ROCm (compile only)"])
 
+    def test_a_call_that_wrote_no_report_fails_its_cells(self):
+        lost = report(POCL3, [run("global"), run("separable", channels=3)])
+        lost["incomplete"] = ("no report: separable u8 3 channels (--channels 3 --size 67x45): exit 2: convcompare: "
+                              "error: the kernel 'separable' did not finish within 120 s (waiting): it may never return")
+        text = self.section(lost)
+        self.assertEqual(self.row(text, "PoCL 3.1 (CPU)", 2)["separable"],
+                         "**failed**: no report: the kernel 'separable' did not finish within 120 s")
+        self.assertEqual(self.row(text, "PoCL 3.1 (CPU)")["separable"], "validated (1)")
+        self.assertEqual(self.row(text, "PoCL 3.1 (CPU)", 1)["separable"], "—")
+        self.assertIn("(--channels 3 --size 67x45): the kernel 'separable' did not finish within 120 s (waiting): it "
+                      "may never return", text)
+
     def test_reports_of_one_implementation_make_one_row(self):
         text = self.section(report(POCL3, [run("global")]), report(POCL3, [run("global", "skipped", reason="y")],
                                                                      command=("second",)))
