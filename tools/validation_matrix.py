@@ -28,9 +28,9 @@ ROWS = [("PoCL 3.1", r"PoCL 3\.\d+ \(CPU\)$"), ("Rusticl", "Rusticl"), ("Oclgrin
 VENDORS = [("AMD ROCm (compile only)", ("gfx1030", "gfx90a")), ("Intel ocloc (compile only)", ("tgllp", "acm-g10"))]
 VENDOR_COMMAND = "bash tools/vendor_kernels.sh build/cl_configurations docs/vendor-resources.md"
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "kernels_cl"
-ABSENT = "OpenCL has no "
+ABSENT = "OpenCL has no "  # the skip reason of a variant OpenCL lacks (tma, cluster)
 # tools/validation_runs.sh's line in a report's `incomplete` for a convcompare call that wrote no report.
-LOST = re.compile(r"no report: (\S+) (\S+) (\d+) channels \((.*?)\): exit \d+: (?:convcompare: error: )?(.*)")  # the skip reason of a variant OpenCL lacks (tma, cluster)
+LOST = re.compile(r"no report: (\S+) (\S+) (\d+) channels \((.*?)\): exit \d+: (?:convcompare: error: )?(.*)")
 
 
 def version(pattern, text):
@@ -65,6 +65,12 @@ def label(device):
 
 def pixel_key(run):
     return "f32" if run["pixel"] == "f32" else ("u8" if run["channels"] == 1 else "RGBA8")
+
+
+def problem(run):
+    """A run's problem in a few words: 257x255 box:r=1 mirror (x3 for three channels)."""
+    channels = f" x{run['channels']}" if run["channels"] > 1 else ""
+    return f"{run['width']}x{run['height']} {run['filter']} {run['border']}{channels}"
 
 
 def short(reason):
@@ -137,10 +143,15 @@ def run_cell(runs, lost, reasons):
     ok = sum(run["status"] == "ok" for run in runs)
     failed = [run for run in runs if run["status"] == "failed"]
     skipped = [run for run in runs if run["status"] == "skipped"]
-    for run in failed + skipped:
+    for run in skipped:
         reasons.setdefault(short(run["reason"]), set()).add(run["reason"])
+    for run in failed:
+        reasons.setdefault(f"{run['variant']} {pixel_key(run)} failed at {problem(run)}", set()).add(
+            f"{run['reason']} (max error {run['max_abs_error']:.3g}, tolerance {run['tolerance']:.3g})")
     if failed:
-        return f"**failed** {len(failed)} of {len(runs)}: {'; '.join(sorted({short(r['reason']) for r in failed}))}"
+        problems = sorted({problem(run) for run in failed})
+        return (f"**failed** {len(failed)} of {len(runs)}: {', '.join(problems[:2])}" +
+                (f" and {len(problems) - 2} more" if len(problems) > 2 else ""))
     why = "; ".join(sorted({short(run["reason"]) for run in skipped}))
     if ok:
         return f"validated ({ok})" + (f", {len(skipped)} skipped: {why}" if skipped else "")
@@ -168,11 +179,12 @@ def vendor_cell(row, variant, pixel, runtime_cells):
 LEGEND = ("A cell: **validated (N)**: every one of the N runs of that variant and pixel type that ran on that "
           "implementation validated against the CPU reference (status `ok`), followed by \"K skipped: why\" where "
           "some runs did not run for their problem (a filter that is not separable); **failed**: a run did not "
-          "validate, or a convcompare call for it wrote no report (a crash, a kernel past `--kernel-timeout`); **skipped**: the variant ran nowhere in the report, for the reason given; **absent in "
-          "OpenCL**: OpenCL has no such construct, the variant is CUDA's alone; **compiled only (targets)**: built "
-          "and linked by the vendor's compiler, never run; **not compiled**: no build of that kernel file and "
-          "pixel format in the vendor table; **never run**: no report for that implementation yet; **—**: its "
-          "report has no such run (not a variant of its API).")
+          "validate, or a convcompare call for it wrote no report (a crash, a kernel past `--kernel-timeout`); "
+          "**skipped**: the variant ran nowhere in the report, for the reason given; **absent in OpenCL**: OpenCL "
+          "has no such construct, the variant is CUDA's alone; **compiled only (targets)**: built and linked by the "
+          "vendor's compiler, never run; **not compiled**: no build of that kernel file and pixel format in the "
+          "vendor table; **never run**: no report for that implementation yet; **—**: its report has no such run "
+          "(not a variant of its API).")
 
 
 def section(report_paths, vendor_csv):

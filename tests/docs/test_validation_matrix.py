@@ -24,8 +24,10 @@ def device(name, platform, **properties):
                             "max work-group size": "4096", **properties})
 
 
-def run(variant, status="ok", pixel="f32", channels=1, reason=""):
-    return dict(backend="opencl", device="opencl:0:0", variant=variant, pixel=pixel, channels=channels, status=status, reason=reason)
+def run(variant, status="ok", pixel="f32", channels=1, reason="", width=67):
+    return dict(backend="opencl", device="opencl:0:0", variant=variant, pixel=pixel, channels=channels, status=status,
+                reason=reason, width=width, height=45, filter="box:r=1", border="mirror", max_abs_error=516.0,
+                tolerance=0.0078)
 
 
 def report(dev, runs, command=("tools/validation_runs.sh", "build/convcompare", "opencl:0:0", "out.json")):
@@ -73,15 +75,19 @@ class Matrix(unittest.TestCase):
             self.assertTrue(stored["runs"], path.name)
 
     def test_cells_say_what_the_runs_came_to(self):
-        runs = [run("global"), run("global", channels=3), run("tiled"), run("tiled", "failed", reason="max error 3"),
+        runs = [run("global"), run("global", channels=3), run("tiled"),
+                run("tiled", "failed", reason="pixel (0, 0)", width=257),
                 run("separable"), run("separable", "skipped", reason="filter is not separable"),
                 run("shuffle", "skipped", reason="the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS ...)"),
                 run("tma", "skipped", reason="OpenCL has no tensor memory accelerator (its nearest is async's)"),
-                run("fast", pixel="u8"), run("fft", "skipped", pixel="u8", reason="fft has no u8 kernels (pixel types: f32)")]
+                run("fast", pixel="u8"),
+                run("fft", "skipped", pixel="u8", reason="fft has no u8 kernels (pixel types: f32)")]
         text = self.section(report(POCL3, runs))
         cells = self.row(text, "PoCL 3.1 (CPU)")
         self.assertEqual(cells["global"], "validated (2)")
-        self.assertEqual(cells["tiled"], "**failed** 1 of 2: max error 3")
+        self.assertEqual(cells["tiled"], "**failed** 1 of 2: 257x45 box:r=1 mirror")
+        self.assertIn("- tiled f32 failed at 257x45 box:r=1 mirror: pixel (0, 0) (max error 516, tolerance 0.0078)",
+                      text)
         self.assertEqual(cells["separable"], "validated (1), 1 skipped: filter is not separable")
         self.assertEqual(cells["shuffle"], "skipped: the device offers no sub-group shuffle")
         self.assertEqual(cells["tma"], "absent in OpenCL")
@@ -110,10 +116,12 @@ class Matrix(unittest.TestCase):
         small = copy.deepcopy(POCL3)
         small["properties"]["max work-group size"] = "64"
         text = self.section(report(pocl5, [run("shuffle")]), report(nvidia, [run("shuffle", "failed", reason="x")]),
-                            report(cuda, [dict(run(name), backend="cuda", device="cuda:0") for name in ("cluster", "npp")]),
+                            report(cuda, [dict(run(name), backend="cuda", device="cuda:0")
+                                          for name in ("cluster", "npp")]),
                             report(small, [run("fast")]))
         self.assertEqual(self.row(text, "PoCL 5.0 (CPU, sub-groups)")["shuffle"], "validated (1)")
-        self.assertEqual(self.row(text, "NVIDIA OpenCL 3.0 (H200)")["shuffle"], "**failed** 1 of 1: x")
+        self.assertEqual(self.row(text, "NVIDIA OpenCL 3.0 (H200)")["shuffle"],
+                         "**failed** 1 of 1: 67x45 box:r=1 mirror")
         self.assertEqual(self.row(text, "CUDA 12.4 (H200)")["cluster"], "validated (1)")
         # CUDA's own variants: a column each, empty for OpenCL and its compilers.
         self.assertEqual(self.row(text, "CUDA 12.4 (H200)")["npp"], "validated (1)")
@@ -124,13 +132,15 @@ class Matrix(unittest.TestCase):
         self.assertEqual(set(self.row(text, "PoCL 3.1")["fast"].split()), {"never", "run"})
         self.assertEqual([line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")][2:10],
                          ["| PoCL 3.1", "| Rusticl", "| Oclgrind", "| PoCL 5.0 (CPU, sub-groups)",
-                          "| NVIDIA OpenCL 3.0 (H200)", "| CUDA 12.4 (H200)", "| PoCL 3.1 (CPU, 64 work-items per group)",
+                          "| NVIDIA OpenCL 3.0 (H200)", "| CUDA 12.4 (H200)",
+                          "| PoCL 3.1 (CPU, 64 work-items per group)",
                           "| AMD ROCm (compile only)"])
 
     def test_a_call_that_wrote_no_report_fails_its_cells(self):
         lost = report(POCL3, [run("global"), run("separable", channels=3)])
         lost["incomplete"] = ("no report: separable u8 3 channels (--channels 3 --size 67x45): exit 2: convcompare: "
-                              "error: the kernel 'separable' did not finish within 120 s (waiting): it may never return")
+                              "error: the kernel 'separable' did not finish within 120 s (waiting): it may never "
+                              "return")
         text = self.section(lost)
         self.assertEqual(self.row(text, "PoCL 3.1 (CPU)", 2)["separable"],
                          "**failed**: no report: the kernel 'separable' did not finish within 120 s")
