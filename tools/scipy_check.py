@@ -40,8 +40,9 @@ try:
     import scipy.ndimage as ndimage
     from PIL import Image
 except ImportError as missing:
-    sys.exit(f"scipy_check: {missing}: this script needs numpy, scipy and pillow "
-             f"(Debian: apt-get install python3-numpy python3-scipy python3-pil)")
+    print(f"scipy_check: {missing}: this script needs numpy, scipy and pillow "
+          f"(Debian: apt-get install python3-numpy python3-scipy python3-pil)", file=sys.stderr)
+    sys.exit(2)
 
 SEED = 20261129
 BORDERS = ("zero", "clamp", "mirror", "wrap")
@@ -177,6 +178,18 @@ class Problem:
     def __init__(self, name, image_path, planes, pixel, filters):
         self.name, self.image_path, self.planes, self.pixel = name, image_path, planes, pixel
         self.filters = filters  # "file:PATH" -> float64 weights (float32 values, as convcompare reads them)
+        self.cache = {}  # (filter bytes, border, flip) -> (reference, magnitude): the same for every variant
+        self.lock = threading.Lock()
+
+    def correlations(self, weights, border, flip):
+        """The reference and sum(|w| * |window|) per pixel, computed once for all variants."""
+        key = (weights.tobytes(), weights.shape, border, flip)
+        with self.lock:
+            if key in self.cache:
+                return self.cache[key]
+        found = (correlate(self.planes, weights, border), correlate(np.abs(self.planes), np.abs(weights), border))
+        with self.lock:
+            return self.cache.setdefault(key, found)
 
 
 def radii_for(width, height):
@@ -249,8 +262,7 @@ def reference_and_tolerance(problem, weights, border, flip, variant, terms):
     16 * log2(N) * FLT_EPSILON * sum|w| * max|x| spread over the whole plane."""
     if flip:
         weights = weights[::-1, ::-1]
-    reference = correlate(problem.planes, weights, border)
-    magnitude = correlate(np.abs(problem.planes), np.abs(weights), border)
+    reference, magnitude = problem.correlations(weights, border, flip)
     tolerance = 1e-5 * magnitude + 1e-6
     if variant in ("separable", "lowrank", "npp-separable"):
         terms = terms or (1 if variant != "lowrank" else variant_terms(weights))
@@ -314,6 +326,16 @@ def accepted_skip(reason):
     return None
 
 
+def variant_that_ran(run):
+    """The variant whose tolerance applies: auto names its choice in compile_time (docs/json-schema.md)."""
+    if run["variant"] != "auto":
+        return run["variant"]
+    if run.get("terms"):
+        return "lowrank"
+    chosen = re.findall(r"\b(fft|separable|lowrank)\b", run.get("compile_time") or "")
+    return chosen[0] if chosen else "auto"
+
+
 def run_one(args, variant, problem, flip, work, tally, lock):
     tag = f"{variant}/{problem.pixel}/{problem.name}{'/flip' if flip else ''}"
     out_dir = os.path.join(work, "out", variant, problem.pixel + "_" + problem.name + ("_flip" if flip else ""))
@@ -372,7 +394,7 @@ def run_one(args, variant, problem, flip, work, tally, lock):
                 tally.failed += 1
                 tally.notes.append(f"{where}: {status} run with no result image or an unknown problem")
             continue
-        ran = run.get("ran") or run["variant"]
+        ran = variant_that_ran(run)
         reference, tolerance = reference_and_tolerance(problem, problem.filters[run["filter"]], run["border"],
                                                        flip, ran, run.get("terms"))
         output = read_image(run["output"])
@@ -399,7 +421,7 @@ def run_one(args, variant, problem, flip, work, tally, lock):
 def implemented_variants(convcompare, backend):
     """The variants `convcompare --list` says the backend (or the driver, for auto) implements."""
     listing = subprocess.run([convcompare, "--list"], capture_output=True, text=True).stdout
-    section = listing.split("Variants", 1)[-1].split("Filters:", 1)[0]
+    section = listing.split("\nVariants", 1)[-1].split("Filters:", 1)[0]
     variants = []
     for line in section.splitlines():
         found = re.match(r"\s+(\S+)\s.*\[([^\]]*)\]", line)
