@@ -12,6 +12,7 @@
 
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
+#include "common/domain/json_nesting.h"
 #include "common/domain/memory.h"
 #include "common/report/fields.h"
 
@@ -169,7 +170,9 @@ std::string parse_problem(const ordered_json::parse_error& error) {
 Report parse_report(std::string_view text, std::string_view source_name) {
   ordered_json root;
   try {
-    root = ordered_json::parse(text.begin(), text.end());
+    root = parse_json_nested<ordered_json>(text);
+  } catch (const JsonTooDeep& error) {
+    throw InputError(fmt::format("{}: {}", source_name, error.what()));
   } catch (const ordered_json::parse_error& error) {
     // error.byte is 1-based: the offending byte is text[byte - 1].
     const std::size_t end = std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
@@ -191,7 +194,8 @@ Report parse_report(std::string_view text, std::string_view source_name) {
   int version = 1;
   if (const auto found = root.find("schema_version"); found != root.end()) {
     if (!found->is_number_integer() || found->get<long long>() < 1)
-      throw InputError(fmt::format("{}: \"schema_version\" must be a positive integer, not {}", source_name, found->dump()));
+      throw InputError(fmt::format("{}: \"schema_version\" must be a positive integer, not {}", source_name,
+                                   found->is_number() ? found->dump() : found->type_name()));
     if (found->get<long long>() > kSchemaVersion)
       throw InputError(fmt::format("{}: written with report schema_version {}, newer than this convcompare reads "
                                    "(1 to {}): use a newer convcompare",

@@ -25,6 +25,7 @@
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
 #include "common/domain/input_file.h"
+#include "common/domain/json_nesting.h"
 #include "common/domain/temporary_files.h"
 #include "common/domain/variants.h"
 
@@ -339,7 +340,7 @@ std::vector<std::pair<TuningKey, AutoChoice>> TuningCache::read_entries(int dire
     constexpr std::uint64_t kMaxCacheBytes = 16u << 20;
     const std::optional<std::string> text = read_cache_file(directory, file_.filename().string(), kMaxCacheBytes);
     if (!text) return entries;
-    const json document = json::parse(*text);
+    const json document = parse_json_nested<json>(*text);
     if (document.at("format").get<int>() != kCacheFormat) throw std::runtime_error("another format version");
     for (const json& entry : document.at("entries"))
       entries.emplace_back(entry.at("key").get<TuningKey>(), choice_from_json(entry.at("choice")));
