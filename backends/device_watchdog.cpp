@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/domain/error.h"
+#include "common/domain/seconds.h"
 
 namespace cc {
 
@@ -74,8 +75,7 @@ std::string stuck_message(std::string_view what) {
 }
 
 std::chrono::steady_clock::time_point deadline_from(std::chrono::steady_clock::time_point start) {
-  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(wait_limit_s));
+  return start + clock_span(wait_limit_s);
 }
 
 void set_name(std::string_view name) {

@@ -18,6 +18,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
+#include "common/domain/seconds.h"
 #include "common/domain/variants.h"
 
 namespace cc {
@@ -217,6 +218,18 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   // generated image): refused instead.
   const CLI::Validator named_file(
       [](std::string& value) { return value.empty() ? std::string("an empty name is not a file") : std::string(); }, "");
+  // A span of seconds is checked as typed by the one parser every duration goes through (common/domain/seconds.h):
+  // out of range, NaN and 1e-400 (which reads as 0) are each refused with the text the user wrote.
+  const CLI::Validator seconds(
+      [](std::string& value) {
+        try {
+          Seconds::parse(value, "");
+          return std::string();
+        } catch (const InputError& problem) {
+          return std::string(problem.what());
+        }
+      },
+      "");
   app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
   app.add_option("--backend", config.backends, backend_name_list(", ", ", ") + " or all (comma list)")
       ->type_name("LIST")
@@ -275,9 +288,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_option("--time-budget", config.measurement.time_budget_s,
                  "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
       ->type_name("SECONDS")
+      ->check(seconds)
       ->capture_default_str();
   app.add_option("--kernel-timeout", config.kernel_timeout_s, "Give up (exit 2) on a device wait (a launch, a batch, a copy) that takes longer")
-      ->type_name("SECONDS")->check(CLI::Range(0.001, 1e6))->capture_default_str();
+      ->type_name("SECONDS")->check(seconds)->capture_default_str();
   app.add_option("--min-samples", config.measurement.min_samples,
                  "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
       ->type_name("N")
@@ -420,19 +434,11 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError("--image -: reading the image from standard input is not supported; give a file name");
   if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
     throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
-  if (!(config.measurement.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
-    // As typed: 1e-400 reads as 0, and "bad --time-budget 0" would not be what the user wrote.
-    const std::vector<std::string>& typed = app.get_option("--time-budget")->results();
-    throw InputError(fmt::format("bad --time-budget '{}': expected seconds greater than 0 (it reads as {})",
-                                 typed.empty() ? fmt::format("{}", config.measurement.time_budget_s) : typed.back(),
-                                 config.measurement.time_budget_s));
-  }
   // CLI::Range lets NaN through (every comparison with it is false), and a NaN threshold switches the
   // gate off: a 100x slowdown read "unchanged" (issue #30).
   for (const auto& [name, value] : {std::pair{"--significance", config.significance},
                                     std::pair{"--min-change", config.min_change_percent},
-                                    std::pair{"--max-noise", config.measurement.max_noise_percent},
-                                    std::pair{"--kernel-timeout", config.kernel_timeout_s}})
+                                    std::pair{"--max-noise", config.measurement.max_noise_percent}})
     if (!std::isfinite(value)) throw InputError(fmt::format("bad {} {}: expected a finite number", name, value));
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);
