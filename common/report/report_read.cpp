@@ -138,6 +138,22 @@ std::vector<JsonObject> elements(const ordered_json& array, std::string_view sou
   return result;
 }
 
+// A field that holds milliseconds (its key ends in _ms, or it sits in the kernel_ms group, whose noise
+// percent cannot be negative either): a negative one is no measurement but a corrupt or forged report,
+// which --compare would test and print as it stands.
+template <typename Record>
+bool is_time(const Field<Record>& field) {
+  return field.name.ends_with("_ms") || field.group == "kernel_ms";
+}
+
+void refuse_negative(const JsonObject& object, std::string_view key, const FieldValue& value) {
+  const auto refuse = [&](double number) {
+    if (number < 0) object.fail(fmt::format("\"{}\" is {:g}: a time cannot be negative", key, number));
+  };
+  if (const double* number = std::get_if<double>(&value)) refuse(*number);
+  if (const auto* numbers = std::get_if<std::vector<double>>(&value)) std::ranges::for_each(*numbers, refuse);
+}
+
 // One record from its object by its table: every field the object has, checked against its kind;
 // a missing required field (or group) is an error, a missing optional one keeps the default.
 template <typename Record>
@@ -150,8 +166,10 @@ Record read_record(const JsonObject& object, const std::vector<Field<Record>>& f
     const std::optional<JsonObject> holder =
         field.group.empty() ? std::optional(object) : object.object(field.group, group_required(field.group));
     if (!holder) continue;  // an optional group, absent
-    if (auto value = holder->value(field.name, field.kind, field.required, field.default_when_missing))
+    if (auto value = holder->value(field.name, field.kind, field.required, field.default_when_missing)) {
+      if (is_time(field)) refuse_negative(*holder, field.name, *value);
       field.set(record, std::move(*value));
+    }
   }
   for (const Field<Record>& field : fields)
     if (field.meaningful && !field.meaningful(record)) field.set(record, field.get(Record{}));

@@ -50,3 +50,39 @@ TEST_CASE("read back: a report nested 150,000 deep is refused by the nesting lim
   check_refused(at_limit, {"limit.json", "schema_version", "array"});
   CHECK(at_limit.err.find("nested") == std::string::npos);
 }
+
+TEST_CASE("read back: a baseline of no runs, of negative times or of one run twice is refused before any run") {
+  TempDir dir("hostile");
+  const nlohmann::ordered_json report = read_back_report(dir, "one.json");
+  const auto compare_with = [&](const std::string& name, const nlohmann::ordered_json& baseline) {
+    write_file(dir.file(name), baseline.dump());
+    return convcompare(run_args({"--size", "16x8", "--filter", "box:r=1", "--compare", dir.file(name)}));
+  };
+  nlohmann::ordered_json empty = report;
+  empty["runs"] = nlohmann::ordered_json::array();
+  check_refused(compare_with("empty.json", empty), {"empty.json", "holds no runs", "nothing to compare against"});
+
+  nlohmann::ordered_json twice = report;
+  twice["runs"].push_back(report["runs"][0]);
+  const std::string again = "runs 1 and " + std::to_string(report["runs"].size() + 1);
+  check_refused(compare_with("twice.json", twice), {"twice.json", again, "same run", "box:r=1 16x8x1", "holds each run once"});
+
+  // A negative time, in a statistic, a raw sample or a phase, in a baseline and in any report merge reads.
+  for (const auto& [group, key] : std::vector<std::pair<std::string, std::string>>{
+           {"kernel_ms", "median"}, {"kernel_ms", "min"}, {"", "h2d_ms"}, {"", "kernel_samples_ms"}}) {
+    CAPTURE(key);
+    nlohmann::ordered_json negative = report;
+    nlohmann::ordered_json& run = negative["runs"][0];
+    if (key == "kernel_samples_ms")
+      run[key] = {0.5, -0.25};
+    else
+      (group.empty() ? run[key] : run[group][key]) = -3;
+    check_refused(compare_with("negative.json", negative), {"negative.json", "run 1", key, "a time cannot be negative"});
+    check_refused(convcompare({"merge", dir.file("negative.json")}), {"negative.json", key, "cannot be negative"});
+  }
+  // The report as written still compares (0, or 4: one sample a side is inconclusive), nothing on stderr.
+  const CommandResult itself =
+      convcompare(run_args({"--size", "16x8", "--filter", "box:r=1", "--quiet", "--compare", dir.file("one.json")}));
+  CHECK((itself.status == 0 || itself.status == 4));
+  CHECK(itself.err.empty());
+}
