@@ -1,4 +1,6 @@
 // test_validation.cpp: hostile values of options and the environment: spans of seconds, report streams, report sizes, messages.
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -38,4 +40,32 @@ TEST_CASE("durations: CONVCOMPARE_BUILD_TIMEOUT past the limit is refused, not a
                   {"CONVCOMPARE_BUILD_TIMEOUT", value, "at most 1000000"});
   }
   check_validated(shell("CONVCOMPARE_BUILD_TIMEOUT=1e6 exec $CONVCOMPARE $RUN --variant global --size 16x16 --quiet"));
+}
+
+TEST_CASE("streams: each output stream is claimed by one report, whatever it is: a pipe, a FIFO, a file, a terminal") {
+  TempDir dir("hostile");
+  const std::vector<std::string> small = {"--size", "8x4", "--filter", "box:r=1", "--quiet"};
+  const auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), small.begin(), small.end());
+    return run_args(extra);
+  };
+  // Standard output is a pipe here (run_command reads it): JSON then CSV in it was written and exit 0.
+  for (const auto& [first, second] : std::vector<std::pair<std::string, std::string>>{
+           {"-", "-"}, {"/dev/stdout", "-"}, {"-", "/proc/self/fd/1"}}) {
+    CAPTURE(first + " " + second);
+    const CommandResult both = convcompare(with({"--json", first, "--csv", second}));
+    check_refused(both, {"--json and --csv", "same stream", "each needs its own"});
+    CHECK(both.out.empty());
+  }
+  check_refused(convcompare(with({"--markdown", "-", "--json", "/dev/fd/1"})), {"--markdown", "--json", "same stream"});
+  // The same with standard output a file, and a FIFO named twice: one rule.
+  check_refused(shell("exec $CONVCOMPARE $RUN --size 8x4 --quiet --json - --csv - > " + shell_quoted(dir.file("out"))),
+                {"--json and --csv", "same file"});
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  check_refused(convcompare(with({"--json", dir.file("fifo"), "--csv", dir.file("fifo")})), {"same stream", "fifo"});
+  // One report a stream is fine; /dev/null loses nothing and takes any number.
+  const CommandResult one = convcompare(with({"--json", "-", "--csv", dir.file("r.csv")}));
+  check_validated(one);
+  CHECK(one.out.find("\"runs\"") != std::string::npos);
+  check_validated(convcompare(with({"--json", "/dev/null", "--csv", "/dev/null", "--markdown", "/dev/null"})));
 }

@@ -167,12 +167,21 @@ void check_report_path(const PlannedFile& file) {
 // writes is one its own reader accepts.
 constexpr std::size_t kRecordBytesBesideNames = 2048;
 
-// Whether `path` reaches the file standard output writes to (/dev/null aside: it loses nothing).
-bool is_standard_output(const std::string& path) {
-  struct stat out {}, named {}, null {};
-  if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &named) != 0) return false;
-  if (S_ISCHR(named.st_mode) && ::stat("/dev/null", &null) == 0 && named.st_rdev == null.st_rdev) return false;
-  return out.st_dev == named.st_dev && out.st_ino == named.st_ino;
+// The stream a destination writes into, for the rule that each stream is claimed by one writer: the
+// inode it reaches (a file, a pipe, a FIFO, a terminal, /dev/stdout followed to whichever of these standard
+// output is), or its path while it does not exist yet. "" for /dev/null, which loses nothing and may be
+// shared. Two reports in one pipe are as unreadable as two in one file (JSON followed by CSV), so a pipe
+// is claimed like a file, whatever kind of stream standard output happens to be.
+std::string claimed_stream(const struct stat& info) {
+  struct stat null {};
+  if (S_ISCHR(info.st_mode) && ::stat("/dev/null", &null) == 0 && info.st_rdev == null.st_rdev) return "";
+  return fmt::format("inode {}:{}", static_cast<unsigned long long>(info.st_dev),
+                     static_cast<unsigned long long>(info.st_ino));
+}
+
+std::string claimed_stream(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? claimed_stream(info) : file_identity(path);
 }
 
 // Creates the directory if needed and proves it writable with a probe file (removed on a signal too),
@@ -220,11 +229,6 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
   for (const PlannedFile& file : files) {
     check_name_length(file);
     check_report_path(file);
-    // Two writers on one stream would interleave: the console report (and --compare's table, which
-    // --quiet leaves out too) and a report on standard output.
-    if (!job.quiet && is_standard_output(file.path))
-      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
-                                   file.what, file.path));
   }
   if (!job.plot_path.empty()) check_plot_path(job.plot_path);
   if (std::ranges::any_of(job.reports, [](const ReportOutput& report) { return report.format == ReportFormat::Json; })) {
@@ -270,17 +274,29 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     for (std::size_t i = reports; i < files.size(); ++i) check_name_length(files[i]);
   }
 
-  // Collisions, by identity (file_identity: "" for streams and devices, which may be shared).
-  std::map<std::string, const PlannedFile*> written;
+  // Each stream claimed by one writer (claimed_stream): the console report (and --compare's table, which
+  // --quiet leaves out too) claims standard output, each file its own.
+  std::map<std::string, const PlannedFile*> claims;
+  const PlannedFile console{"the console report", "standard output", "console"};
+  if (struct stat out {}; !job.quiet && ::fstat(STDOUT_FILENO, &out) == 0)
+    if (const std::string stream = claimed_stream(out); !stream.empty()) claims.emplace(stream, &console);
   for (const PlannedFile& file : files) {
-    const std::string identity = file_identity(file.path);
-    if (identity.empty()) continue;
-    const auto [entry, added] = written.emplace(identity, &file);
+    const std::string stream = claimed_stream(file.path);
+    if (stream.empty()) continue;
+    const auto [entry, added] = claims.emplace(stream, &file);
     const PlannedFile& other = *entry->second;
-    if (!added && (other.content.empty() || other.content != file.content))
-      throw InputError(fmt::format("{} and {} name the same file '{}': each needs its own", other.what, file.what,
-                                   file.path));
+    if (added || (!other.content.empty() && other.content == file.content)) continue;
+    if (&other == &console)
+      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
+                                   file.what, file.path));
+    throw InputError(fmt::format("{} and {} name the same {} '{}': each needs its own", other.what, file.what,
+                                 stream.starts_with("path ") || fs::is_regular_file(file.path) ? "file" : "stream",
+                                 file.path));
   }
+  // An output that is an input, by file (file_identity: a terminal or pipe read and written is no loss).
+  std::map<std::string, const PlannedFile*> written;
+  for (const PlannedFile& file : files)
+    if (const std::string identity = file_identity(file.path); !identity.empty()) written.emplace(identity, &file);
   for (const InputName& read : run_inputs(job, targets)) {
     const std::string identity = file_identity(read.path);
     if (const auto found = written.find(identity); !identity.empty() && found != written.end())
