@@ -1,4 +1,5 @@
 // test_read_back.cpp: hostile files convcompare reads back: reports (merge, --compare), baselines and the tuning cache.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,28 @@ nlohmann::ordered_json read_back_report(const TempDir& dir, const std::string& n
 
 // `depth` arrays within each other, as text.
 std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// The one tuning cache file (a device's) under `cache`, "" when there is none.
+std::string tuning_cache_file(const TempDir& cache) {
+  for (const auto& entry : std::filesystem::directory_iterator(cache.path))
+    if (entry.path().extension() == ".json") return entry.path().string();
+  return "";
+}
+
+// A --variant auto run of one small problem with its tuning cache in `cache`, its report in `report`.
+CommandResult auto_run(const TempDir& cache, const std::string& report) {
+  return shell("CONVCOMPARE_CACHE_DIR=" + shell_quoted(cache.path.string()) +
+               " exec $CONVCOMPARE $RUN --variant auto --size 32x16 --filter box:r=1 --quiet --json " + shell_quoted(report));
+}
+
+// The auto run's record in the report at `path` (under OpenCL run_args adds global and tiled runs).
+nlohmann::json auto_record(const std::string& path) {
+  const nlohmann::json report = nlohmann::json::parse(read_file(path));
+  for (const nlohmann::json& run : report["runs"])
+    if (run["variant"] == "auto") return run;
+  FAIL("no auto run in " << path);
+  return {};
+}
 
 }  // namespace
 
@@ -85,4 +108,60 @@ TEST_CASE("read back: a baseline of no runs, of negative times or of one run twi
       convcompare(run_args({"--size", "16x8", "--filter", "box:r=1", "--quiet", "--compare", dir.file("one.json")}));
   CHECK((itself.status == 0 || itself.status == 4));
   CHECK(itself.err.empty());
+}
+
+TEST_CASE("read back: a tuning cache entry with a negative time is a corrupt cache: warned about, measured again, never printed") {
+  if (driver_case_skipped("the tuning cache's entries")) return;
+  TempDir dir("hostile"), cache("hostile-cache");
+  check_validated(auto_run(cache, dir.file("first.json")));
+  const std::string file = tuning_cache_file(cache);
+  REQUIRE_FALSE(file.empty());
+  nlohmann::json entries = nlohmann::json::parse(read_file(file));
+  REQUIRE(entries["entries"].size() == 1);
+  entries["entries"][0]["choice"]["measured"][0]["kernel_ms"] = -1.5;
+  write_file(file, entries.dump());
+  const CommandResult again = auto_run(cache, dir.file("again.json"));
+  check_validated(again, 1);
+  CHECK(again.err.find("ignoring the tuning cache") != std::string::npos);
+  CHECK(again.err.find("negative time") != std::string::npos);
+  const std::string note = auto_record(dir.file("again.json"))["compile_time"];
+  CHECK(note.starts_with("auto: fast (measured;"));
+  CHECK(note.find("-1.5") == std::string::npos);
+  // Stored afresh: the next run uses it.
+  CHECK(nlohmann::json::parse(read_file(file))["entries"][0]["choice"]["measured"][0]["kernel_ms"].get<double>() >= 0);
+}
+
+TEST_CASE("read back: a cached winner that cannot run on this device is measured again, not 'nothing ran' until --retune") {
+  if (skipped_unless_opencl("a candidate the device cannot run (shuffle without sub-group shuffles)")) return;
+  TempDir dir("hostile"), cache("hostile-cache");
+  check_validated(auto_run(cache, dir.file("first.json")));
+  const std::string file = tuning_cache_file(cache);
+  REQUIRE_FALSE(file.empty());
+  nlohmann::json entries = nlohmann::json::parse(read_file(file));
+  nlohmann::json& choice = entries["entries"][0]["choice"];
+  nlohmann::json& left_out = choice["left_out"];
+  const auto shuffle = std::ranges::find_if(left_out, [](const nlohmann::json& e) { return e["variant"] == "shuffle"; });
+  if (shuffle == left_out.end()) {
+    MESSAGE("skipped: this device offers sub-group shuffles, so a cached shuffle can run here");
+    return;
+  }
+  // The entry as a cache of another device (or an older driver under the same versions) would hold it.
+  left_out.erase(shuffle);
+  choice["variant"] = "shuffle";
+  choice["measured"].insert(choice["measured"].begin(), nlohmann::json{{"variant", "shuffle"}, {"kernel_ms", 0.001}});
+  write_file(file, entries.dump());
+  const CommandResult again = auto_run(cache, dir.file("again.json"));
+  check_validated(again);
+  const nlohmann::json run = auto_record(dir.file("again.json"));
+  CHECK(run["status"] == "ok");
+  const std::string note = run["compile_time"];
+  CHECK(note.find("(measured;") != std::string::npos);
+  CHECK(note.find("measured again: the cached shuffle cannot run here [the device offers no sub-group shuffle") !=
+        std::string::npos);
+  // The stale entry is replaced: the next run takes the fresh winner from the cache.
+  const nlohmann::json stored = nlohmann::json::parse(read_file(file))["entries"][0]["choice"];
+  CHECK(stored["variant"] != "shuffle");
+  check_validated(auto_run(cache, dir.file("third.json")));
+  const std::string third = auto_record(dir.file("third.json"))["compile_time"];
+  CHECK(third.find("(cached;") != std::string::npos);
 }

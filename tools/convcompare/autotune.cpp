@@ -82,7 +82,12 @@ AutoChoice choice_from_json(const json& object) {
     choice.measured.emplace_back(entry.at("variant").get<std::string>(), entry.at("kernel_ms").get<double>());
   for (const json& entry : object.at("left_out"))
     choice.left_out.emplace_back(entry.at("variant").get<std::string>(), entry.at("reason").get<std::string>());
-  if (choice.variant.empty() || choice.measured.empty() || choice.measured.front().first != choice.variant)
+  // A time below 0 was never measured (JSON holds no NaN): the entry was edited or corrupted, and its
+  // winner and its times in the report would be made up.
+  if (std::ranges::any_of(choice.measured, [](const auto& measured) { return !(measured.second >= 0); }))
+    throw std::runtime_error("an entry holds a negative time");
+  if (choice.variant.empty() || choice.measured.empty() || choice.measured.front().first != choice.variant ||
+      !std::ranges::is_sorted(choice.measured, {}, &std::pair<std::string, double>::second))
     throw std::runtime_error("an entry's winner is not its fastest measurement");
   return choice;
 }
