@@ -219,6 +219,7 @@ int run_job(const Config& config) {
     // Enough samples for the U test to decide against this baseline (compare.h, compare_sample_floor).
     job.options.repetitions = std::max(job.options.repetitions, compare_sample_floor(*job.baseline, job.compare_rule));
   }
+  check_json_report_fits(job, targets);
 
   Report report = report_header(job, image, backends);
   if (job.measure_peaks) measure_device_peaks(targets, report);

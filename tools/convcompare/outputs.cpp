@@ -166,6 +166,9 @@ void check_report_path(const PlannedFile& file) {
 // --json report could pass the reader's limit is refused before it runs, so that every report the tool
 // writes is one its own reader accepts.
 constexpr std::size_t kRecordBytesBesideNames = 2048;
+// A raw sample in kernel_samples_ms: its line's indent (8), the number at its longest (shortest round-trip
+// of a double: "-1.2345678901234567e-05", 23) and ",\n".
+constexpr std::size_t kSampleBytes = 33;
 
 // The stream a destination writes into, for the rule that each stream is claimed by one writer: the
 // inode it reaches (a file, a pipe, a FIFO, a terminal, /dev/stdout followed to whichever of these standard
@@ -231,24 +234,6 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     check_report_path(file);
   }
   if (!job.plot_path.empty()) check_plot_path(job.plot_path);
-  if (std::ranges::any_of(job.reports, [](const ReportOutput& report) { return report.format == ReportFormat::Json; })) {
-    // As the driver counts them: one run record per target and problem, and a stream record for each
-    // --stream target.
-    const std::size_t streams = std::ranges::count_if(targets, [&](const Target& target) {
-      return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
-             target.variant->kind != VariantKind::Choice;
-    });
-    const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
-                                job.memories.size() * (targets.size() + streams);
-    std::size_t longest_spec = 0;
-    for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
-    const std::size_t record_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
-    if (records > kMaxReportBytes / record_bytes)
-      throw InputError(fmt::format("--json: this job makes {} runs, more than the {} a report of its names holds "
-                                   "(merge and --compare read reports up to {}): split it into several jobs",
-                                   records, kMaxReportBytes / record_bytes, describe_bytes(kMaxReportBytes)));
-  }
-
   if (images()) {
     const std::size_t reports = files.size();
     files.push_back({"--output-dir's contact sheet", contact_sheet_path().string(), "contact sheet"});
@@ -305,6 +290,34 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
   }
 
   if (images()) prepare_output_dir(dir_);
+}
+
+void check_json_report_fits(const Job& job, const std::vector<Target>& targets) {
+  if (std::ranges::none_of(job.reports, [](const ReportOutput& report) { return report.format == ReportFormat::Json; }))
+    return;
+  // As the driver counts them: one run record per target and problem, and a stream record for each
+  // --stream target.
+  const std::size_t streams = std::ranges::count_if(targets, [&](const Target& target) {
+    return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
+           target.variant->kind != VariantKind::Choice;
+  });
+  const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
+                              job.memories.size() * (targets.size() + streams);
+  std::size_t longest_spec = 0;
+  for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
+  // Every run may keep all its samples (the time budget usually stops it sooner, but a fast kernel under a
+  // long budget does not), so the bound counts --repetitions of them a run: --repetitions 1000000 once
+  // measured for seconds and then refused a 76 MB report.
+  const std::size_t samples = static_cast<std::size_t>(std::max(job.options.repetitions, 1));
+  const std::size_t base_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
+  if (records == 0 || records <= kMaxReportBytes / (base_bytes + samples * kSampleBytes)) return;
+  const std::size_t share = kMaxReportBytes / records;  // what one record may take
+  const std::size_t fitting_samples = share > base_bytes ? (share - base_bytes) / kSampleBytes : 0;
+  throw InputError(fmt::format(
+      "--json: this job makes {} runs of up to {} samples, a report of up to {}, more than the {} merge and "
+      "--compare read back: {}split it into several jobs",
+      records, samples, describe_bytes(records * (base_bytes + samples * kSampleBytes)), describe_bytes(kMaxReportBytes),
+      fitting_samples > 0 ? fmt::format("lower --repetitions to at most {} or ", fitting_samples) : ""));
 }
 
 std::string OutputPlan::stem(std::string_view spec, Border border, bool flip, int width, int height,

@@ -47,6 +47,11 @@ class OutputPlan {
   bool several_sizes_ = false, several_memories_ = false, several_pixels_ = false;
 };
 
+// Refuses (InputError, one line) a --json job whose report could pass what merge and --compare read back
+// (kMaxReportBytes): its run records, each with its names and up to --repetitions raw samples, counted
+// from the plan before any run. Called once the job's repetitions are final (--compare raises them).
+void check_json_report_fits(const Job& job, const std::vector<Target>& targets);
+
 // Writes the images of one job at the plan's paths; does nothing without --output-dir.
 class OutputWriter {
  public:
