@@ -101,3 +101,36 @@ TEST_CASE("report size: a --json report that --repetitions could take past 32 MB
   // Without --json nothing is read back: no bound.
   check_validated(convcompare(run_args_repeating("1000000", {"--size", "8x8", "--filter", "identity", "--quiet"})));
 }
+
+TEST_CASE("messages: a comma list with no value or an empty item is named as typed, never the next option") {
+  for (const char* option : {"--memory", "--variant", "--pixel", "--backend", "--border", "--device"}) {
+    CAPTURE(option);
+    const CommandResult result = convcompare(run_args({"--size", "8x8", option, ",", "--quiet"}));
+    check_refused(result, {std::string(option) + " ','", "the list is empty"});
+    CHECK(result.err.find("--quiet") == std::string::npos);
+    check_refused(convcompare(run_args({"--size", "8x8", std::string(option) + "=", "--quiet"})), {option, "the list is empty"});
+  }
+  for (const char* list : {"fast,,naive", ",fast", "fast,"})
+    check_refused(convcompare(run_args({"--size", "8x8", "--variant", list, "--quiet"})),
+                  {std::string("--variant '") + list + "'", "an empty item"});
+}
+
+TEST_CASE("messages: a --kernel-dir source that fails to compile or lacks its kernel, and an unusable POCL_CACHE_DIR: one line each") {
+  if (skipped_unless_opencl("OpenCL builds and PoCL")) return;
+  TempDir dir("hostile");
+  std::filesystem::create_directories(dir.path / "broken");
+  cc::test::write_file(dir.file("broken/global.cl"), "// line 1\nthis is not OpenCL C;\nneither is this;\n");
+  // Two errors: clang's "2 errors generated." was a second line.
+  check_refused(convcompare(run_args({"--size", "32x16", "--variant", "global", "--kernel-dir", dir.file("broken")})),
+                {"--kernel-dir", "cannot compile global.cl", "global.cl:2:"});
+  std::filesystem::create_directories(dir.path / "empty");
+  cc::test::write_file(dir.file("empty/global.cl"), "__kernel void something_else(__global float* x) { x[0] = 1; }\n");
+  // Exit 1 and nothing on stderr, with --quiet.
+  check_refused(
+      convcompare(run_args({"--size", "32x16", "--variant", "global", "--quiet", "--kernel-dir", dir.file("empty")})),
+      {"--kernel-dir", "global.cl defines no kernel 'convolve_global'", "'global' variant"});
+  // PoCL lists no device when it cannot make its cache: "no device (CL_SUCCESS)" named nothing.
+  const std::string cache = "/proc/self/no-such-cache";
+  check_refused(shell("POCL_CACHE_DIR=" + cache + " exec $CONVCOMPARE $RUN --size 16x16 --quiet"),
+                {"POCL_CACHE_DIR '" + cache + "'", "lists no device without its kernel cache"});
+}

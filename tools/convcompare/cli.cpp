@@ -165,6 +165,27 @@ std::string version_text() {
 }
 
 // CLI11 prefixes some messages with the program name; the driver adds its own prefix.
+// A comma list with an empty item ("--memory ,", "--variant fast,,tiled"), as typed, before CLI11 sees it:
+// CLI11 drops the empty items, so a list of none took the next argument as its value ("--memory , --quiet"
+// named --quiet as the bad memory mode). Both spellings, "--memory ," and "--memory=,".
+void refuse_empty_list_items(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return;
+    if (!arg.starts_with("--")) continue;
+    const std::size_t equals = arg.find('=');
+    const std::string name(arg.substr(0, equals));
+    const CLI::Option* option = app.get_option_no_throw(name);
+    if (!option || option->get_delimiter() != ',') continue;
+    if (equals == std::string_view::npos && i + 1 >= argc) return;  // no value: CLI11 says so
+    const std::string_view value = equals == std::string_view::npos ? std::string_view(argv[++i]) : arg.substr(equals + 1);
+    if (value.find_first_not_of(',') == std::string_view::npos)
+      throw InputError(fmt::format("{} '{}': the list is empty; give one or more values separated by commas", name, value));
+    if (value.front() == ',' || value.back() == ',' || value.find(",,") != std::string_view::npos)
+      throw InputError(fmt::format("{} '{}': an empty item in the list (a comma at an end, or two together)", name, value));
+  }
+}
+
 std::string without_program_name(std::string message, const std::string& name) {
   const std::string prefix = name + ": ";
   if (message.starts_with(prefix)) message.erase(0, prefix.size());
@@ -386,6 +407,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   merge->fallthrough();  // options merge lacks go to the main command, which refuses them below
 
   try {
+    refuse_empty_list_items(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version
     app.exit(done, out);
