@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "common/domain/safe_text.h"
 #include "common/domain/seconds.h"
 #include "tests/hostile/hostile_support.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/image_files.h"
 
 using namespace cc::hostile;
 using cc::test::TempDir;
@@ -133,4 +137,59 @@ TEST_CASE("messages: a --kernel-dir source that fails to compile or lacks its ke
   const std::string cache = "/proc/self/no-such-cache";
   check_refused(shell("POCL_CACHE_DIR=" + cache + " exec $CONVCOMPARE $RUN --size 16x16 --quiet"),
                 {"POCL_CACHE_DIR '" + cache + "'", "lists no device without its kernel cache"});
+}
+
+namespace {
+
+// Whether `text` is well-formed UTF-8, checked apart from the code under test (Python's rule, by hand).
+bool well_formed_utf8(const std::string& text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    std::size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
+                                                                             : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
+    if (length == 0 || at + length > text.size()) return false;
+    for (std::size_t i = 1; i < length; ++i)
+      if ((byte(at + i) & 0xC0) != 0x80) return false;
+    if ((lead == 0xE0 && byte(at + 1) < 0xA0) || (lead == 0xED && byte(at + 1) > 0x9F) ||
+        (lead == 0xF0 && byte(at + 1) < 0x90) || (lead == 0xF4 && byte(at + 1) > 0x8F))
+      return false;
+    at += length;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("sanitizer: one for every format: bytes that are not UTF-8 and escapes in a file name, the same in each report") {
+  using cc::ControlCharacters;
+  using cc::safe_text;
+  // Well-formed sequences pass; each byte of an ill-formed one is shown, never dropped or guessed.
+  CHECK(safe_text("auto\xe2\x86\x92" "fast \xf0\x9f\x99\x82") == "auto\xe2\x86\x92" "fast \xf0\x9f\x99\x82");
+  CHECK(safe_text("caf\xe9") == "caf\\xe9");                // Latin-1
+  CHECK(safe_text("\xc0\x80") == "\\xc0\\x80");             // overlong NUL
+  CHECK(safe_text("\xed\xa0\x80") == "\\xed\\xa0\\x80");    // a surrogate
+  CHECK(safe_text("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  CHECK(safe_text("\xe2\x86") == "\\xe2\\x86");             // cut short
+  CHECK(safe_text("a\x1b[2J\tb\n") == "a\\x1b[2J\\tb\\n");
+  CHECK(safe_text("a\x1b\xff", ControlCharacters::Keep) == "a\x1b\\xff");
+
+  TempDir dir("hostile");
+  const std::string name = dir.file("f\xe9\xff\x1b[31m.txt");
+  cc::test::write_binary(name, "3 1\n1 2 1\n");
+  const CommandResult run = convcompare(run_args({"--size", "8x4", "--filter", "file:" + name, "--json", dir.file("r.json"),
+                                                  "--csv", dir.file("r.csv"), "--markdown", dir.file("r.md")}));
+  check_validated(run);
+  const std::string shown = "f\\xe9\\xff\\x1b[31m.txt";
+  for (const auto& [format, text] : std::vector<std::pair<std::string, std::string>>{
+           {"console", run.out}, {"csv", read_text(dir.file("r.csv"))}, {"markdown", read_text(dir.file("r.md"))}}) {
+    CAPTURE(format);
+    CHECK(well_formed_utf8(text));
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find(shown) != std::string::npos);
+  }
+  const std::string json = read_text(dir.file("r.json"));
+  CHECK(well_formed_utf8(json));
+  // JSON escapes the control character itself (\u001b), and holds the other bytes as every format shows them.
+  CHECK(nlohmann::json::parse(json)["runs"][0]["filter"] == "file:" + dir.file("f\\xe9\\xff\x1b[31m.txt"));
 }
