@@ -1,9 +1,7 @@
 // cl_build.cpp: clBuildProgram on a watched thread (issue #30: a build that hung the process under ulimit -v, and one that may never return).
 #include "backends/opencl/cl_build.h"
 
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <exception>
