@@ -138,17 +138,21 @@ std::vector<JsonObject> elements(const ordered_json& array, std::string_view sou
   return result;
 }
 
-// A field that holds milliseconds (its key ends in _ms, or it sits in the kernel_ms group, whose noise
-// percent cannot be negative either): a negative one is no measurement but a corrupt or forged report,
-// which --compare would test and print as it stands.
+// A field that holds a measured amount in a unit (milliseconds: its key holds _ms or it sits in the
+// kernel_ms group; seconds and rates per second, _s; megabytes, _mb; percent): a negative one is no
+// measurement but a corrupt or forged report, which --compare would test and every format print as it stands.
 template <typename Record>
-bool is_time(const Field<Record>& field) {
-  return field.name.ends_with("_ms") || field.group == "kernel_ms";
+bool is_amount(const Field<Record>& field) {
+  const std::string_view key = field.name;
+  return key.find("_ms") != std::string_view::npos || field.group == "kernel_ms" || key.ends_with("_s") ||
+         key.ends_with("_mb") || key.ends_with("_percent");
 }
 
-void refuse_negative(const JsonObject& object, std::string_view key, const FieldValue& value) {
+void refuse_negative(const JsonObject& object, std::string_view key, const FieldValue& value, bool in_kernel_ms) {
+  const bool time = key.find("_ms") != std::string_view::npos || (in_kernel_ms && key != "noise_percent");
   const auto refuse = [&](double number) {
-    if (number < 0) object.fail(fmt::format("\"{}\" is {:g}: a time cannot be negative", key, number));
+    if (number < 0)
+      object.fail(fmt::format("\"{}\" is {:g}: {} cannot be negative", key, number, time ? "a time" : "a measured amount"));
   };
   if (const double* number = std::get_if<double>(&value)) refuse(*number);
   if (const auto* numbers = std::get_if<std::vector<double>>(&value)) std::ranges::for_each(*numbers, refuse);
@@ -167,7 +171,7 @@ Record read_record(const JsonObject& object, const std::vector<Field<Record>>& f
         field.group.empty() ? std::optional(object) : object.object(field.group, group_required(field.group));
     if (!holder) continue;  // an optional group, absent
     if (auto value = holder->value(field.name, field.kind, field.required, field.default_when_missing)) {
-      if (is_time(field)) refuse_negative(*holder, field.name, *value);
+      if (is_amount(field)) refuse_negative(*holder, field.name, *value, field.group == "kernel_ms");
       field.set(record, std::move(*value));
     }
   }

@@ -90,9 +90,11 @@ TEST_CASE("read back: a baseline of no runs, of negative times or of one run twi
   const std::string again = "runs 1 and " + std::to_string(report["runs"].size() + 1);
   check_refused(compare_with("twice.json", twice), {"twice.json", again, "same run", "box:r=1 16x8x1", "holds each run once"});
 
-  // A negative time, in a statistic, a raw sample or a phase, in a baseline and in any report merge reads.
+  // A negative time, in a statistic, a raw sample or a phase, or a negative rate or size, in a baseline and
+  // in any report merge reads.
   for (const auto& [group, key] : std::vector<std::pair<std::string, std::string>>{
-           {"kernel_ms", "median"}, {"kernel_ms", "min"}, {"", "h2d_ms"}, {"", "kernel_samples_ms"}}) {
+           {"kernel_ms", "median"}, {"kernel_ms", "min"}, {"", "h2d_ms"}, {"", "kernel_samples_ms"},
+           {"", "gb_per_s"}, {"", "device_mb"}}) {
     CAPTURE(key);
     nlohmann::ordered_json negative = report;
     nlohmann::ordered_json& run = negative["runs"][0];
@@ -100,7 +102,8 @@ TEST_CASE("read back: a baseline of no runs, of negative times or of one run twi
       run[key] = {0.5, -0.25};
     else
       (group.empty() ? run[key] : run[group][key]) = -3;
-    check_refused(compare_with("negative.json", negative), {"negative.json", "run 1", key, "a time cannot be negative"});
+    const std::string amount = key.find("_ms") != std::string::npos || group == "kernel_ms" ? "a time" : "a measured amount";
+    check_refused(compare_with("negative.json", negative), {"negative.json", "run 1", key, amount + " cannot be negative"});
     check_refused(convcompare({"merge", dir.file("negative.json")}), {"negative.json", key, "cannot be negative"});
   }
   // The report as written still compares (0, or 4: one sample a side is inconclusive), nothing on stderr.
