@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/domain/error.h"
+#include "common/domain/seconds.h"
 
 namespace cc {
 
@@ -74,8 +75,7 @@ std::string stuck_message(std::string_view what) {
 }
 
 std::chrono::steady_clock::time_point deadline_from(std::chrono::steady_clock::time_point start) {
-  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(wait_limit_s));
+  return start + clock_span(wait_limit_s);
 }
 
 void set_name(std::string_view name) {
@@ -193,6 +193,28 @@ void wait_for_device(DeviceCompletion& completion, std::string_view what) {
   if (!completion.wait_until(deadline_from(std::chrono::steady_clock::now()))) {
     stuck.store(true);
     throw DeviceStuckError(stuck_message(what));
+  }
+}
+
+void drop_driver_output_lines(bool (*redundant)(std::string_view line)) {
+  const int held = held_output.load();
+  if (held < 0) return;
+  std::string said;
+  char block[4096];
+  off_t at = 0;
+  for (ssize_t got; (got = ::pread(held, block, sizeof block, at)) > 0; at += got) said.append(block, static_cast<std::size_t>(got));
+  std::string kept;
+  for (std::size_t start = 0; start < said.size();) {
+    const std::size_t end = std::min(said.find('\n', start), said.size());
+    if (!redundant(std::string_view(said).substr(start, end - start))) kept.append(said, start, end + 1 - start);
+    start = end + 1;
+  }
+  // Descriptor 2 shares this file's offset: both back to the start, then what is kept.
+  if (::ftruncate(held, 0) != 0 || ::lseek(held, 0, SEEK_SET) != 0) return;
+  for (std::size_t written = 0; written < kept.size();) {
+    const ssize_t step = ::write(held, kept.data() + written, kept.size() - written);
+    if (step <= 0) break;
+    written += static_cast<std::size_t>(step);
   }
 }
 

@@ -81,6 +81,11 @@ std::string out_of_memory_advice();
 // since (read it with pread from offset 0), or -1 when nothing is held.
 int release_driver_output() noexcept;
 
+// Inside a DriverStage: removes from what the driver has written to standard error so far each line that
+// `redundant` says the error being raised already carries (a failed build's compiler summary, "2 errors
+// generated.", beside the error that quotes the build log), so the failure stays one line.
+void drop_driver_output_lines(bool (*redundant)(std::string_view line));
+
 // Called (when set) as each DriverStage and RunningVariant starts: tools/convcompare/main.cpp takes
 // SIGABRT back from LLVM, which PoCL loads and which installs its own handler over it (issue #30).
 void set_driver_stage_hook(void (*hook)() noexcept) noexcept;

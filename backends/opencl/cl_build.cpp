@@ -1,9 +1,7 @@
 // cl_build.cpp: clBuildProgram on a watched thread (issue #30: a build that hung the process under ulimit -v, and one that may never return).
 #include "backends/opencl/cl_build.h"
 
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <exception>
@@ -17,6 +15,7 @@
 #include "backends/device_completion.h"
 #include "backends/device_watchdog.h"
 #include "common/domain/error.h"
+#include "common/domain/seconds.h"
 
 namespace cc::opencl {
 
@@ -60,13 +59,7 @@ double seconds(std::chrono::steady_clock::duration span) { return std::chrono::d
 double build_limit_s() {
   const char* text = std::getenv("CONVCOMPARE_BUILD_TIMEOUT");
   if (text == nullptr || *text == '\0') return kDefaultBuildTimeoutS;
-  char* end = nullptr;
-  errno = 0;
-  const double seconds = std::strtod(text, &end);
-  if (*end != '\0' || errno != 0 || !std::isfinite(seconds) || !(seconds > 0))
-    throw InputError(fmt::format("CONVCOMPARE_BUILD_TIMEOUT '{}' is not a number of seconds greater than 0",
-                                 printable(text)));
-  return seconds;
+  return Seconds::parse(text, "CONVCOMPARE_BUILD_TIMEOUT").count();
 }
 
 cl_int build_program(cl_program program, cl_device_id device, const std::string& options, std::string_view what) {
@@ -80,8 +73,7 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
     // as parallel_for_rows leaves a refused band to the calling thread.
     run_build(*outcome, program, device, options);
   }
-  const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(limit_s));
+  const auto deadline = start + clock_span(limit_s);
   if (!outcome->completion.wait_until(deadline)) {
     abandon_device();
     throw DeviceStuckError(fmt::format(

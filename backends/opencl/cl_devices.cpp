@@ -2,8 +2,11 @@
 #include "backends/opencl/cl_devices.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -216,6 +219,34 @@ std::string format_bytes(unsigned long long bytes) {
 
 namespace {
 
+// Why `platform` listed no device, past the status: the C++ wrapper turns CL_DEVICE_NOT_FOUND into an empty
+// list and CL_SUCCESS, and PoCL lists none when it cannot make its kernel cache directory, which it says
+// only on its debug output ("no device (CL_SUCCESS)" was all the user saw).
+std::string no_device_reason(const cl::Platform& platform, cl_int found) {
+  if (found != CL_SUCCESS)
+    return fmt::format("{}{}", error_name(found),
+                       found == CL_OUT_OF_HOST_MEMORY ? ": " + out_of_memory_advice() : std::string());
+  std::string name;
+  platform.getInfo(CL_PLATFORM_NAME, &name);
+  const char* cache = std::getenv("POCL_CACHE_DIR");
+  if (name.find("Portable Computing Language") != std::string::npos && cache && *cache) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    std::string problem;
+    if (fs::exists(cache, error) && !fs::is_directory(cache, error))
+      problem = "it is not a directory";
+    else if (fs::create_directories(cache, error); error)
+      problem = error.message();
+    else if (::access(cache, W_OK | X_OK) != 0)
+      problem = std::strerror(errno);
+    if (!problem.empty())
+      return fmt::format("CL_DEVICE_NOT_FOUND: PoCL cannot use POCL_CACHE_DIR '{}' ({}), and lists no device "
+                         "without its kernel cache",
+                         printable(cache), problem);
+  }
+  return "CL_DEVICE_NOT_FOUND";
+}
+
 // discover_devices's work, in its driver stage.
 Discovery discover_now() {
   Discovery discovery;
@@ -238,8 +269,7 @@ Discovery discover_now() {
     const cl_int found = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
     if (found != CL_SUCCESS || devices.empty()) {
       // Under ulimit -v PoCL alone answered CL_OUT_OF_HOST_MEMORY here (280-300 MB; issue #30).
-      problems.push_back(fmt::format("platform {}: no device ({}){}", p, error_name(found),
-                                     found == CL_OUT_OF_HOST_MEMORY ? ": " + out_of_memory_advice() : std::string()));
+      problems.push_back(fmt::format("platform {}: no device ({})", p, no_device_reason(platforms[p], found)));
       continue;
     }
     for (int d = 0; d < static_cast<int>(devices.size()); ++d) {

@@ -375,6 +375,9 @@ class OpenClApi final : public GpuApi {
       if (status != CL_SUCCESS) {
         cl_int log_status = CL_SUCCESS;
         const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
+        // Clang's count ("2 errors generated."), printed by PoCL's compiler: the error carries the log itself.
+        if (!log.empty())
+          drop_driver_output_lines([](std::string_view line) { return line.ends_with(" generated."); });
         refuse_build_failure(status, file, device_id, log, from_kernel_dir);
         throw ApiError("OpenCL", status, std::string(error_name(status)),
                        fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
@@ -436,7 +439,15 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
   KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = local_tile};
   kernels_.clear();
   for (const std::string& name : api_variant_.kernel_names()) {
-    const cl::Kernel& made = kernels_.emplace_back(CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err)));
+    // A --kernel-dir source that compiled but defines no kernel of this name is the user's input, as a
+    // compile error in it is (refuse_build_failure): one line naming the file and the kernel, exit 2.
+    cl_int made_status = CL_SUCCESS;
+    cl::Kernel named(built.program, name.c_str(), &made_status);
+    if (made_status == CL_INVALID_KERNEL_NAME && from_kernel_dir_)
+      throw InputError(fmt::format("--kernel-dir: {} defines no kernel '{}', which the '{}' variant launches", file_,
+                                   name, traits_.name));
+    if (made_status != CL_SUCCESS) named = CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err));
+    const cl::Kernel& made = kernels_.emplace_back(std::move(named));
     kernel.max_group = std::min<std::size_t>(
         kernel.max_group, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_device.device, err)));
     kernel.static_on_chip_bytes = std::max<std::size_t>(

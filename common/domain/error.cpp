@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "common/domain/safe_text.h"
+
 namespace cc {
 
 namespace {
@@ -16,18 +18,7 @@ std::string describe(const std::string& api, long code, const std::string& code_
 }  // namespace
 
 std::string printable(std::string_view text, std::size_t longest_word) {
-  std::string escaped;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n')
-      escaped += "\\n";
-    else if (c == '\t')
-      escaped += "\\t";
-    else if (byte < 0x20 || byte == 0x7f)
-      escaped += fmt::format("\\x{:02x}", byte);
-    else
-      escaped += c;  // UTF-8 sequences pass as they are
-  }
+  const std::string escaped = safe_text(text);
   // Shorten each long word; the kept ends are whole UTF-8 characters (no cut inside a sequence).
   const auto start_of_character = [&](std::size_t i) {
     while (i > 0 && i < escaped.size() && (static_cast<unsigned char>(escaped[i]) & 0xC0) == 0x80) --i;

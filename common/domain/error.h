@@ -22,8 +22,9 @@ class DeviceStuckError : public InputError {
   using InputError::InputError;
 };
 
-// `text` made safe to print on a terminal as part of one line: control characters (an escape sequence
-// from a hostile argument, a newline) are shown as \n, \t or \xNN, and every run of more than
+// `text` made safe to print on a terminal as part of one line: safe_text (common/domain/safe_text.h:
+// control characters, an escape sequence from a hostile argument or a newline, and bytes that are not
+// UTF-8 shown as \n, \t or \xNN), and every run of more than
 // `longest_word` characters without a space is cut in its middle to "first...last [N bytes]", so a
 // long argument echoed twice still gives a short line. Used on every message the driver prints.
 std::string printable(std::string_view text, std::size_t longest_word = 160);

@@ -11,6 +11,7 @@
 
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
+#include "common/domain/safe_text.h"
 
 #ifdef CONVCOMPARE_WITH_CAIRO
 #include <cairo-pdf.h>
@@ -101,14 +102,9 @@ void set_font(cairo_t* cr, double size) {
   cairo_set_font_size(cr, size);
 }
 
-// cairo takes UTF-8 and stops at a bad sequence: anything outside printable ASCII becomes '?', as a
-// label may carry a file name's bytes.
-std::string printable_ascii(std::string_view text) {
-  std::string safe(text);
-  for (char& c : safe)
-    if (c < 32 || c > 126) c = '?';
-  return safe;
-}
+// cairo takes UTF-8 and stops at a bad sequence, and a label may carry a file name's bytes: through the
+// sanitizer every report uses (safe_text), so a label reads as the console's and the CSV's do.
+std::string printable_label(std::string_view text) { return safe_text(text); }
 
 // cairo's stream writers append to a string; the file is written once, atomically, by save().
 cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
@@ -148,7 +144,7 @@ double text_width(std::string_view text, double size) {
   }
   set_font(measure.cr, size);
   cairo_text_extents_t extents;
-  cairo_text_extents(measure.cr, printable_ascii(text).c_str(), &extents);
+  cairo_text_extents(measure.cr, printable_label(text).c_str(), &extents);
   return extents.x_advance;
 }
 
@@ -232,7 +228,7 @@ void Canvas::marker(Point centre, double radius, MarkerShape shape, Rgb colour) 
 
 void Canvas::text(Point at, std::string_view text, double size, Rgb colour, Align align, bool vertical) {
   cairo_t* cr = state_->cr;
-  const std::string safe = printable_ascii(text);
+  const std::string safe = printable_label(text);
   texts_.push_back(safe);
   set_font(cr, size);
   cairo_font_extents_t font;

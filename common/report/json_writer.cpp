@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/domain/safe_text.h"
 #include "common/report/fields.h"
 #include "common/report/report.h"
 
@@ -17,7 +18,8 @@ namespace {
 nlohmann::ordered_json json_value(const FieldValue& value) {
   struct Convert {
     nlohmann::ordered_json operator()(std::monostate) const { return nullptr; }
-    nlohmann::ordered_json operator()(const std::string& s) const { return s; }
+    // Outside text as every format writes it (safe_text): valid UTF-8, control characters left to JSON's escapes.
+    nlohmann::ordered_json operator()(const std::string& s) const { return safe_text(s, ControlCharacters::Keep); }
     // JSON has no NaN or Inf: a measurement that does not exist is null.
     nlohmann::ordered_json operator()(double v) const { return std::isfinite(v) ? nlohmann::ordered_json(v) : nullptr; }
     nlohmann::ordered_json operator()(int v) const { return v; }
@@ -25,7 +27,7 @@ nlohmann::ordered_json json_value(const FieldValue& value) {
     nlohmann::ordered_json operator()(Status status) const { return to_string(status); }
     nlohmann::ordered_json operator()(const TextPairs& pairs) const {
       nlohmann::ordered_json object = nlohmann::ordered_json::object();
-      for (const auto& [key, value] : pairs) object[key] = value;
+      for (const auto& [key, value] : pairs) object[safe_text(key, ControlCharacters::Keep)] = (*this)(value);
       return object;
     }
     nlohmann::ordered_json operator()(const std::vector<double>& numbers) const {
@@ -33,7 +35,11 @@ nlohmann::ordered_json json_value(const FieldValue& value) {
       for (const double v : numbers) array.push_back((*this)(v));
       return array;
     }
-    nlohmann::ordered_json operator()(const std::vector<std::string>& texts) const { return texts; }
+    nlohmann::ordered_json operator()(const std::vector<std::string>& texts) const {
+      nlohmann::ordered_json array = nlohmann::ordered_json::array();
+      for (const std::string& text : texts) array.push_back((*this)(text));
+      return array;
+    }
   };
   return std::visit(Convert{}, value);
 }
@@ -66,7 +72,7 @@ void write_json(const Report& report, std::ostream& out) {
   root["devices"] = json_array(report.devices, device_fields());
   root["runs"] = json_array(report.runs, run_fields());
   root["streams"] = json_array(report.streams, stream_fields());
-  // Paths and device names are not guaranteed UTF-8; replace bad bytes rather than throw mid-report.
+  // Every text went through safe_text above; replace stays as a guard, a report is never lost to a throw.
   out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 

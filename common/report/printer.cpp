@@ -18,6 +18,18 @@ class WriterPrinter final : public Printer {
   void print(const Report& report, std::ostream& out) const override { write(report, out); }
 };
 
+// A text report file (CSV, markdown) through the same sanitizer as the console: names from file names and
+// drivers may hold bytes that are not UTF-8, or an escape sequence that `cat report.md` would run.
+template <void (*write)(const Report&, std::ostream&)>
+class SanitizedWriterPrinter final : public Printer {
+ public:
+  void print(const Report& report, std::ostream& out) const override {
+    std::ostringstream text;
+    write(report, text);
+    out << printable_lines(text.str());
+  }
+};
+
 class ConsolePrinter final : public Printer {
  public:
   ConsolePrinter(bool verbose, std::size_t width) : verbose_(verbose), width_(width) {}
@@ -49,8 +61,8 @@ std::string printable_lines(std::string_view text) {
 std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose, std::size_t console_width) {
   switch (format) {
     case ReportFormat::Console: return std::make_unique<ConsolePrinter>(verbose, console_width);
-    case ReportFormat::Markdown: return std::make_unique<WriterPrinter<write_markdown>>();
-    case ReportFormat::Csv: return std::make_unique<WriterPrinter<write_csv>>();
+    case ReportFormat::Markdown: return std::make_unique<SanitizedWriterPrinter<write_markdown>>();
+    case ReportFormat::Csv: return std::make_unique<SanitizedWriterPrinter<write_csv>>();
     case ReportFormat::Json: return std::make_unique<WriterPrinter<write_json>>();
   }
   throw std::invalid_argument("make_printer: not a ReportFormat");

@@ -23,9 +23,10 @@ class Printer {
 // `console_width`: the columns the console tables fit (print_console's `width`).
 std::unique_ptr<Printer> make_printer(ReportFormat format, bool verbose = false, std::size_t console_width = kConsoleWidth);
 
-// `text` for a terminal: each line through printable() (control characters such as an ESC in a filter
-// file's or device's name shown as \xNN, nothing shortened), the line breaks kept. The console printer
-// passes everything it prints through this; the files keep the names as they are.
+// `text` for a terminal or a text file: each line through printable() (safe_text: bytes that are not
+// UTF-8 and control characters such as an ESC in a filter file's or device's name shown as \xNN, nothing
+// shortened), the line breaks kept. The console, CSV and markdown printers pass everything they print
+// through this; JSON's strings go through safe_text too (json_writer.cpp), plot labels as well (canvas.cpp).
 std::string printable_lines(std::string_view text);
 
 }  // namespace cc

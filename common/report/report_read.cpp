@@ -12,6 +12,7 @@
 
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
+#include "common/domain/json_nesting.h"
 #include "common/domain/memory.h"
 #include "common/report/fields.h"
 
@@ -137,6 +138,26 @@ std::vector<JsonObject> elements(const ordered_json& array, std::string_view sou
   return result;
 }
 
+// A field that holds a measured amount in a unit (milliseconds: its key holds _ms or it sits in the
+// kernel_ms group; seconds and rates per second, _s; megabytes, _mb; percent): a negative one is no
+// measurement but a corrupt or forged report, which --compare would test and every format print as it stands.
+template <typename Record>
+bool is_amount(const Field<Record>& field) {
+  const std::string_view key = field.name;
+  return key.find("_ms") != std::string_view::npos || field.group == "kernel_ms" || key.ends_with("_s") ||
+         key.ends_with("_mb") || key.ends_with("_percent");
+}
+
+void refuse_negative(const JsonObject& object, std::string_view key, const FieldValue& value, bool in_kernel_ms) {
+  const bool time = key.find("_ms") != std::string_view::npos || (in_kernel_ms && key != "noise_percent");
+  const auto refuse = [&](double number) {
+    if (number < 0)
+      object.fail(fmt::format("\"{}\" is {:g}: {} cannot be negative", key, number, time ? "a time" : "a measured amount"));
+  };
+  if (const double* number = std::get_if<double>(&value)) refuse(*number);
+  if (const auto* numbers = std::get_if<std::vector<double>>(&value)) std::ranges::for_each(*numbers, refuse);
+}
+
 // One record from its object by its table: every field the object has, checked against its kind;
 // a missing required field (or group) is an error, a missing optional one keeps the default.
 template <typename Record>
@@ -149,8 +170,10 @@ Record read_record(const JsonObject& object, const std::vector<Field<Record>>& f
     const std::optional<JsonObject> holder =
         field.group.empty() ? std::optional(object) : object.object(field.group, group_required(field.group));
     if (!holder) continue;  // an optional group, absent
-    if (auto value = holder->value(field.name, field.kind, field.required, field.default_when_missing))
+    if (auto value = holder->value(field.name, field.kind, field.required, field.default_when_missing)) {
+      if (is_amount(field)) refuse_negative(*holder, field.name, *value, field.group == "kernel_ms");
       field.set(record, std::move(*value));
+    }
   }
   for (const Field<Record>& field : fields)
     if (field.meaningful && !field.meaningful(record)) field.set(record, field.get(Record{}));
@@ -169,7 +192,9 @@ std::string parse_problem(const ordered_json::parse_error& error) {
 Report parse_report(std::string_view text, std::string_view source_name) {
   ordered_json root;
   try {
-    root = ordered_json::parse(text.begin(), text.end());
+    root = parse_json_nested<ordered_json>(text);
+  } catch (const JsonTooDeep& error) {
+    throw InputError(fmt::format("{}: {}", source_name, error.what()));
   } catch (const ordered_json::parse_error& error) {
     // error.byte is 1-based: the offending byte is text[byte - 1].
     const std::size_t end = std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
@@ -191,7 +216,8 @@ Report parse_report(std::string_view text, std::string_view source_name) {
   int version = 1;
   if (const auto found = root.find("schema_version"); found != root.end()) {
     if (!found->is_number_integer() || found->get<long long>() < 1)
-      throw InputError(fmt::format("{}: \"schema_version\" must be a positive integer, not {}", source_name, found->dump()));
+      throw InputError(fmt::format("{}: \"schema_version\" must be a positive integer, not {}", source_name,
+                                   found->is_number() ? found->dump() : found->type_name()));
     if (found->get<long long>() > kSchemaVersion)
       throw InputError(fmt::format("{}: written with report schema_version {}, newer than this convcompare reads "
                                    "(1 to {}): use a newer convcompare",

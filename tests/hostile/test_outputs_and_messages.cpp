@@ -31,11 +31,6 @@ TEST_CASE("lost files: --json naming an input, or the same file as --csv, is ref
   CHECK(read_text(dir / "in.pfm") == image);
   CHECK(read_text(dir / "f.txt") == "3 1\n1 2 1\n");
   CHECK_FALSE(fs::exists(dir / "r"));
-  // Pipes and devices may be shared: both reports to stdout is fine.
-  const CommandResult both = convcompare(run_args({"--size", "8x4", "--filter", "box:r=1", "--quiet", "--json",
-                                                   "/dev/stdout", "--csv", "/dev/stdout"}));
-  check_validated(both);
-  CHECK(both.out.find("\"runs\"") != std::string::npos);
 }
 
 TEST_CASE("lost files: a write error on stdout (/dev/full, closed stdout) is exit 2, for runs, merge and --list") {

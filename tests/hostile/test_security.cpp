@@ -232,7 +232,7 @@ TEST_CASE("lost reports: every --json report the tool writes is one merge and --
   std::vector<std::string> many{"--size", "1x1", "--border", "zero,clamp,mirror,wrap", "--pixel", "f32,u8",
                                 "--memory", "both", "--json", dir / "big.json"};
   for (int i = 0; i < 2100; ++i) many.insert(many.end(), {"--filter", "box:r=1"});
-  check_refused(convcompare(run_args(many)), {"--json", "runs, more than the", "split"});
+  check_refused(convcompare(run_args(many)), {"--json", "runs of up to", "more than the 32 MB", "split"});
   CHECK_FALSE(fs::exists(dir / "big.json"));
 }
 

@@ -25,6 +25,7 @@
 #include "common/domain/filter.h"
 #include "common/domain/image_io.h"
 #include "common/domain/input_file.h"
+#include "common/domain/json_nesting.h"
 #include "common/domain/temporary_files.h"
 #include "common/domain/variants.h"
 
@@ -81,7 +82,12 @@ AutoChoice choice_from_json(const json& object) {
     choice.measured.emplace_back(entry.at("variant").get<std::string>(), entry.at("kernel_ms").get<double>());
   for (const json& entry : object.at("left_out"))
     choice.left_out.emplace_back(entry.at("variant").get<std::string>(), entry.at("reason").get<std::string>());
-  if (choice.variant.empty() || choice.measured.empty() || choice.measured.front().first != choice.variant)
+  // A time below 0 was never measured (JSON holds no NaN): the entry was edited or corrupted, and its
+  // winner and its times in the report would be made up.
+  if (std::ranges::any_of(choice.measured, [](const auto& measured) { return !(measured.second >= 0); }))
+    throw std::runtime_error("an entry holds a negative time");
+  if (choice.variant.empty() || choice.measured.empty() || choice.measured.front().first != choice.variant ||
+      !std::ranges::is_sorted(choice.measured, {}, &std::pair<std::string, double>::second))
     throw std::runtime_error("an entry's winner is not its fastest measurement");
   return choice;
 }
@@ -339,7 +345,7 @@ std::vector<std::pair<TuningKey, AutoChoice>> TuningCache::read_entries(int dire
     constexpr std::uint64_t kMaxCacheBytes = 16u << 20;
     const std::optional<std::string> text = read_cache_file(directory, file_.filename().string(), kMaxCacheBytes);
     if (!text) return entries;
-    const json document = json::parse(*text);
+    const json document = parse_json_nested<json>(*text);
     if (document.at("format").get<int>() != kCacheFormat) throw std::runtime_error("another format version");
     for (const json& entry : document.at("entries"))
       entries.emplace_back(entry.at("key").get<TuningKey>(), choice_from_json(entry.at("choice")));

@@ -18,6 +18,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
+#include "common/domain/seconds.h"
 #include "common/domain/variants.h"
 
 namespace cc {
@@ -164,6 +165,27 @@ std::string version_text() {
 }
 
 // CLI11 prefixes some messages with the program name; the driver adds its own prefix.
+// A comma list with an empty item ("--memory ,", "--variant fast,,tiled"), as typed, before CLI11 sees it:
+// CLI11 drops the empty items, so a list of none took the next argument as its value ("--memory , --quiet"
+// named --quiet as the bad memory mode). Both spellings, "--memory ," and "--memory=,".
+void refuse_empty_list_items(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return;
+    if (!arg.starts_with("--")) continue;
+    const std::size_t equals = arg.find('=');
+    const std::string name(arg.substr(0, equals));
+    const CLI::Option* option = app.get_option_no_throw(name);
+    if (!option || option->get_delimiter() != ',') continue;
+    if (equals == std::string_view::npos && i + 1 >= argc) return;  // no value: CLI11 says so
+    const std::string_view value = equals == std::string_view::npos ? std::string_view(argv[++i]) : arg.substr(equals + 1);
+    if (value.find_first_not_of(',') == std::string_view::npos)
+      throw InputError(fmt::format("{} '{}': the list is empty; give one or more values separated by commas", name, value));
+    if (value.front() == ',' || value.back() == ',' || value.find(",,") != std::string_view::npos)
+      throw InputError(fmt::format("{} '{}': an empty item in the list (a comma at an end, or two together)", name, value));
+  }
+}
+
 std::string without_program_name(std::string message, const std::string& name) {
   const std::string prefix = name + ": ";
   if (message.starts_with(prefix)) message.erase(0, prefix.size());
@@ -217,6 +239,18 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   // generated image): refused instead.
   const CLI::Validator named_file(
       [](std::string& value) { return value.empty() ? std::string("an empty name is not a file") : std::string(); }, "");
+  // A span of seconds is checked as typed by the one parser every duration goes through (common/domain/seconds.h):
+  // out of range, NaN and 1e-400 (which reads as 0) are each refused with the text the user wrote.
+  const CLI::Validator seconds(
+      [](std::string& value) {
+        try {
+          Seconds::parse(value, "");
+          return std::string();
+        } catch (const InputError& problem) {
+          return std::string(problem.what());
+        }
+      },
+      "");
   app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
   app.add_option("--backend", config.backends, backend_name_list(", ", ", ") + " or all (comma list)")
       ->type_name("LIST")
@@ -275,9 +309,10 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_option("--time-budget", config.measurement.time_budget_s,
                  "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
       ->type_name("SECONDS")
+      ->check(seconds)
       ->capture_default_str();
   app.add_option("--kernel-timeout", config.kernel_timeout_s, "Give up (exit 2) on a device wait (a launch, a batch, a copy) that takes longer")
-      ->type_name("SECONDS")->check(CLI::Range(0.001, 1e6))->capture_default_str();
+      ->type_name("SECONDS")->check(seconds)->capture_default_str();
   app.add_option("--min-samples", config.measurement.min_samples,
                  "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
       ->type_name("N")
@@ -372,6 +407,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   merge->fallthrough();  // options merge lacks go to the main command, which refuses them below
 
   try {
+    refuse_empty_list_items(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version
     app.exit(done, out);
@@ -420,19 +456,11 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError("--image -: reading the image from standard input is not supported; give a file name");
   if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
     throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
-  if (!(config.measurement.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
-    // As typed: 1e-400 reads as 0, and "bad --time-budget 0" would not be what the user wrote.
-    const std::vector<std::string>& typed = app.get_option("--time-budget")->results();
-    throw InputError(fmt::format("bad --time-budget '{}': expected seconds greater than 0 (it reads as {})",
-                                 typed.empty() ? fmt::format("{}", config.measurement.time_budget_s) : typed.back(),
-                                 config.measurement.time_budget_s));
-  }
   // CLI::Range lets NaN through (every comparison with it is false), and a NaN threshold switches the
   // gate off: a 100x slowdown read "unchanged" (issue #30).
   for (const auto& [name, value] : {std::pair{"--significance", config.significance},
                                     std::pair{"--min-change", config.min_change_percent},
-                                    std::pair{"--max-noise", config.measurement.max_noise_percent},
-                                    std::pair{"--kernel-timeout", config.kernel_timeout_s}})
+                                    std::pair{"--max-noise", config.measurement.max_noise_percent}})
     if (!std::isfinite(value)) throw InputError(fmt::format("bad {} {}: expected a finite number", name, value));
   if (cl_platform >= 0 || cl_device >= 0) {
     const int platform = std::max(cl_platform, 0);

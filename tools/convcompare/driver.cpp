@@ -24,6 +24,7 @@
 #include "common/domain/image_io.h"
 #include "common/domain/reference.h"
 #include "common/domain/temporary_files.h"
+#include "common/report/baseline.h"
 #include "common/report/compare.h"
 #include "common/report/report_read.h"
 #include "common/report/plot.h"
@@ -215,10 +216,11 @@ int run_job(const Config& config) {
   const OutputPlan plan(job, image, targets);
   OutputWriter outputs(plan);
   if (!job.compare_path.empty()) {
-    job.baseline = read_json_report(job.compare_path);
+    job.baseline = read_baseline(job.compare_path);
     // Enough samples for the U test to decide against this baseline (compare.h, compare_sample_floor).
     job.options.repetitions = std::max(job.options.repetitions, compare_sample_floor(*job.baseline, job.compare_rule));
   }
+  check_json_report_fits(job, targets);
 
   Report report = report_header(job, image, backends);
   if (job.measure_peaks) measure_device_peaks(targets, report);

@@ -61,15 +61,46 @@ void fill_stream(StreamRecord& record, const StreamRun& stream, const Image& ref
 }  // namespace
 
 AutoChoice AutoTuner::choose(const Target& target, const Problem& problem, const Image& input,
-                             const RunOptions& options) {
+                             const RunOptions& options, bool retune) {
   auto found = caches_.find(target.device_id);
   if (found == caches_.end())
     found = caches_
                 .emplace(target.device_id,
                          TuningCache(TuningCache::default_directory(), target.backend->devices()[target.device]))
                 .first;
-  return choose_variant(*target.backend, target.device, problem, input, options, found->second, retune_);
+  return choose_variant(*target.backend, target.device, problem, input, options, found->second, retune_ || retune);
 }
+
+namespace {
+
+// auto's run: the tuner's choice, run. A cached winner is planned again by running it: one that cannot run
+// here (skipped: the device lacks what it needs, as shuffle without sub-group shuffles; or its build fails),
+// though the key matched, is a stale or edited entry, so every candidate is measured again as --retune
+// would, the fresh winner stored over it and run. `ran` and `choice` (the compile_time note) say what ran.
+BackendRun run_auto(const Target& target, const Problem& problem, const Image& input, const RunOptions& options,
+                    AutoTuner& tuner, const VariantTraits*& ran, std::string& choice) {
+  const auto run_choice = [&](const AutoChoice& chosen, std::string_view note) {
+    ran = chosen.variant.empty() ? nullptr : find_variant(chosen.variant);
+    // "auto: <variant> (<why>); ...": common/report/record.cpp reads the variant that ran from the front.
+    choice = fmt::format("auto: {}; {}", chosen.summary(), note);
+    return ran ? target.backend->run(problem, input, *ran, target.device, options)
+               : skipped("no candidate variant can run this problem here: " + chosen.reason);
+  };
+  const AutoChoice chosen = tuner.choose(target, problem, input, options);
+  if (!chosen.from_cache) return run_choice(chosen, "");
+  std::string stale;
+  try {
+    BackendRun run = run_choice(chosen, "");
+    if (run.status != Status::Skipped) return run;
+    stale = run.reason;
+  } catch (const ApiError& error) {
+    stale = error.what();
+  }
+  return run_choice(tuner.choose(target, problem, input, options, true),
+                    fmt::format("measured again: the cached {} cannot run here [{}]; ", chosen.variant, stale));
+}
+
+}  // namespace
 
 Outcome run_target(const Target& target, const Problem& problem, const Image& input, const Image& reference,
                    const RunOptions& options, AutoTuner& tuner) {
@@ -88,11 +119,7 @@ Outcome run_target(const Target& target, const Problem& problem, const Image& in
   std::string choice;  // auto: what it chose and why
   try {
     if (target.variant->kind == VariantKind::Choice) {
-      const AutoChoice chosen = tuner.choose(target, problem, input, options);
-      ran = chosen.variant.empty() ? nullptr : find_variant(chosen.variant);
-      choice = "auto: " + chosen.summary() + "; ";
-      run = ran ? target.backend->run(problem, input, *ran, target.device, options)
-                : skipped("no candidate variant can run this problem here: " + chosen.reason);
+      run = run_auto(target, problem, input, options, tuner, ran, choice);
     } else {
       run = target.backend->run(problem, input, *ran, target.device, options);
     }

@@ -19,7 +19,9 @@ namespace cc {
 class AutoTuner {
  public:
   explicit AutoTuner(bool retune) : retune_(retune) {}
-  AutoChoice choose(const Target& target, const Problem& problem, const Image& input, const RunOptions& options);
+  // `retune`: measure again whatever the cache holds (--retune does it for every choice).
+  AutoChoice choose(const Target& target, const Problem& problem, const Image& input, const RunOptions& options,
+                    bool retune = false);
 
  private:
   bool retune_;

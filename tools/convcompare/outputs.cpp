@@ -166,13 +166,25 @@ void check_report_path(const PlannedFile& file) {
 // --json report could pass the reader's limit is refused before it runs, so that every report the tool
 // writes is one its own reader accepts.
 constexpr std::size_t kRecordBytesBesideNames = 2048;
+// A raw sample in kernel_samples_ms: its line's indent (8), the number at its longest (shortest round-trip
+// of a double: "-1.2345678901234567e-05", 23) and ",\n".
+constexpr std::size_t kSampleBytes = 33;
 
-// Whether `path` reaches the file standard output writes to (/dev/null aside: it loses nothing).
-bool is_standard_output(const std::string& path) {
-  struct stat out {}, named {}, null {};
-  if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &named) != 0) return false;
-  if (S_ISCHR(named.st_mode) && ::stat("/dev/null", &null) == 0 && named.st_rdev == null.st_rdev) return false;
-  return out.st_dev == named.st_dev && out.st_ino == named.st_ino;
+// The stream a destination writes into, for the rule that each stream is claimed by one writer: the
+// inode it reaches (a file, a pipe, a FIFO, a terminal, /dev/stdout followed to whichever of these standard
+// output is), or its path while it does not exist yet. "" for /dev/null, which loses nothing and may be
+// shared. Two reports in one pipe are as unreadable as two in one file (JSON followed by CSV), so a pipe
+// is claimed like a file, whatever kind of stream standard output happens to be.
+std::string claimed_stream(const struct stat& info) {
+  struct stat null {};
+  if (S_ISCHR(info.st_mode) && ::stat("/dev/null", &null) == 0 && info.st_rdev == null.st_rdev) return "";
+  return fmt::format("inode {}:{}", static_cast<unsigned long long>(info.st_dev),
+                     static_cast<unsigned long long>(info.st_ino));
+}
+
+std::string claimed_stream(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 ? claimed_stream(info) : file_identity(path);
 }
 
 // Creates the directory if needed and proves it writable with a probe file (removed on a signal too),
@@ -220,31 +232,8 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
   for (const PlannedFile& file : files) {
     check_name_length(file);
     check_report_path(file);
-    // Two writers on one stream would interleave: the console report (and --compare's table, which
-    // --quiet leaves out too) and a report on standard output.
-    if (!job.quiet && is_standard_output(file.path))
-      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
-                                   file.what, file.path));
   }
   if (!job.plot_path.empty()) check_plot_path(job.plot_path);
-  if (std::ranges::any_of(job.reports, [](const ReportOutput& report) { return report.format == ReportFormat::Json; })) {
-    // As the driver counts them: one run record per target and problem, and a stream record for each
-    // --stream target.
-    const std::size_t streams = std::ranges::count_if(targets, [&](const Target& target) {
-      return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
-             target.variant->kind != VariantKind::Choice;
-    });
-    const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
-                                job.memories.size() * (targets.size() + streams);
-    std::size_t longest_spec = 0;
-    for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
-    const std::size_t record_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
-    if (records > kMaxReportBytes / record_bytes)
-      throw InputError(fmt::format("--json: this job makes {} runs, more than the {} a report of its names holds "
-                                   "(merge and --compare read reports up to {}): split it into several jobs",
-                                   records, kMaxReportBytes / record_bytes, describe_bytes(kMaxReportBytes)));
-  }
-
   if (images()) {
     const std::size_t reports = files.size();
     files.push_back({"--output-dir's contact sheet", contact_sheet_path().string(), "contact sheet"});
@@ -270,17 +259,29 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     for (std::size_t i = reports; i < files.size(); ++i) check_name_length(files[i]);
   }
 
-  // Collisions, by identity (file_identity: "" for streams and devices, which may be shared).
-  std::map<std::string, const PlannedFile*> written;
+  // Each stream claimed by one writer (claimed_stream): the console report (and --compare's table, which
+  // --quiet leaves out too) claims standard output, each file its own.
+  std::map<std::string, const PlannedFile*> claims;
+  const PlannedFile console{"the console report", "standard output", "console"};
+  if (struct stat out {}; !job.quiet && ::fstat(STDOUT_FILENO, &out) == 0)
+    if (const std::string stream = claimed_stream(out); !stream.empty()) claims.emplace(stream, &console);
   for (const PlannedFile& file : files) {
-    const std::string identity = file_identity(file.path);
-    if (identity.empty()) continue;
-    const auto [entry, added] = written.emplace(identity, &file);
+    const std::string stream = claimed_stream(file.path);
+    if (stream.empty()) continue;
+    const auto [entry, added] = claims.emplace(stream, &file);
     const PlannedFile& other = *entry->second;
-    if (!added && (other.content.empty() || other.content != file.content))
-      throw InputError(fmt::format("{} and {} name the same file '{}': each needs its own", other.what, file.what,
-                                   file.path));
+    if (added || (!other.content.empty() && other.content == file.content)) continue;
+    if (&other == &console)
+      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
+                                   file.what, file.path));
+    throw InputError(fmt::format("{} and {} name the same {} '{}': each needs its own", other.what, file.what,
+                                 stream.starts_with("path ") || fs::is_regular_file(file.path) ? "file" : "stream",
+                                 file.path));
   }
+  // An output that is an input, by file (file_identity: a terminal or pipe read and written is no loss).
+  std::map<std::string, const PlannedFile*> written;
+  for (const PlannedFile& file : files)
+    if (const std::string identity = file_identity(file.path); !identity.empty()) written.emplace(identity, &file);
   for (const InputName& read : run_inputs(job, targets)) {
     const std::string identity = file_identity(read.path);
     if (const auto found = written.find(identity); !identity.empty() && found != written.end())
@@ -289,6 +290,34 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
   }
 
   if (images()) prepare_output_dir(dir_);
+}
+
+void check_json_report_fits(const Job& job, const std::vector<Target>& targets) {
+  if (std::ranges::none_of(job.reports, [](const ReportOutput& report) { return report.format == ReportFormat::Json; }))
+    return;
+  // As the driver counts them: one run record per target and problem, and a stream record for each
+  // --stream target.
+  const std::size_t streams = std::ranges::count_if(targets, [&](const Target& target) {
+    return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
+           target.variant->kind != VariantKind::Choice;
+  });
+  const std::size_t records = job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
+                              job.memories.size() * (targets.size() + streams);
+  std::size_t longest_spec = 0;
+  for (const Filter& filter : job.filters) longest_spec = std::max(longest_spec, filter.spec.size());
+  // Every run may keep all its samples (the time budget usually stops it sooner, but a fast kernel under a
+  // long budget does not), so the bound counts --repetitions of them a run: --repetitions 1000000 once
+  // measured for seconds and then refused a 76 MB report.
+  const std::size_t samples = static_cast<std::size_t>(std::max(job.options.repetitions, 1));
+  const std::size_t base_bytes = kRecordBytesBesideNames + 3 * longest_spec + job.output_dir.size();
+  if (records == 0 || records <= kMaxReportBytes / (base_bytes + samples * kSampleBytes)) return;
+  const std::size_t share = kMaxReportBytes / records;  // what one record may take
+  const std::size_t fitting_samples = share > base_bytes ? (share - base_bytes) / kSampleBytes : 0;
+  throw InputError(fmt::format(
+      "--json: this job makes {} runs of up to {} samples, a report of up to {}, more than the {} merge and "
+      "--compare read back: {}split it into several jobs",
+      records, samples, describe_bytes(records * (base_bytes + samples * kSampleBytes)), describe_bytes(kMaxReportBytes),
+      fitting_samples > 0 ? fmt::format("lower --repetitions to at most {} or ", fitting_samples) : ""));
 }
 
 std::string OutputPlan::stem(std::string_view spec, Border border, bool flip, int width, int height,

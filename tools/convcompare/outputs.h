@@ -19,10 +19,10 @@ void write_reports(const Report& report, const ReportDestinations& destinations)
 // Every path a run writes, computed from the job, the input and the targets in one place before any
 // work starts (docs/architecture.md, "Outputs"): the reports (--json, --csv, --markdown), --plot, and
 // under --output-dir each problem's reference, each run's result, contact_sheet.png and the probe that
-// proves the directory writable. The constructor refuses (InputError, one line) two outputs that reach
-// one file (canonical paths, symlinks and hard links included: file_identity), an output that is an
-// input of the run (the image, a filter file, the --compare baseline, the tuning cache, a --kernel-dir
-// source), a report sent to standard output while the console report goes there too, a name too long
+// proves the directory writable. The constructor refuses (InputError, one line) two writers on one
+// stream (a file, a pipe, a terminal: canonical paths, symlinks and hard links included; the console
+// report claims standard output unless --quiet; /dev/null is shared), an output that is an input of the
+// run (the image, a filter file, the --compare baseline, the tuning cache, a --kernel-dir source), a name too long
 // for its temporary, and a directory that does not exist or cannot be written; then creates
 // --output-dir.
 class OutputPlan {
@@ -46,6 +46,11 @@ class OutputPlan {
   std::string format_;
   bool several_sizes_ = false, several_memories_ = false, several_pixels_ = false;
 };
+
+// Refuses (InputError, one line) a --json job whose report could pass what merge and --compare read back
+// (kMaxReportBytes): its run records, each with its names and up to --repetitions raw samples, counted
+// from the plan before any run. Called once the job's repetitions are final (--compare raises them).
+void check_json_report_fits(const Job& job, const std::vector<Target>& targets);
 
 // Writes the images of one job at the plan's paths; does nothing without --output-dir.
 class OutputWriter {
