@@ -68,8 +68,8 @@ const char* file_type_name(std::filesystem::file_type type) {
 }
 
 // The ICD loader opens each .icd file of its vendor folder, and each library OCL_ICD_FILENAMES names,
-// with a blocking open and read, and no call returns before it has: a FIFO there held even --list for
-// good. So each, where it is there at all, must be a regular file (stat follows links and opens nothing).
+// with a blocking open and read, and no call returns before it has: a FIFO there would hold even --list
+// for good. So each, where it is there at all, must be a regular file (stat follows links and opens nothing).
 void check_loader_files() {
   namespace fs = std::filesystem;
   const auto refuse_unless_regular = [](const fs::path& file, const char* named_by) {

@@ -106,8 +106,8 @@ TEST_CASE("signals: SIGTERM while PoCL builds a kernel keeps the finished runs, 
   const fs::path dir = temp.path;
   // A fresh PoCL cache: every variant's program is built cold (about a second each here), and the signal
   // is sent as the first run's output image appears, as the second variant's build starts. LLVM, inside
-  // PoCL, removed its temporary file at the signal and the build failed: exit 2 blaming the environment,
-  // no report. Now no driver sees the signal (stop_request.h).
+  // PoCL, would remove its temporary file at the signal and fail the build (exit 2 blaming the
+  // environment, no report) if it saw the signal; no driver does (backends/stop_request.h).
   fs::create_directory(dir / "cache");
   const CommandResult result = shell(
       kAwaitFileFunction + "POCL_CACHE_DIR=" + shell_quoted(dir / "cache") +
@@ -125,9 +125,9 @@ TEST_CASE("signals: a stop before the first run, with --output-dir: 143, the rep
   if (driver_case_skipped("a stop before the first run")) return;
   TempDir temp("hostile");
   const fs::path dir = temp.path;
-  // The signal comes as soon as the stop handling is in place, while the 4096x4096 chart is made (before
-  // any image: the contact sheet had none, and writing it failed with exit 2); the first run, of naive
-  // at that size, takes longer than the steps before it.
+  // The signal comes as soon as the stop handling is in place, while the 4096x4096 chart is made, before
+  // any image: the contact sheet has none, which is no error here; the first run, of naive at that size,
+  // takes longer than the steps before it.
   const CommandResult result = shell(
       "$CONVCOMPARE --backend cpu --variant naive --size 4096x4096 --filter box:r=1 --repetitions 1 --no-peaks --quiet"
       " --output-dir " + shell_quoted(dir / "images") + " --json " + shell_quoted(dir / "r.json") + " --csv " +
@@ -165,7 +165,6 @@ TEST_CASE("signals: a signal while the reports are written: 143, the reports com
   // Every run has finished and the JSON goes to standard output, a FIFO the shell opens but does not read
   // until the signal is sent: the writer blocks once the pipe holds 64 KB (8 runs of 1000 samples make
   // about 150 KB), in pipe_write, which /proc/PID/wchan shows (or, where it shows nothing, 10 s pass).
-  // The line had an empty reason ("convcompare: ; the reports hold ...").
   const CommandResult result = shell(
       "cd " + shell_quoted(dir) + " && mkfifo out || exit 1; $CONVCOMPARE --backend cpu --size 64x64 --filter box:r=1"
       " --border zero,clamp,mirror,wrap --repetitions 1000 --no-peaks --quiet --json - --csv r.csv > out & child=$!;"
