@@ -13,7 +13,8 @@ namespace cc {
 class DeviceCompletion {
  public:
   void signal(long status);
-  // True once signalled, false at `deadline`.
+  // True once signalled; false at `deadline`, or once a stop request is overdue (stop_request.h:
+  // stop_overdue() tells which), so that no wait outlives a stop by more than kStopGraceS.
   bool wait_until(std::chrono::steady_clock::time_point deadline);
   long status() const;
 

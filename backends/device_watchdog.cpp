@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/stop_request.h"
 #include "common/domain/error.h"
 #include "common/domain/seconds.h"
 
@@ -59,6 +60,12 @@ void pass_driver_output_on() noexcept {
     ::close(saved);
   }
   if (held < 0) return;
+  // After a stop request the driver's words are about the interrupt (LLVM, inside PoCL, removes its
+  // temporaries at the signal and the build then complains of the missing file): the job says it once.
+  if (stop_signal() != 0) {
+    ::close(held);
+    return;
+  }
   char block[4096];
   off_t at = 0;
   for (ssize_t got; (got = ::pread(held, block, sizeof block, at)) > 0; at += got)
@@ -76,6 +83,13 @@ std::string stuck_message(std::string_view what) {
 
 std::chrono::steady_clock::time_point deadline_from(std::chrono::steady_clock::time_point start) {
   return start + clock_span(wait_limit_s);
+}
+
+// A wait given up on because a stop request is overdue (stop_request.h): the device is left working,
+// so no later call may wait on it; the job reports the interrupt, not this.
+[[noreturn]] void give_up_for_stop(std::string_view what) {
+  stuck.store(true);
+  throw DeviceStuckError(fmt::format("interrupted by {}: gave up {} after {:g} s", stop_signal_name(), what, kStopGraceS));
 }
 
 void set_name(std::string_view name) {
@@ -160,6 +174,7 @@ void wait_for_device(const std::function<bool()>& complete, std::string_view wha
       stuck.store(true);
       throw DeviceStuckError(stuck_message(what));
     }
+    if (stop_overdue()) give_up_for_stop(what);
     const Clock::duration waited = now - start;
     if (waited < kSpinFor)
       std::this_thread::yield();
@@ -179,8 +194,14 @@ void DeviceCompletion::signal(long status) {
 }
 
 bool DeviceCompletion::wait_until(std::chrono::steady_clock::time_point deadline) {
+  // In slices, as a signal handler cannot wake a condition variable; a signal wakes nothing early.
+  constexpr auto kSlice = std::chrono::milliseconds(50);
   std::unique_lock lock(mutex_);
-  return signalled_.wait_until(lock, deadline, [this] { return done_; });
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (signalled_.wait_until(lock, std::min(deadline, now + kSlice), [this] { return done_; })) return true;
+    if (std::chrono::steady_clock::now() >= deadline || stop_overdue()) return false;
+  }
 }
 
 long DeviceCompletion::status() const {
@@ -191,6 +212,7 @@ long DeviceCompletion::status() const {
 void wait_for_device(DeviceCompletion& completion, std::string_view what) {
   if (stuck.load()) throw DeviceStuckError(stuck_message(what));
   if (!completion.wait_until(deadline_from(std::chrono::steady_clock::now()))) {
+    if (stop_overdue()) give_up_for_stop(what);
     stuck.store(true);
     throw DeviceStuckError(stuck_message(what));
   }

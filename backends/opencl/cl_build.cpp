@@ -14,6 +14,7 @@
 
 #include "backends/device_completion.h"
 #include "backends/device_watchdog.h"
+#include "backends/stop_request.h"
 #include "common/domain/error.h"
 #include "common/domain/seconds.h"
 
@@ -76,6 +77,9 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
   const auto deadline = start + clock_span(limit_s);
   if (!outcome->completion.wait_until(deadline)) {
     abandon_device();
+    if (stop_overdue())  // the job reports the interrupt (stop_request.h), not this
+      throw DeviceStuckError(fmt::format("interrupted by {}: gave up the OpenCL build of {} after {:g} s",
+                                         stop_signal_name(), printable(what), kStopGraceS));
     throw DeviceStuckError(fmt::format(
         "the OpenCL build of {} did not finish within {:g} s: the driver may never return; if it is only slow, "
         "raise CONVCOMPARE_BUILD_TIMEOUT (seconds, default {:g})",

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -55,6 +56,53 @@ std::string no_platform_reason() {
                      limits.empty() ? ": check that the libraries they name are installed"
                                     : fmt::format("; {}: raise {}", fmt::join(limits, ", "),
                                                   limits.size() == 1 ? "it" : "them"));
+}
+
+const char* file_type_name(std::filesystem::file_type type) {
+  using std::filesystem::file_type;
+  switch (type) {
+    case file_type::directory: return "a folder";
+    case file_type::fifo: return "a FIFO";
+    case file_type::socket: return "a socket";
+    case file_type::character: return "a character device";
+    case file_type::block: return "a block device";
+    default: return "not a regular file";
+  }
+}
+
+// The ICD loader opens each .icd file of its vendor folder, and each library OCL_ICD_FILENAMES names,
+// with a blocking open and read, and no call returns before it has: a FIFO there would hold even --list
+// for good. So each, where it is there at all, must be a regular file (stat follows links and opens nothing).
+void check_loader_files() {
+  namespace fs = std::filesystem;
+  const auto refuse_unless_regular = [](const fs::path& file, const char* named_by) {
+    std::error_code error;
+    const fs::file_status status = fs::status(file, error);
+    if (error || status.type() == fs::file_type::regular || status.type() == fs::file_type::not_found) return;
+    throw InputError(fmt::format("{}: {} is {}, not a regular file: the OpenCL ICD loader would block opening it; "
+                                 "remove it{}",
+                                 named_by, printable(file.string()), file_type_name(status.type()),
+                                 std::string_view(named_by).starts_with("OCL_") ? fmt::format(" or point {} elsewhere", named_by)
+                                                                                : std::string()));
+  };
+  const char* vendors_override = std::getenv("OCL_ICD_VENDORS");
+  const bool overridden = vendors_override && *vendors_override;
+  const fs::path vendors = overridden ? vendors_override : "/etc/OpenCL/vendors";
+  const char* named_by = overridden ? "OCL_ICD_VENDORS" : "the OpenCL vendor folder";
+  std::error_code error;
+  if (fs::is_directory(vendors, error)) {
+    for (const auto& entry : fs::directory_iterator(vendors, error))
+      if (entry.path().extension() == ".icd") refuse_unless_regular(entry.path(), named_by);
+  } else if (overridden) {
+    refuse_unless_regular(vendors, named_by);  // ocl-icd also takes one .icd file here
+  }
+  if (const char* libraries = std::getenv("OCL_ICD_FILENAMES"); libraries && *libraries) {
+    std::string list = libraries;
+    for (std::size_t start = 0, end; start <= list.size(); start = end + 1) {
+      end = std::min(list.find(':', start), list.size());
+      if (end > start) refuse_unless_regular(list.substr(start, end - start), "OCL_ICD_FILENAMES");
+    }
+  }
 }
 
 // Drivers pad names with spaces (and some with a NUL the C++ wrapper keeps).
@@ -251,6 +299,7 @@ std::string no_device_reason(const cl::Platform& platform, cl_int found) {
 Discovery discover_now() {
   Discovery discovery;
   std::vector<cl::Platform> platforms;
+  check_loader_files();
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when /etc/OpenCL/vendors names no driver.
   const cl_int status = cl::Platform::get(&platforms);
   if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && platforms.empty())) {

@@ -392,7 +392,11 @@ class OpenClApi final : public GpuApi {
                                                    shape.transform_height, shape.real_pitch, shape.circular}];
     if (!plan) {
       const cl::CommandQueue& queue = planning_queue(device);
-      plan = std::make_unique<VkFftPlan>(discovery_.devices[device].device, context(device).context, queue, shape);
+      // A driver stage: VkFFT builds its kernels itself (unwatched), and the driver's words at a failure,
+      // VkFFT's source dump among them, are held as a build's (device_watchdog.h).
+      plan = DriverStage::run("planning VkFFT's kernels on " + discovery_.devices[device].info.id, [&] {
+        return std::make_unique<VkFftPlan>(discovery_.devices[device].device, context(device).context, queue, shape);
+      });
     }
     return *plan;
   }

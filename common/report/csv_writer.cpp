@@ -46,12 +46,15 @@ void add_columns(std::vector<std::string>& names, const std::vector<Field<Record
     if (const std::string column = field.column(); std::ranges::find(names, column) == names.end()) names.push_back(column);
 }
 
-// One CSV line: `record` in the first column, each field in its column, the other columns empty.
+// One CSV line: `record` in the first column, each field in its column, the report's `incomplete` in the
+// last (on every line, so that a CSV cut from an interrupted job says so whichever lines are read), the
+// other columns empty.
 template <typename Record>
 std::string csv_line(std::string_view record, const Record& value, const std::vector<Field<Record>>& fields,
-                     const std::vector<std::string>& columns) {
+                     const std::vector<std::string>& columns, const std::string& incomplete) {
   std::vector<std::string> cells(columns.size());
   cells[0] = record;
+  cells.back() = csv_field(incomplete);
   for (const Field<Record>& field : fields)
     cells[std::ranges::find(columns, field.column()) - columns.begin()] = csv_field(field.written(value));
   return fmt::format("{}\n", fmt::join(cells, ","));
@@ -64,15 +67,16 @@ std::vector<std::string> csv_columns() {
   add_columns(names, run_fields());
   add_columns(names, stream_fields());
   add_columns(names, device_fields());
+  names.push_back("incomplete");
   return names;
 }
 
 void write_csv(const Report& report, std::ostream& out) {
   const std::vector<std::string> columns = csv_columns();
   out << fmt::format("{}\n", fmt::join(columns, ","));
-  for (const DeviceInfo& d : report.devices) out << csv_line("device", d, device_fields(), columns);
-  for (const RunRecord& r : report.runs) out << csv_line("run", r, run_fields(), columns);
-  for (const StreamRecord& s : report.streams) out << csv_line("stream", s, stream_fields(), columns);
+  for (const DeviceInfo& d : report.devices) out << csv_line("device", d, device_fields(), columns, report.incomplete);
+  for (const RunRecord& r : report.runs) out << csv_line("run", r, run_fields(), columns, report.incomplete);
+  for (const StreamRecord& s : report.streams) out << csv_line("stream", s, stream_fields(), columns, report.incomplete);
 }
 
 }  // namespace cc

@@ -50,6 +50,7 @@ std::string format_table_number(double value);
 // The CSV columns, in order: "record", then run_fields()'s (fields.h; the kernel_ms group flat as
 // kernel_ms_*, nested in the JSON run object), then the columns only stream_fields() and
 // device_fields() have (peaks_copy_gb_per_s...). A column two tables share ("backend") is one column.
+// Last, "incomplete": the report's own (why the runs stopped early, "" when all ran), on every line.
 std::vector<std::string> csv_columns();
 
 }  // namespace cc

@@ -211,8 +211,8 @@ TEST_CASE("one SIGTERM delivered twice (timeout's command then its process group
   // microseconds apart from one sender. Taken as a second signal they ended the run with no report (a
   // memory_spaces.sh step lost its JSON that way, session 28). Here the same shell sends both, 30 ms apart
   // so that the first has been handled when the second comes (sent back to back they may merge into one
-  // pending signal, and the test could not fail); tests/hostile/test_device_faults.cpp has two requests a
-  // second apart end the process at once. A radius sweep of naive at 1024x1024: the first runs end well
+  // pending signal, and the test could not fail); tests/hostile/test_device_faults.cpp has two requests
+  // 1.5 s apart end the process at once, and tests/hostile/test_signals.cpp two kinds from two senders. A radius sweep of naive at 1024x1024: the first runs end well
   // within the 2 s before the signals, the sweep's last take far longer than any machine needs to get
   // there, and the run under way when they come, the one the process finishes first, is a short one
   // (it was the 2048x2048 test chart's Gaussian, 17 of the case's 23 s; issue #24).

@@ -438,7 +438,9 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
       "floor_fraction", "frames_per_device", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "peaks_untimed",
-      "compute_units", "global_memory_bytes", "cache_bytes"};
+      "compute_units", "global_memory_bytes", "cache_bytes",
+      // last, the report's own mark of an interrupted job, on every line
+      "incomplete"};
   CHECK(columns == expected);
 
   // A line per device, per run and per stream run, each saying which in its first cell.
@@ -457,6 +459,12 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
   CHECK(lines[9].starts_with("stream,cuda,"));
   CHECK(lines[9].find(",400,4,2.2,0.88,") != std::string::npos);  // frames/s, serial, floor, fraction
   CHECK(lines[10].starts_with("stream,cpu,"));
+  for (std::size_t i = 1; i < lines.size(); ++i) CHECK(lines[i].ends_with(","));  // not interrupted: empty
+  report.incomplete = "interrupted by SIGINT after 6 runs";
+  std::ostringstream interrupted;
+  cc::write_csv(report, interrupted);
+  for (const std::string& line : lines_of(interrupted.str()))
+    if (!line.starts_with("record,")) CHECK(line.ends_with(",interrupted by SIGINT after 6 runs"));
   CHECK(lines[6].find(",\"image2d_t unsupported, \"\"mirror\"\" needs normalized coordinates\",") != std::string::npos);
 
   // The CPU row has no quoted field, so a plain split gives the cells.

@@ -142,7 +142,7 @@ std::string help_footer(bool for_man_page) {
       footer_item("4", "--compare found a run its samples are too few to decide (inconclusive), and nothing slower "
                        "or failing.", 6) +
       footer_item("130", "Interrupted by SIGINT (143: SIGTERM): the runs that finished are printed and written, "
-                         "marked incomplete.", 6);
+                         "marked incomplete; two signals within a second are one.", 6);
   return fmt::format("Variants:\n{}\nFilters:\n{}\n\n{}\n{}\nExamples:\n{}\nEnvironment:\n{}", variants, filters,
                      for_man_page ? "*Exit status*" : "Exit status:", exit_status, examples, environment);
 }

@@ -20,6 +20,7 @@
 
 #include "backends/backend.h"
 #include "backends/device_watchdog.h"
+#include "backends/stop_request.h"
 #include "common/domain/error.h"
 #include "common/domain/image_io.h"
 #include "common/domain/reference.h"
@@ -81,69 +82,18 @@ void print_comparison_escaped(const std::vector<Comparison>& comparisons, const 
   std::cout << printable_lines(text.str());
 }
 
-// SIGINT or SIGTERM during the runs (issue #28: Ctrl-C lost everything): the run in progress finishes,
-// no other starts, and what finished is printed and written, marked incomplete. A second signal ends the
-// process at once, whatever the first is waiting for (issue #30: a driver's build that never returned):
-// one line, then the handler that was there before (temporary_files.h: remove the temporaries, die by
-// the signal, so the status is 130 or 143 as README's "Exit status" says). Async-signal-safe calls only.
-// One request can arrive twice: GNU timeout sends its signal to the command and then to its whole process
-// group, the command included, microseconds apart (a run cut by `timeout` lost its report that way, session
-// 28). So the same signal from the same sender (kill, not the terminal) within kDuplicateNs is the first again.
-volatile std::sig_atomic_t stop_signal = 0;
-volatile pid_t stop_sender = 0;  // the first signal's sender, 0 when the kernel sent it (the terminal's Ctrl-C)
-timespec stop_time{};
-constexpr long long kDuplicateNs = 500'000'000;  // 0.5 s: far above timeout's gap; a person's Ctrl-C has no sender
-struct sigaction handlers_before[2];  // SIGINT's, SIGTERM's
+// A run that did not succeed after a stop request came during it is the interrupt's doing, not the
+// run's: a driver a signal reaches fails (LLVM, inside PoCL, removes its temporaries at SIGINT and
+// SIGTERM, and the build then fails), and a wait past the stop's grace gives up (stop_request.h). It is
+// left out of the reports, as a run never started.
+bool cut_by_interrupt(Status status) { return stop_signal() != 0 && status != Status::Ok; }
 
-long long nanoseconds_since(const timespec& then) {
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe (POSIX)
-  return (now.tv_sec - then.tv_sec) * 1'000'000'000LL + (now.tv_nsec - then.tv_nsec);
+// "interrupted by SIGINT after 15 runs": the runs that ran, not the skipped placeholders.
+std::string interrupted_reason(const Report& report) {
+  const auto ran = std::ranges::count_if(report.runs, [](const RunRecord& run) { return run.status != Status::Skipped; }) +
+                   std::ranges::count_if(report.streams, [](const StreamRecord& run) { return run.status != Status::Skipped; });
+  return fmt::format("interrupted by {} after {} run{}", stop_signal_name(), ran, ran == 1 ? "" : "s");
 }
-
-extern "C" void request_stop(int signal_number, siginfo_t* info, void*) {
-  const pid_t sender = info != nullptr && info->si_code == SI_USER ? info->si_pid : 0;
-  if (stop_signal == 0) {
-    stop_signal = signal_number;
-    stop_sender = sender;
-    ::clock_gettime(CLOCK_MONOTONIC, &stop_time);
-    return;
-  }
-  if (signal_number == stop_signal && sender != 0 && sender == stop_sender &&
-      nanoseconds_since(stop_time) < kDuplicateNs)
-    return;  // the same request delivered twice (timeout's), not a second one
-  constexpr char kLine[] = "convcompare: error: interrupted again: stopping at once; no report is written\n";
-  cc::release_driver_output();  // inside a driver stage, standard error is held (device_watchdog.h): put it back
-  const ssize_t ignored = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
-  (void)ignored;  // nothing better to do in a process that is ending
-  ::sigaction(signal_number, &handlers_before[signal_number == SIGINT ? 0 : 1], nullptr);
-  ::raise(signal_number);  // pending until this handler returns, then meets the handler before
-}
-
-class StopOnSignal {
- public:
-  StopOnSignal() {
-    struct sigaction action {};
-    action.sa_sigaction = request_stop;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART | SA_SIGINFO;  // a device call in progress goes on; the loop looks between runs
-    for (int i = 0; i < 2; ++i) {
-      ::sigaction(kSignals[i], nullptr, &handlers_before[i]);
-      installed_[i] = handlers_before[i].sa_handler != SIG_IGN && ::sigaction(kSignals[i], &action, nullptr) == 0;
-    }
-  }
-  ~StopOnSignal() {
-    for (int i = 0; i < 2; ++i)
-      if (installed_[i]) ::sigaction(kSignals[i], &handlers_before[i], nullptr);
-  }
-  StopOnSignal(const StopOnSignal&) = delete;
-  StopOnSignal& operator=(const StopOnSignal&) = delete;
-  int signal() const { return stop_signal; }
-
- private:
-  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
-  bool installed_[2] = {false, false};
-};
 
 bool any_failed(const Report& report) {
   return std::ranges::any_of(report.runs, [](const RunRecord& run) { return run.status == Status::Failed; }) ||
@@ -161,6 +111,21 @@ void check_open_file_limit() {
                                  limit.rlim_cur, kLeastOpenFiles));
 }
 
+// A job that threw after a stop request: a driver the signal reached failed (cut_by_interrupt), so the
+// interrupt is what is said, with its status (README, "Exit status").
+// The job's status; an exception out of it after a stop request is the interrupt's (as cut_by_interrupt):
+// the interrupt is what is said, with its status (README, "Exit status").
+int run_job_or_interrupt(const Config& config) {
+  try {
+    return run_job(config);
+  } catch (...) {
+    if (stop_signal() == 0) throw;
+    std::cerr << "convcompare: interrupted by " << stop_signal_name()
+              << " before the reports were written; no report is written\n";
+    return 128 + stop_signal();
+  }
+}
+
 }  // namespace
 
 int run_job(const Config& config) {
@@ -173,10 +138,15 @@ int run_job(const Config& config) {
   check_open_file_limit();
   Job job = make_job(config);
   // From here a first Ctrl-C lets the step in progress finish (device discovery and the peaks can take
-  // seconds on a GPU host) and starts no run after it: the reports hold what finished, marked incomplete.
+  // seconds on a GPU host) and starts no run after it: the reports hold what finished, marked incomplete
+  // (README, "Exit status"; backends/stop_request.h bounds how long the step may take).
   const StopOnSignal stop;
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
+    if (stop_signal() != 0) {
+      std::cerr << "convcompare: interrupted by " << stop_signal_name() << "; no listing is printed\n";
+      return 128 + stop_signal();
+    }
     std::ostringstream listing;  // device names and driver strings, escaped for the terminal
     print_listing(job, backends, listing);
     std::cout << printable_lines(listing.str());
@@ -223,7 +193,7 @@ int run_job(const Config& config) {
   check_json_report_fits(job, targets);
 
   Report report = report_header(job, image, backends);
-  if (job.measure_peaks) measure_device_peaks(targets, report);
+  if (job.measure_peaks && stop_signal() == 0) measure_device_peaks(targets, report);
   AutoTuner tuner(job.retune);
   const auto streams = [&](const Target& target) {
     return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
@@ -238,9 +208,9 @@ int run_job(const Config& config) {
                     std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
   RunOptions options = job.options;
 
-  [&] {  // returns at a stop signal, between runs
+  const auto run_all = [&] {  // returns at a stop signal, between runs
     for (const auto& [width, height] : job.sizes) {
-      if (stop.signal() != 0) return;
+      if (stop_signal() != 0) return;
       if (job.size_sweep && (image.width != width || image.height != height))
         image = make_default_image(width, height, job.channels);
       outputs.begin_image(image);
@@ -253,7 +223,7 @@ int run_job(const Config& config) {
         for (const Border border : job.borders) {
           std::optional<Image> references[2];  // of the image, and of its 8-bit pixels where they differ
           for (const PixelType pixel : job.pixels) {
-            if (stop.signal() != 0) return;  // before the next reference is computed
+            if (stop_signal() != 0) return;  // before the next reference is computed
             const Image& input = pixel == PixelType::U8 ? quantized : image;
             const Problem problem =
                 make_problem(input, facts[pixel == PixelType::U8], filter, border, job.flip, pixel);
@@ -264,16 +234,18 @@ int run_job(const Config& config) {
             for (const HostMemory memory : job.memories) {
               options.memory = memory;
               for (const Target& target : targets) {
-                if (stop.signal() != 0) return;
+                if (stop_signal() != 0) return;
                 const std::string what = fmt::format("{} {} {} {} {}", target.device_id,
                                                      target.variant ? target.variant->name : "-", filter.spec,
                                                      to_string(border), to_string(pixel));
                 if (target.runs()) progress.step(what);
                 Outcome outcome = run_target(target, problem, input, reference, options, tuner);
+                if (cut_by_interrupt(outcome.record.status)) return;
                 if (streams(target)) {
                   progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
-                  report.streams.push_back(
-                      stream_target(target, outcome, problem, input, reference, job.stream_frames, options));
+                  StreamRecord stream = stream_target(target, outcome, problem, input, reference, job.stream_frames, options);
+                  if (cut_by_interrupt(stream.status)) return;
+                  report.streams.push_back(std::move(stream));
                 }
                 outcome.record.output = outputs.write_result(target, memory, std::move(outcome.output),
                                                              outcome.record.status == Status::Ok);
@@ -283,15 +255,18 @@ int run_job(const Config& config) {
                 const std::string what = fmt::format("{} {} {} {} {}", multi.device_id, multi.variant->name,
                                                      filter.spec, to_string(border), to_string(pixel));
                 if (job.split) {
-                  if (stop.signal() != 0) return;
+                  if (stop_signal() != 0) return;
                   progress.step(fmt::format("{} --split", what));
-                  report.runs.push_back(split_target(multi, problem, input, reference, options).record);
+                  RunRecord split = split_target(multi, problem, input, reference, options).record;
+                  if (cut_by_interrupt(split.status)) return;
+                  report.runs.push_back(std::move(split));
                 }
                 if (job.stream_frames > 0) {
-                  if (stop.signal() != 0) return;
+                  if (stop_signal() != 0) return;
                   progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
-                  report.streams.push_back(
-                      stream_over_target(multi, problem, input, reference, job.stream_frames, options));
+                  StreamRecord stream = stream_over_target(multi, problem, input, reference, job.stream_frames, options);
+                  if (cut_by_interrupt(stream.status)) return;
+                  report.streams.push_back(std::move(stream));
                 }
               }
             }
@@ -300,7 +275,16 @@ int run_job(const Config& config) {
         }
       }
     }
-  }();
+  };
+  try {
+    run_all();
+  } catch (...) {
+    if (stop_signal() == 0) throw;
+    // A driver that the signal reached failed in the run in progress (cut_by_interrupt): the interrupt,
+    // reported below, is the cause; the runs that finished are kept.
+  }
+  const int stopped_by = stop_signal();  // the runs stopped early
+  stop_reached();
 
   for (RunRecord& run : report.runs)
     if (const auto device = std::ranges::find(report.devices, run.device, &DeviceInfo::id); device != report.devices.end())
@@ -311,15 +295,18 @@ int run_job(const Config& config) {
     comparisons = compare_reports(*job.baseline, report, job.compare_rule);
     attach_verdicts(report, comparisons);  // the verdicts go into the JSON and CSV reports too
   }
-  if (stop.signal() != 0)
-    report.incomplete = fmt::format("interrupted by {} after {} runs", stop.signal() == SIGINT ? "SIGINT" : "SIGTERM",
-                                    report.runs.size());
+  if (stopped_by != 0) report.incomplete = interrupted_reason(report);
   if (!job.quiet) make_printer(ReportFormat::Console, job.verbose, report_columns(kConsoleWidth))->print(report, std::cout);
   write_reports(report, {job.reports, job.plot_path});
-  outputs.write_contact_sheet();
-  if (stop.signal() != 0) {  // README, "Exit status": 128 + the signal, whatever the runs said
-    std::cerr << "convcompare: " << report.incomplete << "; the reports hold what finished, marked incomplete\n";
-    return 128 + stop.signal();
+  // Interrupted before any image was made, there is no sheet to write (and no error in that).
+  if (stopped_by == 0 || outputs.has_images()) outputs.write_contact_sheet();
+  if (const int signal_number = stop_signal(); signal_number != 0) {  // README, "Exit status": 128 + the signal
+    if (stopped_by != 0)
+      std::cerr << "convcompare: " << report.incomplete << "; the reports hold what finished, marked incomplete\n";
+    else  // the signal came while the reports were written: every run had finished
+      std::cerr << "convcompare: interrupted by " << stop_signal_name()
+                << " after every run had finished; the reports are complete\n";
+    return 128 + signal_number;
   }
   const bool failed = any_failed(report);
   // A baseline that matches nothing is a usage error (exit 2), not a pass; a failure keeps its own status.
@@ -343,7 +330,7 @@ int convcompare_main(int argc, const char* const* argv) {
   std::optional<Config> config;
   try {
     config = parse_command_line(argc, argv, std::cout);
-    status = config ? run_job(*config) : 0;
+    status = config ? run_job_or_interrupt(*config) : 0;
   } catch (const InputError& error) {
     print_error(error.what());
     status = 2;

@@ -67,6 +67,8 @@ class OutputWriter {
   std::string write_result(const Target& target, HostMemory memory, Image output, bool run_ok);
   void end_problem();
   void write_contact_sheet() const;
+  // At least one image is on the contact sheet (a job interrupted before its first run has none).
+  bool has_images() const { return !sheet_.empty(); }
 
  private:
   struct Tile {
