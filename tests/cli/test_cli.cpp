@@ -236,19 +236,21 @@ TEST_CASE("--json writes the report schema of docs/json-schema.md") {
 
 TEST_CASE("--time-budget decides how many of the --repetitions launches are timed") {
   TempDir dir("cli");
-  const auto samples = [&](const std::string& budget) {
-    const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity",
-                                          "--repetitions", "5", "--warmup", "1", "--time-budget", budget});
+  const auto samples = [&](const std::string& budget, const std::string& min_samples) {
+    const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity", "--repetitions",
+                                          "10", "--warmup", "1", "--time-budget", budget, "--min-samples", min_samples});
     REQUIRE(report["runs"].size() == 2);
     CHECK(report["runs"][0]["status"] == "ok");
     // The JSON never claims more than it took: the samples are the raw list's, the rule says why.
     CHECK(report["runs"][0]["kernel_samples_ms"].size() == report["runs"][0]["kernel_ms"]["samples"].get<std::size_t>());
     CHECK(report["measurement"]["time_budget_s"] == std::stod(budget));
-    CHECK(report["measurement"]["repetitions"] == 5);
+    CHECK(report["measurement"]["repetitions"] == 10);
     return std::pair{report["runs"][0]["kernel_ms"]["samples"].get<int>(), report["runs"][0]["stopped_by"].get<std::string>()};
   };
-  CHECK(samples("1e-9") == std::pair{1, std::string("budget")});
-  CHECK(samples("1000") == std::pair{5, std::string("max")});
+  // The budget waits for --min-samples (default 5), then stops; --min-samples 1, one sample.
+  CHECK(samples("1e-9", "5") == std::pair{5, std::string("budget")});
+  CHECK(samples("1e-9", "1") == std::pair{1, std::string("budget")});
+  CHECK(samples("1000", "5") == std::pair{10, std::string("max")});
 }
 
 #ifdef CONVCOMPARE_WITH_OPENCL
@@ -260,7 +262,8 @@ TEST_CASE("--time-budget bounds every timed phase of a device run, and the JSON 
   TempDir dir("cli");
   const auto run = [&](const std::string& budget) {
     const json report = run_to_json(dir, {"--backend", "opencl", "--variant", "global", "--size", "40x24", "--filter",
-                                          "box:r=1", "--repetitions", "4", "--no-peaks", "--time-budget", budget});
+                                          "box:r=1", "--repetitions", "4", "--min-samples", "1", "--no-peaks", "--time-budget",
+                                          budget});
     REQUIRE(report["runs"].size() == 1);
     CHECK(report["runs"][0]["status"] == "ok");  // cut, and still validated
     return report["runs"][0];

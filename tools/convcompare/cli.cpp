@@ -273,13 +273,14 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   app.add_option("--time-budget", config.measurement.time_budget_s,
-                 "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
+                 "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (build and first launch "
+                 "not counted; at least --min-samples launches are timed)")
       ->type_name("SECONDS")
       ->capture_default_str();
   app.add_option("--kernel-timeout", config.kernel_timeout_s, "Give up (exit 2) on a device wait (a launch, a batch, a copy) that takes longer")
       ->type_name("SECONDS")->check(CLI::Range(0.001, 1e6))->capture_default_str();
   app.add_option("--min-samples", config.measurement.min_samples,
-                 "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
+                 "The fewest samples before --time-budget or --max-noise may stop a run")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
