@@ -160,13 +160,17 @@ std::vector<MachineChange> machine_changes(const Report& baseline, const Report&
                        100 * (after / before - 1));
   };
   const HostState &was = baseline.host, &now = current.host;
-  if (was.cpus > 0 && now.cpus > 0 && was.cpus != now.cpus)
-    changes.push_back({"", fmt::format("host CPUs {} -> {}", was.cpus, now.cpus)});
-  if (moved(was.cpu_mhz, now.cpu_mhz)) changes.push_back({"", "host CPU clock " + figure(was.cpu_mhz, now.cpu_mhz, "MHz")});
-  if (std::isfinite(was.load_average) && std::isfinite(now.load_average) && now.cpus > 0 &&
-      std::fabs(now.load_average - was.load_average) / now.cpus > rule.load_tolerance)
-    changes.push_back({"", fmt::format("host load average {:.2f} -> {:.2f} on {} CPUs", was.load_average,
-                                       now.load_average, now.cpus)});
+  // The host's own changes only where a device of this run computes on its CPUs (a GPU job's kernels
+  // do not feel the host's load).
+  if (std::ranges::any_of(current.devices, runs_on_host)) {
+    if (was.cpus > 0 && now.cpus > 0 && was.cpus != now.cpus)
+      changes.push_back({"", fmt::format("host CPUs {} -> {}", was.cpus, now.cpus)});
+    if (moved(was.cpu_mhz, now.cpu_mhz)) changes.push_back({"", "host CPU clock " + figure(was.cpu_mhz, now.cpu_mhz, "MHz")});
+    if (std::isfinite(was.load_average) && std::isfinite(now.load_average) && now.cpus > 0 &&
+        std::fabs(now.load_average - was.load_average) / now.cpus > rule.load_tolerance)
+      changes.push_back({"", fmt::format("host load average {:.2f} -> {:.2f} on {} CPUs", was.load_average,
+                                         now.load_average, now.cpus)});
+  }
   for (const DeviceInfo& device : current.devices) {
     const auto before = std::ranges::find(baseline.devices, device.id, &DeviceInfo::id);
     if (before == baseline.devices.end()) continue;  // its rows are new: nothing to compare against

@@ -574,6 +574,12 @@ TEST_CASE("compare gate: a machine that changed makes its rows inconclusive, not
   current.devices[1].peaks.fma_gflop_per_s = 28.4;
   current.host.load_average = 3.0;
   CHECK(verdicts() == std::vector<Verdict>{Verdict::Inconclusive, Verdict::Inconclusive, Verdict::Slower});
+  // A GPU-only job does not feel the host's load: no change to name.
+  {
+    cc::Report gpu_base = baseline, gpu_now = current;
+    gpu_base.devices = {baseline.devices[2]}, gpu_now.devices = {current.devices[2]};
+    CHECK(cc::machine_changes(gpu_base, gpu_now).empty());
+  }
   // A new driver on the GPU: its row too.
   current.host.load_average = 1.0;
   current.devices[2].properties[1].second = "2.0";
