@@ -23,6 +23,7 @@ if [[ ! -x $convcompare ]]; then
   echo "gate_check: no convcompare in $1 (build it first)" >&2
   exit 2
 fi
+command -v python3 >/dev/null || { echo "gate_check: needs python3 (to plant the baselines and count the verdicts)" >&2; exit 2; }
 mkdir -p "$out"
 reruns=${RERUNS:-10} slow2x=${SLOW2X:-20} slow10=${SLOW10:-10}
 read -r -a job <<<"${JOB:---variant naive,fast,tiled,separable --size 256x256 --filter box:r=3}"
