@@ -21,14 +21,22 @@ namespace cc {
 // phase, setup, warm-ups, samples, batch, host to host and reuse, not the samples alone (a 15 s launch
 // under --time-budget 2 took 62 s: #28). A phase after the samples begins only while some budget is
 // left, so a run ends at most one launch per phase past it; the phases it stops are recorded
-// (PhaseTimes::budget_skipped). The kernel's compile, before the run, is not cut: a compiler cannot be
-// stopped half way, and it is cached for the next run (build_ms).
+// (PhaseTimes::budget_skipped). Two costs are kept out of it: the kernel's compile, before the run (a
+// compiler cannot be stopped half way, and it is cached for the next run: build_ms), and the first
+// launch (RunOptions::warm_up), which holds a JIT's last step (PoCL compiles the kernel for its
+// arguments there), first touch and the CPU's worker threads starting: on a fresh CI runner's cold
+// kernel cache they spent the whole budget and left the fast variants one sample each. The samples
+// still get at least --min-samples whatever the budget (sample_until_stopped).
 class RunBudget {
  public:
   explicit RunBudget(double budget_s) : budget_s_(budget_s) {}
   double spent_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
   double left_s() const { return budget_s_ - spent_s(); }
   bool spent() const { return !(left_s() > 0); }
+  // `seconds` just spent are not the run's to count (RunOptions::warm_up's first launch).
+  void exclude(double seconds) {
+    start_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  }
   // `phase` was not measured because the budget was spent (its JSON name: "host_to_host_ms").
   void skip(std::string_view phase) {
     if (!skipped_.empty()) skipped_ += ", ";
@@ -97,21 +105,36 @@ struct RunOptions : MeasurementSettings {
     return fit >= most ? most : static_cast<int>(fit);
   }
 
-  // The warm-up every backend does; returns how many launches to time. `launch_and_wait` makes one
-  // launch and waits for it. The first one, timed on the host clock outside every timed bracket,
-  // estimates a launch for timed_launches(); the warm-ups after it are no more than the launches
-  // they prepare, so a device at 11 s a launch does not spend 22 s warming up for one sample.
-  // --warmup 0 still makes that one estimating launch (so it acts as --warmup 1): without an estimate
-  // nothing would bound the timed launches, and --repetitions 1000000 would ignore --time-budget. It
-  // is not counted as a sample: samples are device-event brackets, and this is a host-clock span
-  // holding the wait and whatever first-launch costs (JIT, first touch) the device has.
+  // The warm-up every backend does: how many launches to time, and what one takes. `launch_and_wait`
+  // makes one launch and waits for it. The first launch holds whatever a first launch costs (JIT,
+  // first touch, threads starting): timed on the host clock, it is taken out of `budget` (RunBudget).
+  // With --warmup 2 or more the second, timed the same way, estimates a launch for timed_launches();
+  // with --warmup 0 or 1 the first does. The warm-ups after those are no more than the launches they
+  // prepare. --warmup 0 still makes that one first launch (so it acts as --warmup 1): without an
+  // estimate nothing would bound the timed launches, and --repetitions 1000000 would ignore
+  // --time-budget. No warm-up is a sample: samples are device-event brackets, these host-clock spans.
+  struct WarmUp {
+    int timed = 1;            // launches to time (timed_launches)
+    double one_launch_s = 0;  // the estimate of one launch, seconds
+  };
   template <typename LaunchAndWait>
-  int warm_up(const LaunchAndWait& launch_and_wait) const {
-    const auto start = std::chrono::steady_clock::now();
-    launch_and_wait();
-    const int timed = timed_launches(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    for (int i = 0; i < std::min(warmup, timed) - 1; ++i) launch_and_wait();
-    return timed;
+  WarmUp warm_up(RunBudget& budget, const LaunchAndWait& launch_and_wait) const {
+    const auto time_one = [&] {
+      const auto start = std::chrono::steady_clock::now();
+      launch_and_wait();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    WarmUp result;
+    result.one_launch_s = time_one();
+    budget.exclude(result.one_launch_s);
+    int made = 1;
+    if (warmup >= 2) {
+      result.one_launch_s = time_one();
+      made = 2;
+    }
+    result.timed = timed_launches(result.one_launch_s);
+    for (; made < std::min(warmup, result.timed); ++made) launch_and_wait();
+    return result;
   }
 };
 

@@ -167,14 +167,12 @@ BackendRun measure_run(DeviceSession& session, const PrepareVariant& prepare, co
   if (h2d && !h2d->brackets_nothing()) figures.h2d_ms = h2d->elapsed_ms();
 
   // --- 3. warm-up, which also says how many launches fit the time budget ---
-  const Clock::time_point warm_up_start = Clock::now();
-  int warm_ups = 0;
-  const int first_round = options.warm_up([&] {
+  const RunOptions::WarmUp warm = options.warm_up(budget, [&] {
     launch();
     queue->finish();
-    ++warm_ups;
   });
-  const double one_launch_s = ms_since(warm_up_start) / 1e3 / warm_ups;
+  const int first_round = warm.timed;
+  const double one_launch_s = warm.one_launch_s;
   // Kept for host to host and reuse: a launch each, and the transfers.
   const double transfers_s = std::isfinite(figures.h2d_ms) ? 2 * figures.h2d_ms / 1e3 : 0;
   const double after_samples_s = 2 * one_launch_s + transfers_s;

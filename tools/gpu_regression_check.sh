@@ -57,20 +57,7 @@ check unchanged 0 "${run[@]}" --json "$out/unchanged.json" --compare "$out/basel
 # slower than it, far beyond --min-change's 5%, and 20 samples a side give p near 1e-7.
 # plant FACTOR FROM TO: FROM's samples and statistics times FACTOR, into TO (a current run then reads
 # 1 / FACTOR times slower than the baseline).
-plant() {
-  python3 - "$@" <<'PY'
-import json, sys
-factor, source, target = float(sys.argv[1]), sys.argv[2], sys.argv[3]
-report = json.load(open(source))
-for run in report["runs"]:
-    if run.get("kernel_samples_ms"):
-        run["kernel_samples_ms"] = [factor * ms for ms in run["kernel_samples_ms"]]
-        for key in ("median", "min", "max", "mean", "stddev"):
-            if run["kernel_ms"].get(key) is not None:
-                run["kernel_ms"][key] *= factor
-json.dump(report, open(target, "w"), indent=2)
-PY
-}
+plant() { python3 "$(dirname "$0")/plant_baseline.py" "$@"; }
 plant 0.7 "$out/baseline.json" "$out/planted.json"
 check planted-regression 3 "${run[@]}" --compare "$out/planted.json"
 grep -E "^! " "$out/planted-regression.txt" | head -20

@@ -169,13 +169,9 @@ class CpuBackend final : public Backend {
         for (float& value : result.output.data) value = to_8bit(value);
     };
     // One budget for warm-ups and samples (RunBudget, backends/backend.h).
-    const RunBudget budget(options.time_budget_s);
-    int warm_ups = 0;
-    const int first_round = options.warm_up([&] {
-      launch();
-      ++warm_ups;
-    });
-    const SamplePlan plan = options.plan_samples(budget, first_round, budget.spent_s() / warm_ups, 0);
+    RunBudget budget(options.time_budget_s);
+    const RunOptions::WarmUp warm = options.warm_up(budget, launch);
+    const SamplePlan plan = options.plan_samples(budget, warm.timed, warm.one_launch_s, 0);
     Sampling sampling = sample_until_stopped(plan.rule, plan.first_round, [&](int count) {
       std::vector<double> samples_ms;
       for (int i = 0; i < count; ++i) {

@@ -189,6 +189,7 @@ Sampling sample_until_stopped(const MeasurementSettings& rule, int first_round_l
   const int most = std::max(rule.repetitions, 1);
   const bool judge_noise = rule.max_noise_percent > 0;
   const std::size_t least_for_noise = static_cast<std::size_t>(std::max(rule.min_samples, 2));
+  const std::size_t least_for_budget = static_cast<std::size_t>(std::clamp(rule.min_samples, 1, most));
   Sampling result;
   std::vector<double>& taken = result.samples_ms;
   double device_ms = 0;
@@ -203,7 +204,8 @@ Sampling sample_until_stopped(const MeasurementSettings& rule, int first_round_l
       result.stopped_by = StopRule::Noise;
       break;
     }
-    if (!taken.empty() && spent_s >= rule.time_budget_s) {
+    // The budget stops a run only once it has the fewest samples a verdict can use (--min-samples).
+    if (taken.size() >= least_for_budget && spent_s >= rule.time_budget_s) {
       result.stopped_by = StopRule::Budget;
       break;
     }

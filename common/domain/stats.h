@@ -29,7 +29,7 @@ double robust_noise_percent(std::vector<double> samples);
 enum class StopRule {
   Max,     // --repetitions samples taken
   Noise,   // at least --min-samples taken and the noise under --max-noise
-  Budget,  // the time budget spent (possibly before --min-samples: the budget is a cap)
+  Budget,  // the time budget spent, and at least --min-samples taken
 };
 std::string_view to_string(StopRule rule);  // "max", "noise", "budget"
 
@@ -40,9 +40,9 @@ std::string_view to_string(StopRule rule);  // "max", "noise", "budget"
 struct MeasurementSettings {
   int repetitions = 10;           // --repetitions: the most samples a run takes (GPUs: plus one bracket around that many)
   int warmup = 2;                 // --warmup: untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
-  int min_samples = 5;            // --min-samples: the noise is not judged before this many samples
+  int min_samples = 5;            // --min-samples: the fewest samples before the noise rule or the time budget may stop a run
   double max_noise_percent = 0;   // --max-noise: stop once the noise is at or under this; 0: never (take repetitions)
-  double time_budget_s = 2.0;     // --time-budget: stop once the samples have spent about this long; at least one is taken
+  double time_budget_s = 2.0;     // --time-budget: stop once the samples have spent about this long, after --min-samples
   bool cold = false;              // --cold: the device's L2 (the CPU's caches) flushed before every sample, outside the timing
 };
 

@@ -76,6 +76,12 @@ double combined_noise(const Stats& baseline, const Stats& current) {
   return std::hypot(fraction(baseline.noise_percent), fraction(current.noise_percent));
 }
 
+// A fraction as a whole percent for people: 0.37 -> "37%", 0.054 -> "5.4%".
+std::string percent_text(double fraction) {
+  const double percent = 100 * fraction;
+  return fmt::format("{:.{}f}%", percent, percent < 10 ? 1 : 0);
+}
+
 Comparison judge(const RunRecord& baseline, const RunRecord& current, const CompareRule& rule) {
   Comparison c{baseline, current};
   const Status was = baseline.status, now = current.status;
@@ -96,15 +102,38 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current, const Comp
     // U counts the baseline samples above current ones: under half the pairs, the current run's
     // samples tend to be the larger (slower). A verdict needs the samples and the medians to agree.
     const bool samples_slower = test.u < static_cast<double>(before.size() * after.size()) / 2;
-    c.threshold = std::max(rule.min_change, rule.noise_factor * combined_noise(b, k));
+    const double noise = combined_noise(b, k);
+    c.threshold = std::max(rule.min_change, rule.noise_factor * noise);
     const bool moved_up = k.median > b.median * (1 + c.threshold);
     const bool moved_down = b.median > k.median * (1 + c.threshold);
-    if (!moved_up && !moved_down) return c;  // Unchanged: within the threshold whatever the test says
-    if (c.p_value < rule.significance) {
-      if (moved_up == samples_slower) c.verdict = moved_up ? Verdict::Slower : Verdict::Faster;
-    } else if (!(smallest_u_test_p(before.size(), after.size()) < rule.significance)) c.verdict = Verdict::Inconclusive;
+    const auto inconclusive = [&](std::string reason) {
+      c.verdict = Verdict::Inconclusive;
+      c.reason = std::move(reason);
+    };
+    if (!(smallest_u_test_p(before.size(), after.size()) < rule.significance)) {
+      inconclusive(fmt::format("{} against {} samples: no p under {} is possible", before.size(), after.size(),
+                               rule.significance));
+    } else if (!moved_up && !moved_down) {
+      // Unchanged only when the threshold is what the user asked to see; a noisier pair hides changes under it.
+      if (c.threshold > rule.min_change)
+        inconclusive(fmt::format("noise {}: can only see changes over {}", percent_text(noise), percent_text(c.threshold)));
+    } else if (!(c.p_value < rule.significance)) {
+      inconclusive(fmt::format("the median moved {}, but the samples overlap (p = {:.2g})", percent_text(std::fabs(c.ratio - 1)),
+                               c.p_value));
+    } else if (moved_up != samples_slower) {
+      inconclusive("the medians and the samples disagree on the direction");
+    } else {
+      c.verdict = moved_up ? Verdict::Slower : Verdict::Faster;
+    }
   }
   return c;
+}
+
+// Whether a device's kernels run on the host's CPUs, so that the host's load and clock move them.
+bool runs_on_host(const DeviceInfo& device) {
+  if (device.backend == "cpu") return true;
+  const auto type = std::ranges::find(device.properties, std::string("type"), &std::pair<std::string, std::string>::first);
+  return type != device.properties.end() && type->second == "CPU";
 }
 
 // p-values to two significant digits, small ones in exponent form.
@@ -114,6 +143,55 @@ std::string p_cell(double p) {
 }
 
 }  // namespace
+
+double compare_noise_target_percent(const CompareRule& rule) {
+  return rule.noise_factor > 0 ? 100 * rule.min_change / (rule.noise_factor * std::sqrt(2.0)) : 0;
+}
+
+std::vector<MachineChange> machine_changes(const Report& baseline, const Report& current, const CompareRule& rule) {
+  std::vector<MachineChange> changes;
+  // A measured figure beyond the tolerance, either way: both must be known to tell.
+  const auto moved = [&](double before, double after) {
+    return std::isfinite(before) && std::isfinite(after) && before > 0 && after > 0 &&
+           std::max(before, after) > std::min(before, after) * (1 + rule.machine_tolerance);
+  };
+  const auto figure = [](double before, double after, std::string_view unit) {
+    return fmt::format("{} -> {} {} ({:+.0f}%)", format_table_number(before), format_table_number(after), unit,
+                       100 * (after / before - 1));
+  };
+  const HostState &was = baseline.host, &now = current.host;
+  // The host's own changes only where a device of this run computes on its CPUs (a GPU job's kernels
+  // do not feel the host's load).
+  if (std::ranges::any_of(current.devices, runs_on_host)) {
+    if (was.cpus > 0 && now.cpus > 0 && was.cpus != now.cpus)
+      changes.push_back({"", fmt::format("host CPUs {} -> {}", was.cpus, now.cpus)});
+    if (moved(was.cpu_mhz, now.cpu_mhz)) changes.push_back({"", "host CPU clock " + figure(was.cpu_mhz, now.cpu_mhz, "MHz")});
+    if (std::isfinite(was.load_average) && std::isfinite(now.load_average) && now.cpus > 0 &&
+        std::fabs(now.load_average - was.load_average) / now.cpus > rule.load_tolerance)
+      changes.push_back({"", fmt::format("host load average {:.2f} -> {:.2f} on {} CPUs", was.load_average,
+                                         now.load_average, now.cpus)});
+  }
+  for (const DeviceInfo& device : current.devices) {
+    const auto before = std::ranges::find(baseline.devices, device.id, &DeviceInfo::id);
+    if (before == baseline.devices.end()) continue;  // its rows are new: nothing to compare against
+    if (before->name != device.name)
+      changes.push_back({device.id, fmt::format("{} is now '{}', was '{}'", device.id, device.name, before->name)});
+    if (moved(before->peaks.copy_gb_per_s, device.peaks.copy_gb_per_s))
+      changes.push_back({device.id, fmt::format("{} copy peak {}", device.id,
+                                                figure(before->peaks.copy_gb_per_s, device.peaks.copy_gb_per_s, "GB/s"))});
+    if (moved(before->peaks.fma_gflop_per_s, device.peaks.fma_gflop_per_s))
+      changes.push_back({device.id, fmt::format("{} FMA peak {}", device.id,
+                                                figure(before->peaks.fma_gflop_per_s, device.peaks.fma_gflop_per_s, "GFLOP/s"))});
+    // Driver, runtime and platform versions, and the clocks the API reports (text: "1980 MHz").
+    for (const auto& [name, value] : device.properties) {
+      if (name.find("version") == std::string::npos && name.find("clock") == std::string::npos) continue;
+      const auto old = std::ranges::find(before->properties, name, &std::pair<std::string, std::string>::first);
+      if (old != before->properties.end() && old->second != value)
+        changes.push_back({device.id, fmt::format("{} {} '{}' -> '{}'", device.id, name, old->second, value)});
+    }
+  }
+  return changes;
+}
 
 RunIdentity identity_of(const RunRecord& r) {
   return {r.backend, r.device, r.variant, r.filter, r.width, r.height, r.channels, r.border, r.flip, r.pixel, r.memory};
@@ -213,6 +291,7 @@ void attach_verdicts(Report& current, const std::vector<Comparison>& comparisons
     RunRecord& run = current.runs[i];
     run.compare_verdict = std::string(to_string(c.verdict));
     run.compare_ratio = c.ratio, run.compare_p_value = c.p_value, run.compare_threshold = c.threshold;
+    run.compare_reason = c.reason;
   }
 }
 
@@ -220,6 +299,16 @@ std::vector<Comparison> compare_reports(const Report& baseline, const Report& cu
   std::vector<RunIdentity> baseline_ids;
   for (const RunRecord& run : baseline.runs) baseline_ids.push_back(identity_of(run));
   std::vector<bool> matched(baseline.runs.size(), false);
+  const std::vector<MachineChange> machine = machine_changes(baseline, current, rule);
+  // The first machine change that touches a run's device: its own, or the host's where it runs there.
+  const auto change_touching = [&](const RunRecord& run) -> const MachineChange* {
+    const auto device = std::ranges::find(current.devices, run.device, &DeviceInfo::id);
+    for (const MachineChange& change : machine)
+      if (change.device == run.device ||
+          (change.device.empty() && device != current.devices.end() && runs_on_host(*device)))
+        return &change;
+    return nullptr;
+  };
 
   std::vector<Comparison> comparisons;
   for (const RunRecord& run : current.runs) {
@@ -231,14 +320,22 @@ std::vector<Comparison> compare_reports(const Report& baseline, const Report& cu
       continue;
     }
     matched[i] = true;
-    comparisons.push_back(judge(baseline.runs[i], run, rule));
+    Comparison c = judge(baseline.runs[i], run, rule);
+    // A change measured on a machine that changed may be the machine's: not a regression, not a gain.
+    if (c.verdict == Verdict::Slower || c.verdict == Verdict::Faster)
+      if (const MachineChange* change = change_touching(run)) {
+        c.reason = fmt::format("{} {}, but the machine changed: {}", to_string(c.verdict), ratio_cell(c.ratio), change->what);
+        c.verdict = Verdict::Inconclusive;
+      }
+    comparisons.push_back(std::move(c));
   }
   for (std::size_t i = 0; i < baseline.runs.size(); ++i)
     if (!matched[i]) comparisons.push_back({baseline.runs[i], std::nullopt, Verdict::Missing});
   return comparisons;
 }
 
-void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out) {
+void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out,
+                      const std::vector<MachineChange>& machine) {
   if (comparisons.empty()) {
     out << "nothing to compare: neither report has runs\n";
     return;
@@ -253,10 +350,11 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
   // Within 80 columns, so that a terminal of 80 does not wrap it (it was 96 wide: #28).
   out << fmt::format(
       "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of\n"
-      "the two runs' samples (outliers dropped); slower or faster when p < {} and\n"
-      "the medians differ by more than {}% or {} x the runs' combined noise;\n"
-      "inconclusive: moved that much, but too few samples for any p < {}\n",
-      rule.significance, 100 * rule.min_change, rule.noise_factor, rule.significance);
+      "the two runs' samples (outliers dropped); threshold: the change a row can\n"
+      "see, {}% or {} x the runs' combined noise if larger; slower or faster when\n"
+      "p < {} and the medians moved past it; unchanged when they did not and the\n"
+      "threshold is {}%; inconclusive when the gate cannot tell (the reason below)\n",
+      100 * rule.min_change, rule.noise_factor, rule.significance, 100 * rule.min_change);
   for (const std::string& title : titles) {
     std::vector<const Comparison*> group;
     for (const Comparison& c : comparisons)
@@ -276,9 +374,10 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     if (!backend_in_device) rows[0].push_back("backend");
     rows[0].insert(rows[0].end(), {"device", "variant"});
     if (mixed_memory) rows[0].push_back("memory");
-    for (const char* name : {"baseline", "current", "ratio", "p", "verdict"}) rows[0].push_back(name);
+    for (const char* name : {"baseline", "current", "ratio", "p", "threshold", "verdict"}) rows[0].push_back(name);
     std::vector<bool> numeric(rows[0].size(), false);
-    std::fill(numeric.end() - 5, numeric.end() - 1, true);  // the ms, ratio and p columns
+    std::fill(numeric.end() - 6, numeric.end() - 1, true);  // the ms, ratio, p and threshold columns
+    std::vector<std::string> reasons;  // the inconclusive rows', below the table
     for (const Comparison* c : group) {
       const RunRecord& r = either(*c);
       // "!" in front of a regression, "?" of a run too few samples could decide, so the lines to read
@@ -292,11 +391,15 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
       row.push_back(time_cell(c->current ? &*c->current : nullptr));
       row.push_back(ratio_cell(c->ratio));
       row.push_back(p_cell(c->p_value));
+      row.push_back(std::isfinite(c->threshold) ? percent_text(c->threshold) : "-");
       row.push_back(std::string(to_string(c->verdict)));
       rows.push_back(std::move(row));
+      if (!c->reason.empty())
+        reasons.push_back(fmt::format("? {} {}: {}", shorten(r.device, kDeviceWidth), r.variant, c->reason));
     }
     out << '\n' << title << '\n';
     print_aligned(rows, numeric, out);
+    for (const std::string& reason : reasons) out << reason << '\n';
   }
 
   std::array<int, kVerdictCount> counts{};
@@ -304,7 +407,15 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
   std::vector<std::string> summary;
   for (std::size_t v = 0; v < counts.size(); ++v)
     if (counts[v] > 0) summary.push_back(fmt::format("{} {}", counts[v], to_string(static_cast<Verdict>(v))));
-  out << fmt::format("\n{}\n", fmt::join(summary, ", "));
+  out << fmt::format("\n{}", fmt::join(summary, ", "));
+  // The verdict line says when the machine changed: the rows it touches are inconclusive, not slower.
+  std::vector<std::string> changes;
+  for (const MachineChange& change : machine) changes.push_back(change.what);
+  if (!changes.empty())
+    out << fmt::format("; the machine changed beyond {}% (peaks, clocks) or {} load per CPU: {}; the rows it "
+                       "touches are inconclusive, not slower or faster",
+                       100 * rule.machine_tolerance, rule.load_tolerance, fmt::join(changes, "; "));
+  out << '\n';
 }
 
 void print_merged(const std::vector<Report>& reports, const std::vector<std::string>& labels, std::ostream& out) {

@@ -32,7 +32,7 @@ enum class Verdict {
   StoppedValidating,  // fails now; passed (or did not run) in the baseline
   NewlySkipped,       // skipped now; ran in the baseline
   Missing,            // in the baseline only
-  Inconclusive,       // both ok, the medians moved beyond the threshold, but too few samples for any p under --significance
+  Inconclusive,       // both ok, but the gate cannot tell (Comparison::reason): too noisy, too few samples, or the machine changed
   Faster,             // both ok, faster beyond the noise (CompareRule)
   NowValidating,      // passes now; failed (or did not run) in the baseline
   New,                // in the current report only
@@ -51,13 +51,38 @@ std::string_view to_string(Verdict verdict);  // "slower", "stopped validating",
 // or `noise_factor` times the two runs' combined noise (sqrt(noise_b^2 + noise_c^2), each
 // robust_noise_percent) where that is larger: samples within one run do not see the drift between
 // runs that a device with noisy samples (a CPU shared with other work) also shows, so a change must
-// clear that device's own noise. When the medians moved beyond the threshold but the sample counts
-// cannot give any p under `significance` (3 a side: 0.1 at best), the verdict is Inconclusive.
+// clear that device's own noise.
+// What the gate cannot see is Inconclusive, never Unchanged: a threshold over `min_change` (the noise
+// hides changes the user asked to see), sample counts that cannot give any p under `significance`
+// (3 a side: 0.1 at best), medians beyond the threshold that the test does not confirm, and a slower
+// or faster run on a device whose machine changed beyond `machine_tolerance` (machine_changes).
+// Unchanged is only: within a threshold of `min_change`, with samples enough to have seen more.
 struct CompareRule {
   double min_change = 0.05;    // --min-change 5 (percent)
   double significance = 0.01;  // --significance 0.01
   double noise_factor = 3;     // the threshold is at least this many times the combined noise
+  // The machine's drift a verdict survives: a measured peak (copy, FMA) or a clock that moved by more
+  // than this fraction; a load average that moved by more than `load_tolerance` per CPU.
+  double machine_tolerance = 0.2;
+  double load_tolerance = 0.5;
 };
+
+// The --max-noise a run against a baseline aims at when the user gives none: the noise at which the
+// threshold of two runs that noisy is `min_change` (min_change / (noise_factor x sqrt 2)), in percent:
+// 1.18 at the defaults. The run adds samples, up to its time budget, until its noise is there.
+double compare_noise_target_percent(const CompareRule& rule);
+// The --repetitions a run against a baseline may take, so that the noise rule has room to work.
+inline constexpr int kCompareRepetitions = 50;
+
+// What changed on the machine between a baseline and this run, beyond the rule's tolerance: a
+// device's measured peaks, its name, driver, runtime or clocks; the host's load average, CPU clock or
+// CPU count. `device` is the device id whose rows it touches, or "" for the host (every row whose
+// device runs on the host's CPUs: the cpu backend and OpenCL CPU devices; a GPU's kernels do not).
+struct MachineChange {
+  std::string device;
+  std::string what;  // "opencl:0:0 FMA peak 28.4 -> 13.8 GFLOP/s (-51%)"
+};
+std::vector<MachineChange> machine_changes(const Report& baseline, const Report& current, const CompareRule& rule = {});
 
 struct Comparison {
   std::optional<RunRecord> baseline;  // empty when the verdict is New
@@ -66,6 +91,7 @@ struct Comparison {
   double ratio = kNotMeasured;       // current median / baseline median, when both ran ok
   double p_value = kNotMeasured;     // the U test's, when both ran ok with raw samples
   double threshold = kNotMeasured;   // the change the medians had to exceed (a fraction), when tested
+  std::string reason{};  // why Inconclusive: "noise 37%: can only see changes over 110%"; empty otherwise
 };
 
 // The samples --compare asks of the current run so that the U test can decide against this
@@ -75,16 +101,19 @@ struct Comparison {
 int compare_sample_floor(const Report& baseline, const CompareRule& rule);
 
 // One Comparison per run of either report, in the current report's order, then the missing ones.
-// Runs with the same identity twice in one report pair up in order (first with first).
+// Runs with the same identity twice in one report pair up in order (first with first). The rows a
+// machine change touches (machine_changes) are Inconclusive where they would be slower or faster.
 std::vector<Comparison> compare_reports(const Report& baseline, const Report& current, const CompareRule& rule = {});
 
 // A verdict worth a non-zero exit: slower or stopped validating.
 bool is_regression(Verdict verdict);
 
 // Every comparison as one table row (problem, backend, device, variant, baseline ms, current ms,
-// ratio, p-value, verdict), regressions marked with "!" in front, then one summary line:
-// "2 slower, 1 stopped validating, 40 unchanged".
-void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out);
+// ratio, p-value, threshold, verdict), regressions marked with "!" in front, each table's inconclusive
+// rows' reasons below it, then the verdict line: "2 slower, 1 stopped validating, 40 unchanged", and
+// each machine change (`machine`) after it.
+void print_comparison(const std::vector<Comparison>& comparisons, const CompareRule& rule, std::ostream& out,
+                      const std::vector<MachineChange>& machine = {});
 
 // Whether any comparison is Slower: with nothing failing validation, `--compare` exits 3 (README, "Exit status").
 bool any_slower(const std::vector<Comparison>& comparisons);

@@ -76,6 +76,7 @@ const std::vector<Field<RunRecord>>& run_fields() {
       field<&RunRecord::compare_ratio>("ratio", {.group = kCompare}),
       field<&RunRecord::compare_p_value>("p_value", {.group = kCompare}),
       field<&RunRecord::compare_threshold>("threshold", {.group = kCompare}),
+      field<&RunRecord::compare_reason>("reason", {.group = kCompare, .null_when_default = true}),
   };
   return fields;
 }
@@ -140,6 +141,9 @@ const std::vector<Field<Report>>& report_fields() {
       field<&Report::measurement, &MeasurementSettings::time_budget_s>("time_budget_s", {.group = kMeasurement}),
       field<&Report::measurement, &MeasurementSettings::cold>("cold", {.group = kMeasurement}),
       field<&Report::environment>("environment"),
+      field<&Report::host, &HostState::load_average>("load_average", {.group = "host"}),
+      field<&Report::host, &HostState::cpus>("cpus", {.group = "host", .null_when_default = true}),
+      field<&Report::host, &HostState::cpu_mhz>("cpu_mhz", {.group = "host"}),
       field<&Report::incomplete>("incomplete"),
   };
   return fields;

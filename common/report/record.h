@@ -45,6 +45,7 @@ struct RunRecord {
   // empty and not measured without --compare.
   std::string compare_verdict;
   double compare_ratio = kNotMeasured, compare_p_value = kNotMeasured, compare_threshold = kNotMeasured;
+  std::string compare_reason;  // why the verdict is inconclusive (Comparison::reason); empty otherwise
 };
 
 // One --stream run: N frames pushed through upload, filter and download with the three overlapped.

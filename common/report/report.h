@@ -14,6 +14,14 @@ namespace cc {
 // which the reader still takes. A reader refuses a version above its own.
 inline constexpr int kSchemaVersion = 2;
 
+// The host as the runs began, beside the devices' measured peaks: what --compare checks for a machine
+// that changed under the gate (compare.h, machine_changes). JSON "host" (docs/json-schema.md).
+struct HostState {
+  double load_average = kNotMeasured;  // the 1-minute load average (/proc/loadavg) before the first run
+  int cpus = 0;                        // CPUs online; 0: not known
+  double cpu_mhz = kNotMeasured;       // the CPUs' mean current clock (/proc/cpuinfo "cpu MHz"), where readable
+};
+
 struct Report {
   int schema_version = kSchemaVersion;  // of the file read back (1: none given); written: always kSchemaVersion
   std::string created;               // UTC, ISO 8601: 2026-11-24T05:41:30Z
@@ -26,6 +34,7 @@ struct Report {
   MeasurementSettings measurement{.repetitions = 0, .warmup = 0, .min_samples = 0, .time_budget_s = 0};
   // environment: host, compiler, CUDA runtime/driver, OpenCL platforms, math flags...
   std::vector<std::pair<std::string, std::string>> environment;
+  HostState host;
   std::vector<DeviceInfo> devices;
   std::vector<RunRecord> runs;
   std::vector<StreamRecord> streams;  // --stream runs, if any

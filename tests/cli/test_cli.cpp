@@ -236,19 +236,21 @@ TEST_CASE("--json writes the report schema of docs/json-schema.md") {
 
 TEST_CASE("--time-budget decides how many of the --repetitions launches are timed") {
   TempDir dir("cli");
-  const auto samples = [&](const std::string& budget) {
-    const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity",
-                                          "--repetitions", "5", "--warmup", "1", "--time-budget", budget});
+  const auto samples = [&](const std::string& budget, const std::string& min_samples) {
+    const json report = run_to_json(dir, {"--backend", "cpu", "--size", "64x48", "--filter", "identity", "--repetitions",
+                                          "10", "--warmup", "1", "--time-budget", budget, "--min-samples", min_samples});
     REQUIRE(report["runs"].size() == 2);
     CHECK(report["runs"][0]["status"] == "ok");
     // The JSON never claims more than it took: the samples are the raw list's, the rule says why.
     CHECK(report["runs"][0]["kernel_samples_ms"].size() == report["runs"][0]["kernel_ms"]["samples"].get<std::size_t>());
     CHECK(report["measurement"]["time_budget_s"] == std::stod(budget));
-    CHECK(report["measurement"]["repetitions"] == 5);
+    CHECK(report["measurement"]["repetitions"] == 10);
     return std::pair{report["runs"][0]["kernel_ms"]["samples"].get<int>(), report["runs"][0]["stopped_by"].get<std::string>()};
   };
-  CHECK(samples("1e-9") == std::pair{1, std::string("budget")});
-  CHECK(samples("1000") == std::pair{5, std::string("max")});
+  // The budget waits for --min-samples (default 5), then stops; --min-samples 1, one sample.
+  CHECK(samples("1e-9", "5") == std::pair{5, std::string("budget")});
+  CHECK(samples("1e-9", "1") == std::pair{1, std::string("budget")});
+  CHECK(samples("1000", "5") == std::pair{10, std::string("max")});
 }
 
 #ifdef CONVCOMPARE_WITH_OPENCL
@@ -260,7 +262,8 @@ TEST_CASE("--time-budget bounds every timed phase of a device run, and the JSON 
   TempDir dir("cli");
   const auto run = [&](const std::string& budget) {
     const json report = run_to_json(dir, {"--backend", "opencl", "--variant", "global", "--size", "40x24", "--filter",
-                                          "box:r=1", "--repetitions", "4", "--no-peaks", "--time-budget", budget});
+                                          "box:r=1", "--repetitions", "4", "--min-samples", "1", "--no-peaks", "--time-budget",
+                                          budget});
     REQUIRE(report["runs"].size() == 1);
     CHECK(report["runs"][0]["status"] == "ok");  // cut, and still validated
     return report["runs"][0];
@@ -336,9 +339,10 @@ namespace {
 
 // A baseline for --compare made from a real run's report, with every run's raw samples replaced by
 // `samples` (and the statistics that summarize them), so the verdict does not depend on this
-// machine's speed.
+// machine's speed, nor on its load: without the host's state the machine check has nothing to compare.
 std::string planted_baseline(const TempDir& dir, const std::string& name, const std::vector<double>& samples) {
   json report = json::parse(read_file(dir / "report.json"));
+  report.erase("host");
   std::vector<double> sorted = samples;
   std::ranges::sort(sorted);
   for (json& run : report["runs"]) {
@@ -365,31 +369,42 @@ TEST_CASE("--compare: exit 3 when a run is slower beyond the noise, 0 when uncha
     return convcompare(args);
   };
 
-  // A baseline a million times faster than any CPU: every run is slower, by the U test (10 samples a
-  // side, none overlapping: exactly 2 / C(20, 10) = 1.1e-05, or a little more when the current run
-  // drops an outlier sample of this machine's) and by far more than 5%.
+  // A baseline a million times faster than any CPU: every run is slower, by the U test (10 samples
+  // against 5 to 50, none overlapping: 2 / C(15, 5) = 6.7e-04 at 5, 3e-10 at 50, or a little more
+  // when the current run drops an outlier sample of this machine's) and by far more than 5%.
   const CommandResult slower = compare(planted_baseline(dir, "fast.json", std::vector<double>(10, 1e-6)));
   INFO("stdout: " << slower.out << "\nstderr: " << slower.err);
   CHECK(slower.status == 3);
   CHECK(slower.out.find("\n2 slower\n") != std::string::npos);
   CHECK(slower.out.find("\n! ") != std::string::npos);
-  CHECK(std::regex_search(slower.out, std::regex(" [0-9.]+e-0[45]  slower\n")));
+  CHECK(std::regex_search(slower.out, std::regex(" [0-9.]+e-[0-9]+ +[0-9.]+%  slower\n")));
 
   // Half the baseline's samples far below any run, half far above: the ranks cannot tell the runs
-  // apart (U at its mean, p = 1), whatever the medians say: unchanged, exit 0.
+  // apart (U at its mean, p = 1), whatever the medians say: inconclusive (not unchanged), exit 4.
   std::vector<double> straddling(5, 1e-6);
   straddling.insert(straddling.end(), 5, 1e6);
   const CommandResult unchanged = compare(planted_baseline(dir, "same.json", straddling));
   INFO("stdout: " << unchanged.out << "\nstderr: " << unchanged.err);
-  CHECK(unchanged.status == 0);
-  CHECK(unchanged.out.find("\n2 unchanged\n") != std::string::npos);
+  CHECK(unchanged.status == 4);
+  CHECK(unchanged.out.find("\n2 inconclusive\n") != std::string::npos);
+  CHECK(unchanged.out.find("but the samples overlap (p = 1)") != std::string::npos);
 
+  // Without --max-noise, --compare aims at the noise that brings the threshold down to --min-change
+  // (1.18% for 5%), with up to 50 samples: both in the report's measurement.
+  std::vector<std::string> aimed = run;
+  aimed.insert(aimed.end(), {"--compare", dir / "fast.json", "--quiet", "--json", dir / "aimed.json"});
+  CHECK(convcompare(aimed).status == 3);
+  const json aimed_report = json::parse(read_file(dir / "aimed.json"));
+  CHECK(aimed_report["measurement"]["max_noise_percent"].get<double>() == doctest::Approx(5 / (3 * std::sqrt(2.0))));
+  CHECK(aimed_report["measurement"]["repetitions"] == 50);
+  CHECK(aimed_report["host"]["cpus"].get<int>() > 0);
   // --repetitions 3 against a 10-sample baseline: --compare takes 5 itself (compare_sample_floor: 4 decide
   // with one sample out of order, and a quarter more for outliers) and finds the runs slower: exit 3,
-  // with the verdicts in the JSON report and, with --quiet, no table on stdout.
+  // with the verdicts in the JSON report and, with --quiet, no table on stdout. --max-noise 100 stops
+  // each run at that floor.
   std::vector<std::string> strict = {"--backend", "cpu", "--size", "64x48", "--filter", "box:r=1", "--repetitions",
                                      "3", "--warmup", "0", "--time-budget", "1000", "--compare", dir / "fast.json",
-                                     "--quiet", "--json", dir / "strict.json"};
+                                     "--max-noise", "100", "--quiet", "--json", dir / "strict.json"};
   const CommandResult strict_result = convcompare(strict);
   INFO("stdout: " << strict_result.out << "\nstderr: " << strict_result.err);
   CHECK(strict_result.status == 3);

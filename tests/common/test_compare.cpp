@@ -337,7 +337,7 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
   const std::vector<cc::Comparison> comparisons = cc::compare_reports(baseline, current);
   using cc::Verdict;
   const std::vector<Verdict> expected = {
-      Verdict::Slower,        Verdict::Unchanged,    Verdict::Faster, Verdict::Unchanged,
+      Verdict::Slower,        Verdict::Unchanged,    Verdict::Faster, Verdict::Inconclusive,
       Verdict::StoppedValidating, Verdict::NowValidating, Verdict::NewlySkipped, Verdict::Unchanged,
       Verdict::New,           Verdict::New,          Verdict::Missing, Verdict::Missing};
   REQUIRE(comparisons.size() == expected.size());
@@ -352,6 +352,9 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
   // Samples spread by 20% have a noise of 14.8% each: the threshold is 3 x their combined 21%, not 5%.
   CHECK(comparisons[3].threshold == doctest::Approx(3 * std::hypot(0.14826, 0.14826)).epsilon(1e-6));
   CHECK(comparisons[0].threshold == doctest::Approx(0.05));
+  // That threshold is over --min-change: the row could not have seen a 15% change, and says so.
+  CHECK(comparisons[3].reason == "noise 21%: can only see changes over 63%");
+  CHECK(comparisons[0].reason.empty());
   CHECK(std::isnan(comparisons[4].ratio));  // no time compared for a failed run
   CHECK_FALSE(comparisons[8].baseline);
   CHECK(comparisons[8].current->variant == "fast");
@@ -363,8 +366,10 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
   cc::print_comparison(comparisons, {}, out);
   const std::string text = out.str();
   CAPTURE(text);
-  CHECK(text.ends_with("\n1 slower, 1 stopped validating, 1 newly skipped, 2 missing, 1 faster, 1 now validating, "
-                       "2 new, 3 unchanged\n"));
+  CHECK(text.ends_with("\n1 slower, 1 stopped validating, 1 newly skipped, 2 missing, 1 inconclusive, 1 faster, "
+                       "1 now validating, 2 new, 2 unchanged\n"));
+  // The inconclusive row's reason below its table.
+  CHECK(text.find("\n? NVIDIA H100 80.. global: noise 21%: can only see changes over 63%\n") != std::string::npos);
   // Regressions are the lines marked "!": the slower run and the one that stopped validating.
   std::vector<std::vector<std::string>> marked;
   std::istringstream lines(text);
@@ -372,12 +377,12 @@ TEST_CASE("compare: verdicts by identity, status and time beyond the noise") {
     if (line.starts_with("!")) marked.push_back(words_of(line));
   REQUIRE(marked.size() == 2);
   CHECK(marked[0] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "global", "pinned", "1.000", "1.100",
-                                              "1.10", "1.1e-05", "slower"});
+                                              "1.10", "1.1e-05", "5.0%", "slower"});
   CHECK(marked[1] == std::vector<std::string>{"!", "cuda", "NVIDIA", "H100", "80..", "texture", "pinned", "1.000", "FAILED",
-                                              "-", "-", "stopped", "validating"});
+                                              "-", "-", "-", "stopped", "validating"});
   CHECK(text.find("\nbox:r=1  2048x2048x1  border zero\n") != std::string::npos);
-  CHECK(row_words(text, "opencl") == std::vector<std::string>{"opencl", "NVIDIA", "H100", "80..", "global", "pinned", "1.000",
-                                                               "1.150", "1.15", "0.1", "unchanged"});
+  CHECK(row_words(text, "?") == std::vector<std::string>{"?", "opencl", "NVIDIA", "H100", "80..", "global", "pinned",
+                                                               "1.000", "1.150", "1.15", "0.1", "63%", "inconclusive"});
 }
 
 TEST_CASE("compare: pairs the runs one identity has twice in order, and says when there is nothing") {
@@ -434,7 +439,8 @@ TEST_CASE("compare gate, 3 samples a side: a 2x regression is never 'unchanged';
   const std::vector<double> before = {1.00, 1.02, 0.99};
   // 2 / C(6, 3) = 0.1 at best: three a side cannot decide at p < 0.01, and says so.
   CHECK(verdict_of(before, scaled(before, 2.0)) == cc::Verdict::Inconclusive);
-  CHECK(verdict_of(before, {1.01, 0.99, 1.0}) == cc::Verdict::Unchanged);
+  // Nor can they say "unchanged": they could not have seen a change.
+  CHECK(verdict_of(before, {1.01, 0.99, 1.0}) == cc::Verdict::Inconclusive);
   // --compare asks the current run for enough samples to decide against a 3-sample baseline.
   cc::Report baseline;
   baseline.runs = {sampled_run(before)};
@@ -454,7 +460,9 @@ TEST_CASE("compare gate, 5 samples a side: apart is enough at p < 0.01 (issue #2
   CHECK(verdict_of(before, scaled(before, 2.0)) == cc::Verdict::Slower);
   CHECK(verdict_of(before, scaled(before, 1.10)) == cc::Verdict::Slower);
   CHECK(verdict_of(scaled(before, 1.10), before) == cc::Verdict::Faster);
-  CHECK(verdict_of(before, {1.01, 0.98, 1.00, 0.99, 1.02}) == cc::Verdict::Unchanged);
+  // Noise 1.5% a side: the threshold is 6.3%, over --min-change: inconclusive; with --min-change 7, unchanged.
+  CHECK(verdict_of(before, {1.01, 0.98, 1.00, 0.99, 1.02}) == cc::Verdict::Inconclusive);
+  CHECK(verdict_of(before, {1.01, 0.98, 1.00, 0.99, 1.02}, {.min_change = 0.07, .significance = 0.01}) == cc::Verdict::Unchanged);
 }
 
 TEST_CASE("compare gate, 10 samples a side: two slow baseline samples no longer hide a 36% regression (issue #28)") {
@@ -475,7 +483,8 @@ TEST_CASE("compare gate, 10 samples a side: two slow baseline samples no longer 
   CHECK(std::ranges::find(kept, 1.040) == kept.end());
   CHECK(std::ranges::find(kept, 1.030) != kept.end());
   CHECK(verdict_of(before, after) == cc::Verdict::Slower);
-  CHECK(verdict_of(before, {1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.01}) == cc::Verdict::Unchanged);
+  CHECK(verdict_of(before, {1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.01}, {.min_change = 0.09, .significance = 0.01}) ==
+        cc::Verdict::Unchanged);
   CHECK(verdict_of(planted_samples(1.0, 0.01), planted_samples(1.0, 0.01)) == cc::Verdict::Unchanged);
 }
 
@@ -485,11 +494,110 @@ TEST_CASE("compare gate: the threshold grows with the runs' noise, for the drift
   const std::vector<double> noisy = planted_samples(1.0, 0.03);
   const std::vector<double> drifted = planted_samples(1.08, 0.03);
   CHECK(cc::mann_whitney_u(noisy, drifted).p_value < 0.01);
-  CHECK(verdict_of(noisy, drifted) == cc::Verdict::Unchanged);
+  // It could not see 8%, nor anything under 9.4%: inconclusive, not unchanged.
+  CHECK(verdict_of(noisy, drifted) == cc::Verdict::Inconclusive);
+  CHECK(verdict_of(noisy, drifted, {.min_change = 0.10, .significance = 0.01}) == cc::Verdict::Unchanged);
   CHECK(verdict_of(noisy, drifted, {.min_change = 0.05, .significance = 0.01, .noise_factor = 0}) == cc::Verdict::Slower);
   CHECK(verdict_of(noisy, planted_samples(1.15, 0.03)) == cc::Verdict::Slower);
   // A quiet GPU (0.5% spread): the threshold stays --min-change, and 10% is caught.
   CHECK(verdict_of(planted_samples(1.0, 0.005), planted_samples(1.10, 0.005)) == cc::Verdict::Slower);
+}
+
+TEST_CASE("compare gate: what the noise hides is inconclusive, never unchanged; what the test does not confirm too") {
+  // A busy host's row: samples spread by 40% (noise 30% a side, threshold 3 x 42% = 126%).
+  const std::vector<double> busy = planted_samples(1.0, 0.4);
+  cc::Report baseline, current;
+  baseline.runs = {sampled_run(busy)};
+  for (const double planted : {1.0, 1.10, 2.0}) {
+    CAPTURE(planted);
+    current.runs = {sampled_run(scaled(busy, planted))};
+    const cc::Comparison c = cc::compare_reports(baseline, current)[0];
+    CHECK(c.threshold > 1.2);
+    // Unchanged, 10% and 2x alike: the row cannot see under 126%, and says how much it can see.
+    CHECK(c.verdict == cc::Verdict::Inconclusive);
+    CHECK(c.reason == "noise 42%: can only see changes over 126%");
+  }
+  // A 3x slowdown clears even that threshold, with the samples apart: slower.
+  current.runs = {sampled_run(scaled(busy, 3.0))};
+  CHECK(cc::compare_reports(baseline, current)[0].verdict == cc::Verdict::Slower);
+  // Medians 15% apart past a threshold of 5% (no noise factor), in samples that overlap (p 0.10): inconclusive.
+  baseline.runs = {sampled_run(planted_samples(1.0, 0.2))};
+  current.runs = {sampled_run(planted_samples(1.15, 0.2))};
+  const cc::Comparison overlap = cc::compare_reports(baseline, current, {.min_change = 0.05, .significance = 0.01, .noise_factor = 0})[0];
+  CHECK(overlap.verdict == cc::Verdict::Inconclusive);
+  CHECK(overlap.reason == "the median moved 15%, but the samples overlap (p = 0.1)");
+  // The noise --compare aims at: two runs that noisy have a threshold of --min-change.
+  CHECK(cc::compare_noise_target_percent({}) == doctest::Approx(100 * 0.05 / (3 * std::sqrt(2.0))));
+  CHECK(cc::compare_noise_target_percent({.min_change = 0.05, .significance = 0.01, .noise_factor = 0}) == 0);
+}
+
+TEST_CASE("compare gate: a machine that changed makes its rows inconclusive, not slower, and the verdict line says so") {
+  const auto device = [](std::string id, std::string backend, double copy, double fma, std::string type) {
+    cc::DeviceInfo d;
+    d.id = id, d.backend = backend, d.name = "dev " + id;
+    d.peaks.copy_gb_per_s = copy, d.peaks.fma_gflop_per_s = fma;
+    d.properties = {{"type", type}, {"driver version", "1.0"}};
+    return d;
+  };
+  cc::Report baseline, current;
+  baseline.host = {.load_average = 1.0, .cpus = 2, .cpu_mhz = 2600};
+  baseline.devices = {device("cpu", "cpu", NAN, NAN, ""), device("opencl:0:0", "opencl", 33.0, 28.4, "CPU"),
+                      device("opencl:1:0", "opencl", 900, 50000, "GPU")};
+  current.host = baseline.host;
+  current.devices = baseline.devices;
+  for (const char* id : {"cpu", "opencl:0:0", "opencl:1:0"}) {
+    const std::string backend = std::string(id) == "cpu" ? "cpu" : "opencl";
+    baseline.runs.push_back(timed_run(backend, id, "tiled", cc::Status::Ok, 1.0));
+    current.runs.push_back(timed_run(backend, id, "tiled", cc::Status::Ok, 2.0));
+  }
+  const auto verdicts = [&] {
+    std::vector<cc::Verdict> found;
+    for (const cc::Comparison& c : cc::compare_reports(baseline, current)) found.push_back(c.verdict);
+    return found;
+  };
+  using cc::Verdict;
+  // The same machine, within the tolerance: every 2x is slower.
+  current.devices[1].peaks.fma_gflop_per_s = 28.4 * 1.15;
+  current.host.load_average = 1.9;  // 0.45 per CPU
+  CHECK(cc::machine_changes(baseline, current).empty());
+  CHECK(verdicts() == std::vector<Verdict>{Verdict::Slower, Verdict::Slower, Verdict::Slower});
+  // The CPU device's FMA peak halved: its row is inconclusive, the others stay slower.
+  current.devices[1].peaks.fma_gflop_per_s = 13.8;
+  const auto changes = cc::machine_changes(baseline, current);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].device == "opencl:0:0");
+  CHECK(changes[0].what == "opencl:0:0 FMA peak 28.40 -> 13.80 GFLOP/s (-51%)");
+  CHECK(verdicts() == std::vector<Verdict>{Verdict::Slower, Verdict::Inconclusive, Verdict::Slower});
+  CHECK(cc::compare_reports(baseline, current)[1].reason ==
+        "slower 2.00, but the machine changed: opencl:0:0 FMA peak 28.40 -> 13.80 GFLOP/s (-51%)");
+  // The host's load rose by 1 per CPU: the rows that run on its CPUs (cpu, the OpenCL CPU device), not the GPU's.
+  current.devices[1].peaks.fma_gflop_per_s = 28.4;
+  current.host.load_average = 3.0;
+  CHECK(verdicts() == std::vector<Verdict>{Verdict::Inconclusive, Verdict::Inconclusive, Verdict::Slower});
+  // A GPU-only job does not feel the host's load: no change to name.
+  {
+    cc::Report gpu_base = baseline, gpu_now = current;
+    gpu_base.devices = {baseline.devices[2]}, gpu_now.devices = {current.devices[2]};
+    CHECK(cc::machine_changes(gpu_base, gpu_now).empty());
+  }
+  // A new driver on the GPU: its row too.
+  current.host.load_average = 1.0;
+  current.devices[2].properties[1].second = "2.0";
+  CHECK(verdicts() == std::vector<Verdict>{Verdict::Slower, Verdict::Slower, Verdict::Inconclusive});
+  std::ostringstream out;
+  cc::print_comparison(cc::compare_reports(baseline, current), {}, out, cc::machine_changes(baseline, current));
+  CAPTURE(out.str());
+  CHECK(out.str().ends_with("\n2 slower, 1 inconclusive; the machine changed beyond 20% (peaks, clocks) or 0.5 load "
+                            "per CPU: opencl:1:0 driver version '1.0' -> '2.0'; the rows it touches are inconclusive, "
+                            "not slower or faster\n"));
+  // The host's state and the reason go into the JSON and come back.
+  cc::attach_verdicts(current, cc::compare_reports(baseline, current));
+  const auto json = nlohmann::json::parse(json_text(current));
+  CHECK(json["host"]["load_average"] == 1.0);
+  CHECK(json["host"]["cpus"] == 2);
+  CHECK(json["runs"][2]["compare"]["verdict"] == "inconclusive");
+  CHECK(json["runs"][2]["compare"]["reason"] == "slower 2.00, but the machine changed: opencl:1:0 driver version '1.0' -> '2.0'");
+  CHECK(json["runs"][0]["compare"]["reason"].is_null());
 }
 
 TEST_CASE("compare: a baseline that matches no run is an error naming what differs; verdicts go into the report") {

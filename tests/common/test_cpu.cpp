@@ -99,8 +99,13 @@ TEST_CASE("cpu backend: timing fields") {
     CHECK(run.compile_time == "radius: run-time");
     CHECK(run.memory.empty());
   }
-  // A zero budget still gives one sample.
+  // A zero budget still gives --min-samples (default 5; here --repetitions 4, the most), and with
+  // --min-samples 1 one sample.
   options.time_budget_s = 0;
+  CHECK(cpu->run(problem, c.image, "naive", 0, options).times.kernel_ms.samples == 4);
+  options.repetitions = 10;
+  CHECK(cpu->run(problem, c.image, "naive", 0, options).times.kernel_ms.samples == 5);
+  options.min_samples = 1;
   CHECK(cpu->run(problem, c.image, "naive", 0, options).times.kernel_ms.samples == 1);
 }
 
@@ -122,30 +127,52 @@ TEST_CASE("time budget: launches timed follow the first warm-up's time, between 
     ++launches;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   };
+  const auto warm_up = [&] {
+    cc::RunBudget budget(options.time_budget_s);
+    return options.warm_up(budget, launch).timed;
+  };
   options.warmup = 5;
-  options.time_budget_s = 1e-6;  // one launch blows it: no warm-up beyond the estimating one
-  CHECK(options.warm_up(launch) == 1);
-  CHECK(launches == 1);
+  options.time_budget_s = 1e-6;  // one launch blows it: no warm-up beyond the first and the estimating one
+  CHECK(warm_up() == 1);
+  CHECK(launches == 2);
   launches = 0;
   options.time_budget_s = 1e6;
   options.repetitions = 3;  // warm-ups stop at the launches they prepare
-  CHECK(options.warm_up(launch) == 3);
+  CHECK(warm_up() == 3);
   CHECK(launches == 3);
   launches = 0;
   options.repetitions = 10;
-  CHECK(options.warm_up(launch) == 10);
+  CHECK(warm_up() == 10);
   CHECK(launches == 5);
   launches = 0;
-  // --warmup 0 still makes the one estimating launch, so the budget holds (it used to time every
-  // repetition: --repetitions 1000000 --warmup 0 ran for hours whatever --time-budget said).
+  // --warmup 0 still makes the one first launch, which then estimates, so the budget holds (it used to
+  // time every repetition: --repetitions 1000000 --warmup 0 ran for hours whatever --time-budget said).
   options.warmup = 0;
   options.time_budget_s = 1e-6;
-  CHECK(options.warm_up(launch) == 1);
+  CHECK(warm_up() == 1);
   CHECK(launches == 1);
   launches = 0;
   options.time_budget_s = 1e6;
-  CHECK(options.warm_up(launch) == 10);
+  CHECK(warm_up() == 10);
   CHECK(launches == 1);
+}
+
+TEST_CASE("time budget: the first launch (a JIT, first touch, threads starting) is not the budget's") {
+  cc::RunOptions options;
+  options.repetitions = 10;
+  options.warmup = 2;
+  options.time_budget_s = 0.5;
+  int launches = 0;
+  // A first launch of 0.6 s, past the whole budget (PoCL compiling the kernel for its arguments); then 1 ms.
+  const auto launch = [&] {
+    std::this_thread::sleep_for(launches++ == 0 ? std::chrono::milliseconds(600) : std::chrono::milliseconds(1));
+  };
+  cc::RunBudget budget(options.time_budget_s);
+  const cc::RunOptions::WarmUp warm = options.warm_up(budget, launch);
+  CHECK(launches == 2);
+  CHECK(warm.one_launch_s < 0.3);  // the second launch's time, not the first's
+  CHECK(warm.timed == 10);
+  CHECK(budget.left_s() > 0.3);  // the 0.6 s first launch left the budget almost whole
 }
 
 TEST_CASE("cpu backend: naive and fast match the reference, every border x flip x size x radius x channels") {

@@ -197,12 +197,15 @@ TEST_CASE("measure_run: the time budget bounds every timed phase, and names thos
   };
   cc::RunOptions slow = options(10, 2);
   slow.time_budget_s = 0.005;
+  slow.min_samples = 1;
   const auto start = std::chrono::steady_clock::now();
   const cc::BackendRun cut = cc::measure_run(session, prepare, identity_problem(input), input, 0, slow);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   REQUIRE(cut.status == cc::Status::Ok);
-  CHECK(launches == 2);  // the warm-up that estimates a launch, and the one sample every run takes
-  CHECK(took_s < 0.06 + 0.5);  // those two, and room for a loaded machine's scheduler
+  // The first launch (outside the budget), the warm-up that estimates a launch, and the one sample
+  // --min-samples 1 asks for.
+  CHECK(launches == 3);
+  CHECK(took_s < 0.09 + 0.5);  // those three, and room for a loaded machine's scheduler
   CHECK(cut.times.kernel_samples_ms == std::vector<double>{30.0});
   CHECK(cut.times.stopped_by == "budget");
   CHECK(cut.times.budget_skipped == "kernel_batch_ms, host_to_host_ms, reuse_ms");
@@ -212,6 +215,15 @@ TEST_CASE("measure_run: the time budget bounds every timed phase, and names thos
   CHECK(cut.times.untimed.empty());  // a batch not taken is no implausible span
   CHECK(cut.times.d2h_ms == 30.0);   // the download that gives the output always happens
   for (std::size_t i = 0; i < input.data.size(); ++i) CHECK(cut.output.data[i] == input.data[i] * 2.0f);
+
+  // The default --min-samples 5: the budget waits for five samples, then stops the rest.
+  launches = 0;
+  slow.min_samples = 5;
+  const cc::BackendRun floored = cc::measure_run(session, prepare, identity_problem(input), input, 0, slow);
+  CHECK(floored.times.kernel_samples_ms == std::vector<double>(5, 30.0));
+  CHECK(floored.times.stopped_by == "budget");
+  CHECK(floored.times.budget_skipped == "kernel_batch_ms, host_to_host_ms, reuse_ms");
+  CHECK(launches == 2 + 5);
 
   // With room for everything, nothing is stopped: 2 warm-ups, 3 samples, 3 in the batch, host to host, reuse.
   launches = 0;

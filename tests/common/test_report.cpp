@@ -434,7 +434,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "terms", "memory", "memory_note", "compile_time",
       "output",
-      "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold",
+      "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold", "compare_reason",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
       "floor_fraction", "frames_per_device", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "peaks_untimed",

@@ -95,18 +95,27 @@ TEST_CASE("stopping rule: --repetitions is the most, in one round when no noise 
   CHECK(cc::to_string(s.stopped_by) == "max");
 }
 
-TEST_CASE("stopping rule: the budget caps a run, before --min-samples too, and says so") {
+TEST_CASE("stopping rule: the budget caps a run once it has --min-samples, and says so") {
   Planted slow{{1000.0}};  // 1 s a launch against a 2.5 s budget
-  const cc::Sampling s = sample({.repetitions = 50, .min_samples = 5, .max_noise_percent = 0, .time_budget_s = 2.5}, 2, slow);
+  const cc::Sampling s = sample({.repetitions = 50, .min_samples = 3, .max_noise_percent = 0, .time_budget_s = 2.5}, 2, slow);
   CHECK(s.samples_ms.size() == 3);  // 2 (the warm-up's estimate), then 1 more fits, then the cap
   CHECK(s.stopped_by == cc::StopRule::Budget);
   CHECK(cc::to_string(s.stopped_by) == "budget");
-  Planted slower{{1000.0}};
+  // Past the budget at 3, but a verdict needs --min-samples 5: the budget waits for them, a round of one each.
+  Planted floor{{1000.0}};
+  const cc::Sampling floored = sample({.repetitions = 50, .min_samples = 5, .max_noise_percent = 0, .time_budget_s = 2.5}, 2, floor);
+  CHECK(floored.samples_ms.size() == 5);
+  CHECK(floor.rounds == std::vector<int>{2, 1, 1, 1});
+  CHECK(floored.stopped_by == cc::StopRule::Budget);
+  Planted slower{{1000.0, 1100.0, 900.0, 1200.0, 800.0}};  // noisy: the noise rule never stops it
   const cc::Sampling capped = sample({.repetitions = 50, .min_samples = 5, .max_noise_percent = 1, .time_budget_s = 1.5}, 1, slower);
-  CHECK(capped.samples_ms.size() == 2);  // under --min-samples: the budget is a cap
+  CHECK(capped.samples_ms.size() == 5);  // the budget spent after 2, the minimum still taken
   CHECK(capped.stopped_by == cc::StopRule::Budget);
-  Planted once{{1000.0}};  // a budget shorter than one launch still times one
+  Planted once{{1000.0}};  // a budget shorter than one launch still times one, and --min-samples 1 no more
   CHECK(sample({.repetitions = 50, .min_samples = 1, .max_noise_percent = 0, .time_budget_s = 1e-9}, 0, once).samples_ms.size() == 1);
+  // --repetitions under --min-samples: the most is the most.
+  Planted few{{1000.0}};
+  CHECK(sample({.repetitions = 2, .min_samples = 5, .max_noise_percent = 0, .time_budget_s = 1e-9}, 0, few).samples_ms.size() == 2);
 }
 
 TEST_CASE("stopping rule: --max-noise stops once --min-samples or more are quiet enough") {

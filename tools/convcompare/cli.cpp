@@ -139,8 +139,8 @@ std::string help_footer(bool for_man_page) {
       footer_item("1", "A run failed validation.", 6) +
       footer_item("2", "Bad usage or input, nothing to run, or a --compare baseline that matches no run.", 6) +
       footer_item("3", "--compare found a run slower than its baseline (and nothing failed validation).", 6) +
-      footer_item("4", "--compare found a run its samples are too few to decide (inconclusive), and nothing slower "
-                       "or failing.", 6) +
+      footer_item("4", "--compare found a run it cannot judge (inconclusive: too noisy to see --min-change, too few "
+                       "samples, or the machine changed), and nothing slower or failing.", 6) +
       footer_item("130", "Interrupted by SIGINT (143: SIGTERM): the runs that finished are printed and written, "
                          "marked incomplete; two signals within a second are one.", 6);
   return fmt::format("Variants:\n{}\nFilters:\n{}\n\n{}\n{}\nExamples:\n{}\nEnvironment:\n{}", variants, filters,
@@ -307,19 +307,21 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   app.add_option("--time-budget", config.measurement.time_budget_s,
-                 "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (one launch is always timed)")
+                 "Cut each run (warm-ups, samples, batch, transfers) once it has spent about this long (build and first launch "
+                 "not counted; at least --min-samples launches are timed)")
       ->type_name("SECONDS")
       ->check(seconds)
       ->capture_default_str();
   app.add_option("--kernel-timeout", config.kernel_timeout_s, "Give up (exit 2) on a device wait (a launch, a batch, a copy) that takes longer")
       ->type_name("SECONDS")->check(seconds)->capture_default_str();
   app.add_option("--min-samples", config.measurement.min_samples,
-                 "With --max-noise: samples taken before the noise is judged (the time budget still caps a run)")
+                 "The fewest samples before --time-budget or --max-noise may stop a run")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   app.add_option("--max-noise", config.measurement.max_noise_percent,
-                 "Stop a run once its noise (1.4826 x MAD / median) is at or under PCT percent; 0: take --repetitions")
+                 "Stop a run once its noise (1.4826 x MAD / median) is at or under PCT percent; 0: take --repetitions "
+                 "(with --compare: the noise that lets it see --min-change, up to 50 samples)")
       ->type_name("PCT")
       ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
@@ -360,7 +362,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->check(named_file);
   app.add_option("--compare", config.compare_path,
                  "Mark runs slower than in this saved --json report (Mann-Whitney U test on the samples and --min-change) "
-                 "or no longer validating; exit 3 when any is slower, 4 when too few samples decide")
+                 "or no longer validating; exit 3 when any is slower, 4 when one cannot be judged (too noisy, too "
+                 "few samples, the machine changed)")
       ->type_name("BASELINE.json")
       ->check(named_file);
   app.add_option("--min-change", config.min_change_percent,

@@ -76,9 +76,10 @@ bool stdout_written(std::string& problem) {
 }
 
 // The comparison table names filters and devices, from the baseline file too: escaped for the terminal.
-void print_comparison_escaped(const std::vector<Comparison>& comparisons, const CompareRule& rule) {
+void print_comparison_escaped(const std::vector<Comparison>& comparisons, const CompareRule& rule,
+                              const std::vector<MachineChange>& machine) {
   std::ostringstream text;
-  print_comparison(comparisons, rule, text);
+  print_comparison(comparisons, rule, text, machine);
   std::cout << printable_lines(text.str());
 }
 
@@ -187,8 +188,16 @@ int run_job(const Config& config) {
   OutputWriter outputs(plan);
   if (!job.compare_path.empty()) {
     job.baseline = read_baseline(job.compare_path);
-    // Enough samples for the U test to decide against this baseline (compare.h, compare_sample_floor).
-    job.options.repetitions = std::max(job.options.repetitions, compare_sample_floor(*job.baseline, job.compare_rule));
+    // Enough samples for the U test to decide against this baseline (compare.h, compare_sample_floor),
+    // and, unless the user set --max-noise, room to add samples until the noise lets the threshold come
+    // down to --min-change (compare_noise_target_percent), within --time-budget: nvbench's rule.
+    const int floor = compare_sample_floor(*job.baseline, job.compare_rule);
+    job.options.repetitions = std::max(job.options.repetitions, floor);
+    job.options.min_samples = std::max(job.options.min_samples, floor);  // the noise rule stops no earlier
+    if (!(job.options.max_noise_percent > 0)) {
+      job.options.max_noise_percent = compare_noise_target_percent(job.compare_rule);
+      job.options.repetitions = std::max(job.options.repetitions, kCompareRepetitions);
+    }
   }
   check_json_report_fits(job, targets);
 
@@ -311,7 +320,8 @@ int run_job(const Config& config) {
   const bool failed = any_failed(report);
   // A baseline that matches nothing is a usage error (exit 2), not a pass; a failure keeps its own status.
   if (job.baseline && !failed) check_any_matched(comparisons);
-  if (job.baseline && !job.quiet) print_comparison_escaped(comparisons, job.compare_rule);
+  if (job.baseline && !job.quiet)
+    print_comparison_escaped(comparisons, job.compare_rule, machine_changes(*job.baseline, report, job.compare_rule));
   if (failed) return 1;  // a validation failure keeps its own status, whatever the comparison says
   // Every target had a device, yet every run was skipped (no variant fits this problem here): the
   // report says why run by run; the status says that nothing was measured.

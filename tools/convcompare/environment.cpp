@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <fstream>
 #include <iterator>
 #include <tuple>
 
@@ -58,6 +59,28 @@ std::string utc_now_iso8601() {
   return text;
 }
 
+// The host's load, CPUs and clock now, for --compare's machine check (compare.h, machine_changes):
+// Linux's /proc; what is not readable stays not measured.
+HostState host_state() {
+  HostState host;
+  if (std::ifstream loadavg("/proc/loadavg"); !(loadavg >> host.load_average)) host.load_average = kNotMeasured;
+  host.cpus = static_cast<int>(std::max(0L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  double mhz_sum = 0;
+  int counted = 0;
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.starts_with("cpu MHz"))
+      if (const auto colon = line.find(':'); colon != std::string::npos) {
+        try {
+          mhz_sum += std::stod(line.substr(colon + 1));
+          ++counted;
+        } catch (const std::exception&) {  // a line that is no number: that CPU's clock is not readable
+        }
+      }
+  if (counted > 0) host.cpu_mhz = mhz_sum / counted;
+  return host;
+}
+
 }  // namespace
 
 Report report_header(const Job& job, const Image& image, const std::vector<std::unique_ptr<Backend>>& backends) {
@@ -67,6 +90,7 @@ Report report_header(const Job& job, const Image& image, const std::vector<std::
   report.created = utc_now_iso8601();
   report.command = job.command;
   report.measurement = job.options;  // its MeasurementSettings
+  report.host = host_state();
   const std::string source = job.image_path.empty() ? "generated default image" : job.image_path;
   report.environment = {
       {"host", host_name()},
