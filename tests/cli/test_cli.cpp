@@ -706,6 +706,22 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--variant", "bogus"}), {"unknown variant 'bogus'", "naive, global"});
     check_bad_input(small({"--variant", "tiled"}), {"tiled", "cpu has naive, fast"});
     check_bad_input(small({"--border", "reflect"}), {"unknown border", "reflect"});
+    // Did you mean: every name the command line takes says the closest one (common/domain/suggest.h).
+    check_bad_input(small({"--variant", "tiledd"}), {"unknown variant 'tiledd'", "did you mean 'tiled'?"});
+    check_bad_input(small({"--variant", "naive,Fast"}), {"unknown variant 'Fast'", "did you mean 'fast'?"});
+    check_bad_input(small({"--backend", "opencll"}), {"unknown backend 'opencll'", "did you mean 'opencl'?"});
+    check_bad_input(small({"--border", "mirro"}), {"unknown border 'mirro'", "did you mean 'mirror'?"});
+    check_bad_input(small({"--filter", "gauss:sigma=2"}), {"unknown filter 'gauss'", "did you mean 'gaussian'?"});
+    check_bad_input(small({"--filter", "gaussian:sigm=2"}), {"unknown parameter 'sigm'", "did you mean 'sigma'?"});
+    check_bad_input(small({"--memory", "pined"}), {"--memory", "'pined'", "pinned, pageable", "did you mean 'pinned'?"});
+    check_bad_input(small({"--pixel", "u9"}), {"--pixel", "'u9'", "did you mean 'u8'?"});
+    check_bad_input(small({"--output-format", "pmf"}), {"--output-format", "did you mean 'pfm'?"});
+    check_bad_input(small({"--sweep", "radus=1..3"}), {"unknown key 'radus'", "did you mean 'radius'?"});
+    check_bad_input({"--sizes", "256x256"}, {"unknown option '--sizes'", "did you mean '--size'?"});
+    check_bad_input({"--verbos"}, {"unknown option '--verbos'", "did you mean '--verbose'?"});
+    check_bad_input({"--variant=naive", "--bordr=zero"}, {"unknown option '--bordr'", "did you mean '--border'?"});
+    check_bad_input({"merg", "a.json"}, {"unexpected argument 'merg'", "did you mean 'merge'?"});
+    check_bad_input(small({"--variant", "vulkan"}), {"unknown variant 'vulkan'"});
     check_bad_input({"--backend", "cpu", "--size", "0x0"}, {"--size", "0x0"});
     check_bad_input({"--backend", "cpu", "--size", "garbage"}, {"--size", "garbage"});
     check_bad_input({"--backend", "cpu", "--size", "5x"}, {"--size"});

@@ -18,6 +18,7 @@
 #include "common/domain/error.h"
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
+#include "common/domain/suggest.h"
 #include "common/domain/variants.h"
 
 namespace cc {
@@ -176,6 +177,35 @@ std::string without_program_name(std::string message, const std::string& name) {
   return message;
 }
 
+// A value checked against a list of names, said with the list and the closest name (CLI11's IsMember
+// names neither).
+CLI::Validator one_of(const std::vector<std::string>& names) {
+  return CLI::Validator(
+      [names](std::string& value) {
+        if (std::ranges::find(names, value) != names.end()) return std::string();
+        return fmt::format("unknown value '{}' ({}){}", value, fmt::join(names, ", "), did_you_mean(value, names));
+      },
+      "");
+}
+
+// Arguments CLI11 found no place for: the first unknown option with the closest option's name
+// ("--sizes 256x256": CLI11 said "arguments were not expected: 256x256 --sizes", in reverse), or the first
+// stray word (a mistyped subcommand gets "merge").
+std::string unexpected_arguments(const CLI::App& app, const CLI::ExtrasError& error) {
+  const std::vector<std::string> extras = app.remaining(true);
+  std::vector<std::string> option_names;
+  for (const CLI::Option* option : app.get_options())
+    if (!option->get_group().empty())
+      for (const std::string& name : option->get_lnames()) option_names.push_back("--" + name);
+  for (const std::string& extra : extras)
+    if (extra.size() > 1 && extra.front() == '-') {
+      const std::string name = extra.substr(0, extra.find('='));
+      return fmt::format("unknown option '{}'{}", name, did_you_mean(name, option_names));
+    }
+  if (extras.empty()) return without_program_name(error.what(), app.get_name());
+  return fmt::format("unexpected argument '{}'{}", extras.front(), did_you_mean(extras.front(), std::vector<std::string_view>{"merge"}));
+}
+
 }  // namespace
 
 std::pair<int, int> parse_size(const std::string& text) {
@@ -263,7 +293,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_option("--output-dir", config.output_dir, "Write the reference and every result here")->type_name("DIR")->check(named_file);
   app.add_option("--output-format", config.output_format, "png or pfm (default: png for 8-bit input, pfm for float)")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember(kOutputFormats));
+      ->check(one_of(kOutputFormats));
   app.add_option("--repetitions", config.measurement.repetitions, "Timed launches per run")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
@@ -295,13 +325,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
           ->type_name("LIST")
           ->delimiter(',')
           ->allow_extra_args(false)
-          ->check(CLI::IsMember(kMemories).description(""))  // the values are in the text: an 80-column line
+          ->check(one_of(kMemories))
           ->default_str("pinned");
   app.add_option("--pixel", config.pixels, pixel_help())
       ->type_name("LIST")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::IsMember(kPixels))
+      ->check(one_of(kPixels))
       ->default_str("f32");
   app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
   app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
@@ -376,6 +406,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   } catch (const CLI::Success& done) {  // --help, --version
     app.exit(done, out);
     return std::nullopt;
+  } catch (const CLI::ExtrasError& error) {
+    throw InputError(unexpected_arguments(app, error));
   } catch (const CLI::ParseError& error) {
     throw InputError(without_program_name(error.what(), app.get_name()));
   }
