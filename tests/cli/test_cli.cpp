@@ -234,6 +234,21 @@ TEST_CASE("--json writes the report schema of docs/json-schema.md") {
   CHECK(runs[2]["radius_y"] == 3);
 }
 
+TEST_CASE("--pixel u8: tolerance and max_abs_error are on one scale, whole levels (docs/json-schema.md)") {
+  TempDir dir("cli");
+  const json report = run_to_json(dir, small_cpu_run({"--pixel", "u8", "--filter", "gaussian:sigma=2"}));
+  REQUIRE(report["runs"].size() == 2);  // naive, fast
+  for (const json& run : report["runs"]) {
+    CHECK(run["status"] == "ok");
+    const double tolerance = run["tolerance"].get<double>(), error = run["max_abs_error"].get<double>();
+    // Levels from the reference rounded: the float bound (about 0.004 here) would be far below a level.
+    CHECK(tolerance == std::round(tolerance));
+    CHECK(error == std::round(error));
+    CHECK(error <= tolerance);
+    CHECK(tolerance <= 1);
+  }
+}
+
 TEST_CASE("--time-budget decides how many of the --repetitions launches are timed") {
   TempDir dir("cli");
   const auto samples = [&](const std::string& budget) {
