@@ -124,11 +124,13 @@ void print_console(const Report& report, std::ostream& out, bool verbose, std::s
   const std::vector<SweepSeries> sweep = sweep_series(runs);
   // A sweep's points are summarized at the end; each point's own tables are the detail view's.
   const bool per_problem = sweep.empty() || verbose;
+  if (per_problem && !runs.empty()) out << '\n' << wrapped(kColumnLegend, text_width) << '\n';
   if (per_problem)
     for (const Group& group : group_by_heading(runs)) {
       out << '\n' << group.title << "  (times in ms)\n";
       if (verbose) out << kRateLegend << '\n';
       print_table_console(fit(make_table(group, detail, false)), out);
+      if (const std::string fastest = fastest_line(group, text_width); !fastest.empty()) out << fastest << '\n';
       const auto ratios = ratio_lines(group);
       if (!ratios.empty()) {
         out << "kernel time ratios (below 1: the numerator is faster)\n";

@@ -101,7 +101,8 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail);
 // which a separable or fft variant does not do, so theirs can read above the FMA peak.
 inline constexpr const char* kRateLegend =
     "MPix/s: pixels / kernel median; GB/s: input read once + output written once; GFLOP/s: 2 x the 2D\n"
-    "filter's taps x pixels x channels, a direct sum's work (separable, fft do less; % bound: their own)";
+    "filter's taps x pixels x channels, a direct sum's work (separable, fft do less; % bound: their own,\n"
+    "% direct: a direct sum's)";
 inline constexpr const char* kStreamLegend =
     "ms/frame overlapped; serial: upload, filter, download in turn; floor: max(h2d, d2h), the host-device link "
     "(PCIe on a GPU, memory on a CPU device)";
@@ -111,6 +112,16 @@ inline constexpr const char* kTransferLegend =
 // One line per variant that two or more runs of the group completed, kernel medians over a common
 // denominator. `device_width`: the console cuts device names to a column; markdown keeps them whole.
 std::vector<std::string> ratio_lines(const Group& group, std::size_t device_width = kDeviceWidth);
+
+// "fastest: separable on opencl:0:0, 0.391 ms (13% noise); lowrank 1.00x (within noise), fast 9.62x": the
+// group's timed runs by kernel median, each after the first as a multiple of it, "within noise" where
+// the two medians differ by less than 3 x their combined noise (the --compare rule). "" when none was timed.
+// Cut to `width` columns at a whole entry, ", ..." marking the cut.
+std::string fastest_line(const Group& group, std::size_t width = std::string::npos);
+
+// The console's one line (100 columns) on its columns; the markdown report says it at length at each table.
+inline constexpr const char* kColumnLegend =
+    "noise: 1.4826 MAD/median of n samples; % bound: own work vs peak, % direct: 2D sum's; max err vs ref";
 
 // "cuda: not run: no CUDA driver installed", once per backend, in report order.
 std::vector<std::string> unavailable_lines(const Report& report);
