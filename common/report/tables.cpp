@@ -43,6 +43,31 @@ std::size_t display_width(std::string_view text) {
   return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column) {
+  std::string out;
+  std::size_t column = first_column;
+  bool line_start = true;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!line_start && column + 1 + display_width(word) > width) {
+      out += '\n' + std::string(indent, ' ');
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += display_width(word);
+    line_start = false;
+  }
+  return out;
+}
+
 std::string pad(const std::string& text, std::size_t width, bool right) {
   const std::string fill(width - std::min(width, display_width(text)), ' ');
   return right ? fill + text : text + fill;

@@ -23,6 +23,9 @@ inline constexpr std::size_t kVerboseLineWidth = 120;  // --verbose: every colum
 
 // Columns a terminal shows for `text`: UTF-8 continuation bytes take none ("auto→fast" is 9).
 std::size_t display_width(std::string_view text);
+// Greedy word wrap to `width` columns, the first line starting at column `first_column`, the others
+// indented by `indent` spaces; a word longer than a line stands alone on its own.
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column = 0);
 // `text` padded with spaces to `width` columns, on the left when `right`.
 std::string pad(const std::string& text, std::size_t width, bool right);
 // "auto→fast": an auto run names the variant it ran (auto_pick, record.h).

@@ -32,6 +32,7 @@ using cc::test::convcompare;
 using cc::test::count_of;
 using cc::test::lines_of;
 using cc::test::lowercase;
+using cc::test::words_of;
 using cc::test::read_file;
 using cc::test::TempDir;
 using cc::test::write_file;
@@ -137,28 +138,78 @@ TEST_CASE("--help and --version succeed and print to stdout") {
 #endif
 }
 
-TEST_CASE("--list names the devices, every variant and the filters, and runs nothing") {
+TEST_CASE("--list names the devices, every variant and the filters in lines of 100 columns, and runs nothing") {
   const CommandResult result = convcompare({"--list"});
   CHECK(result.status == 0);
   CHECK(result.err.empty());
-  CHECK(result.out.find("cpu") != std::string::npos);
+  CHECK(result.out.find("\n  cpu  ") != std::string::npos);
+  for (const std::string& line : lines_of(result.out)) {
+    CAPTURE(line);
+    CHECK(line.size() <= 100);
+  }
+  // The wrapping undone: every memory space whole.
+  const std::string unwrapped = std::regex_replace(result.out, std::regex("\n +"), " ");
+  const std::vector<std::string> lines = lines_of(result.out.substr(result.out.find("\nVariants")));
   for (const cc::VariantTraits& variant : cc::all_variants()) {
     INFO(variant.name);
-    CHECK(result.out.find(std::string(variant.name)) != std::string::npos);
-    CHECK(result.out.find(std::string(variant.memory_space)) != std::string::npos);
+    // The first line of each variant is whole, as scripts read it (tests/oclgrind.sh): name, [backends], {traits}.
+    const auto first = std::ranges::find_if(lines, [&](const std::string& line) {
+      return words_of(line).size() > 1 && words_of(line)[0] == variant.name && line.starts_with("  ");
+    });
+    REQUIRE(first != lines.end());
+    CHECK(std::regex_match(*first, std::regex(" +[a-z-]+ +\\[[^\\]]*\\] \\{pixels: [^}]*\\}")));
+    CHECK(unwrapped.find(std::string(variant.memory_space)) != std::string::npos);
   }
   for (const std::string& filter : cc::builtin_filter_names()) CHECK(result.out.find(filter) != std::string::npos);
   CHECK(result.out.find("kernel ms") == std::string::npos);  // no table: nothing ran
 }
 
-TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --json (issue #28)") {
+TEST_CASE("--list --json: backends, devices with their limits, platforms, variants, filters and borders as JSON") {
+  const CommandResult result = convcompare({"--list", "--json", "-"});
+  INFO("stderr: " << result.err);
+  REQUIRE(result.status == 0);
+  CHECK(result.err.empty());
+  const json listing = json::parse(result.out);  // the JSON alone on standard output
+  CHECK(listing["tool"]["name"] == "convcompare");
+  REQUIRE(listing["backends"].is_array());
+  CHECK(listing["backends"][0]["name"] == "cpu");
+  CHECK(listing["backends"][0]["available"] == true);
+  CHECK(listing["backends"][0]["devices"][0]["id"] == "cpu");
+  CHECK(listing["backends"][0]["devices"][0]["properties"]["threads"].is_string());
+  for (const json& backend : listing["backends"])
+    CHECK(backend["available"] == (!backend["devices"].empty()));
+  for (const json& backend : listing["backends"])
+    if (backend["available"] == false) CHECK_FALSE(backend["reason"].get<std::string>().empty());
+  CHECK(listing["platforms"].is_array());
+  REQUIRE(listing["variants"].size() == cc::all_variants().size());
+  std::size_t at = 0;
+  for (const cc::VariantTraits& variant : cc::all_variants()) {
+    const json& listed = listing["variants"][at++];
+    CHECK(listed["name"] == variant.name);
+    CHECK(listed["memory_space"] == variant.memory_space);
+    CHECK(listed["pixels"].size() == ((variant.pixels & cc::kF32) ? 1u : 0u) + ((variant.pixels & cc::kU8) ? 1u : 0u));
+    CHECK(listed["input"] == (variant.input_as_image ? "image" : "buffer"));
+  }
+  CHECK(listing["variants"][0]["backends"] == json::array({"cpu"}));  // naive: the CPU's alone
+  CHECK(listing["borders"] == json::array({"zero", "clamp", "mirror", "wrap"}));
+  CHECK(listing["filters"].back() == "file:PATH");
+
+  // To a file, with the text listing on the console as well.
+  TempDir dir("cli");
+  const CommandResult to_file = convcompare({"--list", "--backend", "cpu", "--json", dir / "list.json"});
+  CHECK(to_file.status == 0);
+  CHECK(to_file.out.starts_with("Backends and devices:"));
+  CHECK(json::parse(read_file(dir / "list.json"))["backends"].size() == 1);
+}
+
+TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --csv (issue #28)") {
   const struct {
     std::vector<std::string> args;
     std::string says;
   } cases[] = {
       {{"--size", "64x64", "--sweep", "size=32..64", "--backend", "cpu"}, "both set the image size"},
       {{"--image", "-", "--backend", "cpu"}, "standard input is not supported"},
-      {{"--list", "--json", "list.json"}, "--list prints to the console only"},
+      {{"--list", "--csv", "list.csv"}, "--list prints to the console, or with --json FILE"},
   };
   for (const auto& [args, says] : cases) {
     const CommandResult result = convcompare(args);

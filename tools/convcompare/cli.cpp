@@ -20,36 +20,15 @@
 #include "common/domain/problem.h"
 #include "common/domain/suggest.h"
 #include "common/domain/variants.h"
+#include "common/report/tables.h"
 
 namespace cc {
 
 namespace {
 
-// Greedy word wrap to `width` columns; continuation lines start with `indent` spaces (issue #28: every --help
-// line within 80 columns, so a terminal and help2man's man page both read it).
+// Every --help line within 80 columns (issue #28), so a terminal and help2man's man page both read it.
 std::string wrap(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column = 0) {
-  std::string out;
-  std::size_t column = first_column;
-  bool line_start = true;
-  while (!text.empty()) {
-    const std::size_t space = text.find(' ');
-    const std::string_view word = text.substr(0, space);
-    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
-    if (word.empty()) continue;
-    if (!line_start && column + 1 + word.size() > width) {
-      out += '\n' + std::string(indent, ' ');
-      column = indent;
-      line_start = true;
-    }
-    if (!line_start) {
-      out += ' ';
-      ++column;
-    }
-    out += word;
-    column += word.size();
-    line_start = false;
-  }
-  return out;
+  return report_tables::wrap_words(text, width, indent, first_column);
 }
 
 constexpr std::size_t kHelpWidth = 80;
@@ -247,7 +226,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   // generated image): refused instead.
   const CLI::Validator named_file(
       [](std::string& value) { return value.empty() ? std::string("an empty name is not a file") : std::string(); }, "");
-  app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
+  app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing (--json FILE: as JSON)");
   app.add_option("--backend", config.backends, backend_name_list(", ", ", ") + " or all (comma list)")
       ->type_name("LIST")
       ->delimiter(',')
@@ -450,8 +429,9 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError(fmt::format("--size {} and --sweep size=... both set the image size: give one", size));
   if (config.image_path == "-")
     throw InputError("--image -: reading the image from standard input is not supported; give a file name");
-  if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
-    throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
+  if (config.list && !(config.csv_path.empty() && config.markdown_path.empty() && config.plot_path.empty()))
+    throw InputError("--list prints to the console, or with --json FILE (- for standard output) as JSON: it writes no "
+                     "--csv, --markdown or --plot");
   if (!(config.measurement.time_budget_s > 0)) {  // also NaN, which CLI11 would accept as a number
     // As typed: 1e-400 reads as 0, and "bad --time-budget 0" would not be what the user wrote.
     const std::vector<std::string>& typed = app.get_option("--time-budget")->results();

@@ -176,6 +176,10 @@ int run_job(const Config& config) {
   const StopOnSignal stop;
   const std::vector<std::unique_ptr<Backend>> backends = make_backends();
   if (job.list) {
+    // --list --json FILE: the listing as JSON (to standard output with -, in place of the text).
+    const auto json = std::ranges::find(job.reports, ReportFormat::Json, &ReportOutput::format);
+    if (json != job.reports.end()) write_file_atomically(json->path, listing_json(job, backends));
+    if (json != job.reports.end() && (job.quiet || json->path == "/dev/stdout")) return 0;
     std::ostringstream listing;  // device names and driver strings, escaped for the terminal
     print_listing(job, backends, listing);
     std::cout << printable_lines(listing.str());
