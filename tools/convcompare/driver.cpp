@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -162,6 +163,21 @@ void check_open_file_limit() {
 
 }  // namespace
 
+namespace {
+
+// The work of one run, for the progress estimate: pixels x channels x (the taps the variant computes per
+// value, plus one for moving it). fft's work grows with log(pixels), not the taps; auto runs the direct
+// sum's candidates.
+double step_work(int width, int height, int channels, const Filter& filter, const VariantTraits& variant) {
+  const double pixels = static_cast<double>(width) * height * channels;
+  const double taps = variant.kind == VariantKind::Choice
+                          ? static_cast<double>(filter.width) * filter.height
+                          : taps_per_pixel(variant, filter.radius_x(), filter.radius_y());
+  return pixels * ((taps > 0 ? taps : std::log2(std::max(pixels, 2.0))) + 1);
+}
+
+}  // namespace
+
 int run_job(const Config& config) {
   if (!config.merge_reports.empty()) {
     std::ostringstream text;  // the hosts and devices the saved reports name, escaped for the terminal
@@ -230,13 +246,30 @@ int run_job(const Config& config) {
     return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
            target.variant->kind != VariantKind::Choice;
   };
-  // Only the targets that run are steps: a skipped one takes no time, and counting it made the
-  // estimate far too short (issue #28).
-  const std::size_t runs_per_problem = std::ranges::count_if(targets, &Target::runs) + std::ranges::count_if(targets, streams) +
-                                        multi_targets.size() * ((job.split ? 1 : 0) + (job.stream_frames > 0 ? 1 : 0));
-  Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
-                        job.memories.size() * runs_per_problem,
-                    std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
+  // The progress line's steps in the loop's order below, each weighed by its work (ProgressStep). Only
+  // the targets that run are steps: a skipped one takes no time (issue #28).
+  std::vector<ProgressStep> steps;
+  for (const auto& [width, height] : job.sizes)
+    for (const Filter& filter : job.filters)
+      for (std::size_t problem = 0; problem < job.borders.size() * job.pixels.size() * job.memories.size(); ++problem) {
+        const auto work = [&](const VariantTraits& variant) {
+          return step_work(job.size_sweep ? width : image.width, job.size_sweep ? height : image.height, image.channels,
+                           filter, variant);
+        };
+        for (const Target& target : targets) {
+          if (!target.runs()) continue;
+          const std::string key = target.device_id + " " + std::string(target.variant->name);
+          steps.push_back({key, work(*target.variant), true});
+          if (streams(target)) steps.push_back({key + " --stream", work(*target.variant) * job.stream_frames, false});
+        }
+        for (const MultiTarget& multi : multi_targets) {
+          const std::string key = multi.device_id + " " + std::string(multi.variant->name);
+          if (job.split) steps.push_back({key + " --split", work(*multi.variant), true});
+          if (job.stream_frames > 0) steps.push_back({key + " --stream", work(*multi.variant) * job.stream_frames, false});
+        }
+      }
+  Progress progress(std::move(steps), job.options.time_budget_s, std::cerr,
+                    isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
   RunOptions options = job.options;
 
   [&] {  // returns at a stop signal, between runs
