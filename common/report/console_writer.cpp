@@ -155,12 +155,19 @@ void print_console(const Report& report, std::ostream& out, bool verbose, std::s
     out << '\n' << group.title << "  (times in ms)\n" << wrapped(kStreamLegend, text_width) << '\n';
     print_table_console(fit(make_stream_table(group, detail)), out);
   }
+  print_sweep_summaries(sweep, out, verbose, width);
+}
+
+void report_tables::print_sweep_summaries(const std::vector<SweepSeries>& sweep, std::ostream& out, bool verbose,
+                                          std::size_t width) {
   for (const SweepSeries& series : sweep) {
-    out << "\nsweep summary: " << series.title << "\n" << wrapped(kSummaryLegend, text_width) << '\n'
+    out << "\nsweep summary: " << series.title << "\n" << wrapped(kSummaryLegend, std::min(width, kLineWidth)) << '\n'
         << (verbose ? "" : "each point's own tables: --verbose, --markdown or --json\n");
     for (const auto& [device, table] : summary_tables(series)) {
       out << device << '\n';
-      print_table_console(fit(table), out);
+      Table fitted = table;
+      fitted.line_width = std::min(fitted.line_width, width);
+      print_table_console(fitted, out);
     }
   }
 }

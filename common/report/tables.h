@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -146,6 +147,10 @@ struct SweepSeries {
 std::vector<SweepSeries> sweep_series(const std::vector<RunRecord>& runs);
 // One table per API and device of a series: a row per point, a column per variant.
 std::vector<std::pair<std::string, Table>> summary_tables(const SweepSeries& series);
+
+// The console's summary of each series (console_writer.cpp): a sweep's own report, and merge's of a
+// merged sweep.
+void print_sweep_summaries(const std::vector<SweepSeries>& sweep, std::ostream& out, bool verbose, std::size_t width);
 
 inline constexpr const char* kSummaryLegend = "kernel MPix/s (median launch); skip: not run here, FAIL: failed validation";
 
