@@ -182,12 +182,13 @@ struct FilterParameters {
 struct Builtin {
   std::string name;
   std::vector<std::string> parameters;
+  bool first_required = false;  // the spec is incomplete without its first parameter (gaussian:sigma=)
 };
 const std::vector<Builtin> kBuiltins = {
     {"box", {"r"}},
-    {"gaussian", {"sigma", "r"}},
-    {"log", {"sigma", "r"}},
-    {"dog", {"sigma1", "sigma2", "r"}},
+    {"gaussian", {"sigma", "r"}, true},
+    {"log", {"sigma", "r"}, true},
+    {"dog", {"sigma1", "sigma2", "r"}, true},
     {"sharpen", {"strength"}},
     {"sobel-x", {}},
     {"sobel-y", {}},
@@ -425,6 +426,15 @@ std::vector<std::string> builtin_filter_names() {
   std::vector<std::string> names;
   for (const Builtin& builtin : kBuiltins) names.push_back(builtin.name);
   return names;
+}
+
+std::vector<std::string> builtin_filter_completions() {
+  std::vector<std::string> completions;
+  for (const Builtin& builtin : kBuiltins) {
+    if (!builtin.first_required) completions.push_back(builtin.name);
+    if (!builtin.parameters.empty()) completions.push_back(builtin.name + ":" + builtin.parameters.front() + "=");
+  }
+  return completions;
 }
 
 std::vector<std::string> default_filter_specs() {

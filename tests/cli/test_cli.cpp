@@ -202,6 +202,22 @@ TEST_CASE("--list --json: backends, devices with their limits, platforms, varian
   CHECK(json::parse(read_file(dir / "list.json"))["backends"].size() == 1);
 }
 
+TEST_CASE("--completion-table: a filter whose first parameter is required completes with it (tests/install.sh drives bash)") {
+  const CommandResult result = convcompare({"--completion-table"});
+  REQUIRE(result.status == 0);
+  const std::vector<std::string> lines = lines_of(result.out);
+  const auto filters = std::ranges::find_if(lines, [](const std::string& line) { return line.starts_with("value --filter "); });
+  REQUIRE(filters != lines.end());
+  const std::vector<std::string> offered = words_of(*filters);
+  const auto offers = [&](const std::string& word) { return std::ranges::count(offered, word) == 1; };
+  for (const char* word : {"gaussian:sigma=", "log:sigma=", "dog:sigma1=", "box", "box:r=", "sharpen", "sharpen:strength=",
+                           "sobel-x", "identity", "identity:r=", "file:"})
+    CHECK_MESSAGE(offers(word), word);
+  for (const char* word : {"gaussian", "log", "dog", "sobel-x:"}) CHECK_MESSAGE(!offers(word), word);  // incomplete alone
+  // Comma lists are "values" lines (bash then offers only the names not yet in the list).
+  CHECK(std::ranges::count_if(lines, [](const std::string& line) { return line.starts_with("values --variant "); }) == 1);
+}
+
 TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --csv (issue #28)") {
   const struct {
     std::vector<std::string> args;
