@@ -797,6 +797,7 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--filter", "gaussian:sigm=2"}), {"unknown parameter 'sigm'", "did you mean 'sigma'?"});
     check_bad_input(small({"--memory", "pined"}), {"--memory", "'pined'", "pinned, pageable", "did you mean 'pinned'?"});
     check_bad_input(small({"--pixel", "u9"}), {"--pixel", "'u9'", "did you mean 'u8'?"});
+    check_bad_input(small({"--pixel", "uint8"}), {"--pixel", "'uint8'", "did you mean 'u8'?"});
     check_bad_input(small({"--output-format", "pmf"}), {"--output-format", "did you mean 'pfm'?"});
     check_bad_input(small({"--sweep", "radus=1..3"}), {"unknown key 'radus'", "did you mean 'radius'?"});
     check_bad_input({"--sizes", "256x256"}, {"unknown option '--sizes'", "did you mean '--size'?"});

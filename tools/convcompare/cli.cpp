@@ -157,12 +157,16 @@ std::string without_program_name(std::string message, const std::string& name) {
 }
 
 // A value checked against a list of names, said with the list and the closest name (CLI11's IsMember
-// names neither).
-CLI::Validator one_of(const std::vector<std::string>& names) {
+// names neither); `other_names`: what other tools call a value ("uint8"), suggested as ours.
+CLI::Validator one_of(const std::vector<std::string>& names,
+                      std::vector<std::pair<std::string, std::string>> other_names = {}) {
   return CLI::Validator(
-      [names](std::string& value) {
+      [names, other_names](std::string& value) {
         if (std::ranges::find(names, value) != names.end()) return std::string();
-        return fmt::format("unknown value '{}' ({}){}", value, fmt::join(names, ", "), did_you_mean(value, names));
+        const auto other = std::ranges::find(other_names, value, &std::pair<std::string, std::string>::first);
+        return fmt::format("unknown value '{}' ({}){}", value, fmt::join(names, ", "),
+                           other != other_names.end() ? fmt::format("; did you mean '{}'?", other->second)
+                                                      : did_you_mean(value, names));
       },
       "");
 }
@@ -310,7 +314,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
       ->type_name("LIST")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(one_of(kPixels))
+      ->check(one_of(kPixels, {{"uint8", "u8"}, {"uchar", "u8"}, {"8", "u8"}, {"float", "f32"}, {"float32", "f32"}}))
       ->default_str("f32");
   app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
   app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
