@@ -143,7 +143,7 @@ Rgb ceiling_ink(std::size_t device) { return kCeilingInks[device % std::size(kCe
 std::string rate_label(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
 
 // The ceilings' legend: what each kind is (its dash), then per device its ink and the rates it was
-// measured at (issue #27 item 3: where the peak came from, on the figure itself).
+// measured at: where the peak came from, on the figure itself.
 struct CeilingLegend {
   std::vector<std::string> kinds;    // DRAM's, then FMA's
   std::vector<std::string> devices;  // per ceiling: "cuda: 3000 GB/s copy, 50000 GFLOP/s FMA"

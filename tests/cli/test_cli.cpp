@@ -218,7 +218,7 @@ TEST_CASE("--completion-table: a filter whose first parameter is required comple
   CHECK(std::ranges::count_if(lines, [](const std::string& line) { return line.starts_with("values --variant "); }) == 1);
 }
 
-TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --csv (issue #28)") {
+TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --csv") {
   const struct {
     std::vector<std::string> args;
     std::string says;

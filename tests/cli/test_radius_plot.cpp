@@ -1,4 +1,4 @@
-// test_radius_plot.cpp: docs/memory-spaces.md's radius figure (issue #27 item 3), its command at a small size on this machine's OpenCL: every variant at r = 0 ran or says why not, and the PNG has its ceilings.
+// test_radius_plot.cpp: docs/memory-spaces.md's radius figure, its command at a small size on this machine's OpenCL: every variant at r = 0 ran or says why not, and the PNG has its ceilings.
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -26,7 +26,7 @@ namespace cc {
 
 namespace {
 
-// Every --help line within 80 columns (issue #28), so a terminal and help2man's man page both read it.
+// Every --help line within 80 columns, so a terminal and help2man's man page both read it.
 std::string wrap(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column = 0) {
   return report_tables::wrap_words(text, width, indent, first_column);
 }

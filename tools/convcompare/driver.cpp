@@ -247,7 +247,7 @@ int run_job(const Config& config) {
            target.variant->kind != VariantKind::Choice;
   };
   // The progress line's steps in the loop's order below, each weighed by its work (ProgressStep). Only
-  // the targets that run are steps: a skipped one takes no time (issue #28).
+  // the targets that run are steps: a skipped one takes no time.
   std::vector<ProgressStep> steps;
   for (const auto& [width, height] : job.sizes)
     for (const Filter& filter : job.filters)
