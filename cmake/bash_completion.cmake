@@ -12,7 +12,7 @@ foreach(line IN LISTS lines)
   if(line MATCHES "^(options|valued|files|directories|merge) ?(.*)$")
     set(list_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
   elseif(line MATCHES "^(values?) ([^ ]+) (.+)$")  # values: a comma list; value: one
-    string(APPEND value_cases "    ${CMAKE_MATCH_2}) _convcompare_values \"${CMAKE_MATCH_3}\" ${CMAKE_MATCH_1}; return ;;\n")
+    string(APPEND value_cases "    ${CMAKE_MATCH_2}) _convcompare_values \"${CMAKE_MATCH_3}\" ${CMAKE_MATCH_1} \"\$cur\" \"\$prefix\"; return ;;\n")
   endif()
 endforeach()
 if(NOT list_options OR NOT list_merge OR NOT list_files)
@@ -23,20 +23,31 @@ string(REPLACE " " "|" files "${list_files}")
 string(REPLACE " " "|" directories "${list_directories}")
 string(REPLACE " " "|" valued "${list_valued}")
 file(WRITE ${OUTPUT} "# bash completion for convcompare, generated from convcompare --completion-table at build time\n"
-"# _convcompare_values WORDS values|value: complete one of WORDS, with values the last item of a comma list\n"
-"# (--variant global,ti -> global,tiled).\n"
+"# _convcompare_values WORDS values|value CUR PREFIX: complete CUR from WORDS, each reply after PREFIX; with values\n"
+"# CUR is the last item of a comma list (--variant global,ti -> global,tiled), and the items already in\n"
+"# the list are not offered again.\n"
 "_convcompare_values() {\n"
-"  local cur=\${COMP_WORDS[COMP_CWORD]} head=\"\"\n"
-"  [[ \$2 == values && \$cur == *,* ]] && head=\${cur%,*},\n"
-"  COMPREPLY=(\$(compgen -P \"\$head\" -W \"\$1\" -- \"\${cur#\"\$head\"}\"))\n"
+"  local cur=\$3 head=\"\" words=\$1 word\n"
+"  if [[ \$2 == values && \$cur == *,* ]]; then\n"
+"    head=\${cur%,*},\n"
+"    words=\"\"\n"
+"    for word in \$1; do [[ ,\$head == *,\$word,* ]] || words+=\" \$word\"; done\n"
+"  fi\n"
+"  COMPREPLY=(\$(compgen -P \"\$4\$head\" -W \"\$words\" -- \"\${cur#\"\$head\"}\"))\n"
 "  [[ \${COMPREPLY[0]} == *[=:] ]] && compopt -o nospace 2>/dev/null\n"
 "}\n"
 "_convcompare() {\n"
-"  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} word merge=0\n"
+"  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} word merge=0 prefix=\"\"\n"
+"  # --opt=value: bash splits it at '=' (COMP_WORDBREAKS) into --opt, = and the value, or keeps one word\n"
+"  # where '=' is no break; the replies then carry --opt= themselves.\n"
+"  if [[ \$cur == = ]]; then cur=\"\"\n"
+"  elif [[ \$prev == = ]] && (( COMP_CWORD >= 2 )); then prev=\${COMP_WORDS[COMP_CWORD-2]}\n"
+"  elif [[ \$cur == --*=* ]]; then prev=\${cur%%=*}; prefix=\$prev=; cur=\${cur#*=}\n"
+"  fi\n"
 "  for word in \"\${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do [[ \$word == merge ]] && merge=1; done\n"
 "  case \$prev in\n"
-"    ${files}) compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;\n"
-"    ${directories}) compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -d -- \"\$cur\")); return ;;\n"
+"    ${files}) compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -P \"\$prefix\" -f -- \"\$cur\")); return ;;\n"
+"    ${directories}) compopt -o filenames 2>/dev/null; COMPREPLY=(\$(compgen -P \"\$prefix\" -d -- \"\$cur\")); return ;;\n"
 "${value_cases}"
 "    ${valued}) COMPREPLY=(); return ;;\n"
 "  esac\n"

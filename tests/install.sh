@@ -38,6 +38,16 @@ expect photo.png convcompare --image ph
 expect mirror convcompare --border m
 expect tiled convcompare --variant ti
 expect global,tiled convcompare --variant global,ti
+# A comma list offers no name it already holds; --opt=value completes, as bash splits it (--opt, =,
+# value) or not (one word); a filter whose first parameter is required completes with it.
+expect "naive,tiled,texture naive,tiled,tma" convcompare --variant naive,tiled,t
+expect "" convcompare --variant tiled,tiled
+expect "clamp mirror wrap zero" convcompare --border =
+expect mirror convcompare --border = m
+expect --variant=tiled convcompare --variant=ti
+expect photo.png convcompare --image = ph
+expect gaussian:sigma= convcompare --filter gau
+expect "box box:r=" convcompare --filter bo
 expect pageable convcompare --memory pa
 expect "pfm png" convcompare --output-format p
 expect "" convcompare --size 2

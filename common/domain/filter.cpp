@@ -16,6 +16,7 @@
 
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
+#include "common/domain/suggest.h"
 
 namespace cc {
 
@@ -181,12 +182,13 @@ struct FilterParameters {
 struct Builtin {
   std::string name;
   std::vector<std::string> parameters;
+  bool first_required = false;  // the spec is incomplete without its first parameter (gaussian:sigma=)
 };
 const std::vector<Builtin> kBuiltins = {
     {"box", {"r"}},
-    {"gaussian", {"sigma", "r"}},
-    {"log", {"sigma", "r"}},
-    {"dog", {"sigma1", "sigma2", "r"}},
+    {"gaussian", {"sigma", "r"}, true},
+    {"log", {"sigma", "r"}, true},
+    {"dog", {"sigma1", "sigma2", "r"}, true},
     {"sharpen", {"strength"}},
     {"sobel-x", {}},
     {"sobel-y", {}},
@@ -271,7 +273,8 @@ Filter parse_filter_spec(const std::string& spec) {
                                     [&name](const Builtin& builtin) { return builtin.name == name; });
   if (allowed == kBuiltins.end())
     parameters.fail(
-        fmt::format("unknown filter '{}' (known: {}, file:PATH)", name, fmt::join(builtin_filter_names(), ", ")));
+        fmt::format("unknown filter '{}' (known: {}, file:PATH){}", name, fmt::join(builtin_filter_names(), ", "),
+                    did_you_mean(name, builtin_filter_names())));
   if (colon != std::string::npos) {
     std::string_view rest = std::string_view(spec).substr(colon + 1);
     while (true) {
@@ -283,8 +286,9 @@ Filter parse_filter_spec(const std::string& spec) {
       const std::string key(item.substr(0, equals));
       if (std::find(allowed->parameters.begin(), allowed->parameters.end(), key) == allowed->parameters.end())
         parameters.fail(allowed->parameters.empty() ? fmt::format("{} takes no parameters", name)
-                                                    : fmt::format("unknown parameter '{}' (accepted: {})", key,
-                                                                  fmt::join(allowed->parameters, ", ")));
+                                                    : fmt::format("unknown parameter '{}' (accepted: {}){}", key,
+                                                                  fmt::join(allowed->parameters, ", "),
+                                                                  did_you_mean(key, allowed->parameters)));
       if (!parameters.values.emplace(key, item.substr(equals + 1)).second)
         parameters.fail(fmt::format("parameter '{}' given twice", key));
       if (comma == std::string_view::npos) break;
@@ -422,6 +426,15 @@ std::vector<std::string> builtin_filter_names() {
   std::vector<std::string> names;
   for (const Builtin& builtin : kBuiltins) names.push_back(builtin.name);
   return names;
+}
+
+std::vector<std::string> builtin_filter_completions() {
+  std::vector<std::string> completions;
+  for (const Builtin& builtin : kBuiltins) {
+    if (!builtin.first_required) completions.push_back(builtin.name);
+    if (!builtin.parameters.empty()) completions.push_back(builtin.name + ":" + builtin.parameters.front() + "=");
+  }
+  return completions;
 }
 
 std::vector<std::string> default_filter_specs() {

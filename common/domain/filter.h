@@ -72,6 +72,9 @@ std::string filter_stem(std::string_view spec);
 
 // The built-in filter names, for --help and --list.
 std::vector<std::string> builtin_filter_names();
+// What the shell completion offers for --filter: a name whose first parameter is required with it
+// ("gaussian:sigma="), a name whose parameters are optional alone and with its first ("box", "box:r=").
+std::vector<std::string> builtin_filter_completions();
 
 // The filters run when no --filter is given.
 std::vector<std::string> default_filter_specs();

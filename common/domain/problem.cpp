@@ -1,9 +1,12 @@
 // problem.cpp: border names and building a Problem (and its kernel arguments) from an image and a filter.
 #include "common/domain/problem.h"
+#include "common/domain/suggest.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,9 +25,20 @@ std::string_view to_string(Border border) {
 }
 
 Border parse_border(std::string_view name) {
-  for (Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
+  std::vector<std::string_view> known;
+  for (Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap}) {
     if (name == to_string(border)) return border;
-  throw InputError(fmt::format("unknown border '{}' (zero, clamp, mirror, wrap)", name));
+    known.push_back(to_string(border));
+  }
+  // Other libraries' names for the same borders (OpenCV, SciPy, NumPy): suggested, as the README names them.
+  constexpr std::pair<std::string_view, std::string_view> kOtherNames[] = {
+      {"constant", "zero"},   {"replicate", "clamp"}, {"edge", "clamp"},     {"nearest", "clamp"},
+      {"reflect", "mirror"},  {"reflect101", "mirror"}, {"reflect-101", "mirror"}, {"symmetric", "mirror"},
+      {"periodic", "wrap"},   {"circular", "wrap"},   {"repeat", "wrap"}};
+  for (const auto& [other, ours] : kOtherNames)
+    if (name == other)
+      throw InputError(fmt::format("unknown border '{}' (zero, clamp, mirror, wrap); did you mean '{}'?", name, ours));
+  throw InputError(fmt::format("unknown border '{}' (zero, clamp, mirror, wrap){}", name, did_you_mean(name, known)));
 }
 
 std::string_view to_string(PixelType pixel) { return pixel == PixelType::U8 ? "u8" : "f32"; }

@@ -132,7 +132,9 @@ Tolerance tolerance_for_variant(const VariantTraits& variant, const Problem& pro
 
 Validation validate(const Image& result, const Image& reference, const Tolerance& tolerance) {
   Validation v;
-  v.tolerance = tolerance.value;
+  v.tolerance = v.float_bound = tolerance.value;
+  const bool levels = tolerance.eight_bit && !tolerance.any_rounding;
+  if (levels) v.tolerance = 0;  // raised below to the widest any pixel was allowed
   v.exact = tolerance.exact;
   v.eight_bit = tolerance.eight_bit;
   v.any_rounding = tolerance.any_rounding;
@@ -171,7 +173,9 @@ Validation validate(const Image& result, const Image& reference, const Tolerance
             // ends of the interval give the range.
             held_to = round_to_8bit(expected);
             const double bound = tolerance.exact ? 0.0 : tolerance.value;
-            ok = got >= round_to_8bit(expected - bound) && got <= round_to_8bit(expected + bound);
+            const double lowest = round_to_8bit(expected - bound), highest = round_to_8bit(expected + bound);
+            ok = got >= lowest && got <= highest;
+            v.tolerance = std::max({v.tolerance, held_to - lowest, highest - held_to});
           } else {
             ok = tolerance.exact ? got == expected : std::fabs(got - expected) <= tolerance.value;
           }
@@ -212,7 +216,7 @@ std::string Validation::message() const {
                        "(its own rounding, either way)", where, tolerance);
   if (eight_bit)
     return fmt::format("{}, an 8-bit result must be the reference rounded to nearest (or the rounding of a value "
-                       "within {:.3g} of it)", where, tolerance);
+                       "within {:.3g} of it)", where, float_bound);
   if (exact) return fmt::format("{}, |diff| {:.9g} > tolerance 0 (integer-exact problem)", where, diff);
   return fmt::format("{}, |diff| {:.9g} > tolerance {:.9g}", where, diff, tolerance);
 }

@@ -50,7 +50,12 @@ struct Validation {
   bool passed = false;
   double max_abs_error = 0;
   double rel_l2_error = 0;  // ||result - reference|| / ||reference|| (0 when both are 0)
+  // The bound max_abs_error is held to, on its scale: the float bound; for 8-bit results (eight_bit,
+  // not any_rounding) the most levels the rounding rule let any pixel differ from the reference
+  // rounded (0, or 1 where an exact sum lies within the float bound of a rounding tie; more only where
+  // the bound exceeds half a level), so that a passing run's max_abs_error never exceeds it.
   double tolerance = 0;
+  double float_bound = 0;  // the float bound the rule starts from (Tolerance::value), which 8-bit messages name
   bool exact = false;
   bool eight_bit = false;
   bool any_rounding = false;

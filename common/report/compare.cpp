@@ -418,7 +418,8 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
   out << '\n';
 }
 
-void print_merged(const std::vector<Report>& reports, const std::vector<std::string>& labels, std::ostream& out) {
+void print_merged(const std::vector<Report>& reports, const std::vector<std::string>& labels, std::ostream& out,
+                  bool per_problem_tables) {
   if (labels.size() != reports.size())
     throw std::invalid_argument(fmt::format("print_merged: {} labels for {} reports", labels.size(), reports.size()));
 
@@ -431,9 +432,18 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
       if (std::isfinite(d.peaks.copy_gb_per_s) && std::isfinite(d.peaks.fma_gflop_per_s))
         peaks = fmt::format("  (copy {} GB/s, FMA {} GFLOP/s)", format_table_number(d.peaks.copy_gb_per_s),
                             format_table_number(d.peaks.fma_gflop_per_s));
-      out << fmt::format("  {}  {}{}\n", d.id, d.name, peaks);
+      out << fmt::format("  {}  {}{}\n", d.id, shorten(d.name, 48), peaks);  // within 100 columns
     }
+    // A backend with no device there: said once, not a column of "skipped" in every table.
+    std::vector<std::string> not_run;
+    for (const RunRecord& run : reports[i].runs)
+      if (run.device == "-")
+        if (std::string line = fmt::format("  {}: not run: {}", run.backend, run.reason);
+            std::ranges::find(not_run, line) == not_run.end())
+          not_run.push_back(std::move(line));
+    for (const std::string& line : not_run) out << line << '\n';
   }
+  if (!per_problem_tables) return;
 
   // A problem: what the tables group by. A column: one backend on one device of one report.
   using ProblemKey = std::tuple<std::string, int, int, int, std::string, bool>;
@@ -462,7 +472,8 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
     std::vector<std::string> variants;
     for (std::size_t i = 0; i < reports.size(); ++i)
       for (const RunRecord& run : reports[i].runs)
-        if (problem_of(run) == problem) add_once(columns, column_of(i, run)), add_once(variants, run.variant);
+        if (problem_of(run) == problem && run.device != "-") add_once(columns, column_of(i, run)), add_once(variants, run.variant);
+    if (columns.empty()) continue;  // only backends with no device ran it
     // In the table's order (common/domain/variants.h), as every report's own tables list them: first
     // seen put the first report's CPU variants before OpenCL's "global" (#28). Unknown names last.
     std::ranges::stable_sort(variants, {}, [](const std::string& name) {
@@ -488,20 +499,40 @@ void print_merged(const std::vector<Report>& reports, const std::vector<std::str
       rows[2].push_back(shorten(device, kDeviceWidth));
       if (mixed_memory) rows[3].push_back(memory);
     }
-    const auto& [first_report, first_backend, first_device, first_memory] = columns.front();
-    std::vector<std::vector<std::string>> ratio_rows = {{fmt::format(
-        "ratio to {} {} {} (below 1: faster)", labels[first_report], first_backend, shorten(first_device, kDeviceWidth))}};
+    // Each later report's column against the first report's of the same backend, device and memory
+    // (two runs of one machine, or two machines' "cuda:0"), else of the same backend and memory where the
+    // first report has one such column (one OpenCL device on each machine); none against itself.
+    const auto base_of = [&](const ColumnKey& column) -> const ColumnKey* {
+      const auto& [report, backend, device, memory] = column;
+      if (report == 0) return nullptr;
+      const ColumnKey* alike = nullptr;
+      int alike_count = 0;
+      for (const ColumnKey& other : columns) {
+        if (std::get<0>(other) != 0 || std::get<1>(other) != backend || std::get<3>(other) != memory) continue;
+        if (std::get<2>(other) == device) return &other;
+        alike = &other, ++alike_count;
+      }
+      return alike_count == 1 ? alike : nullptr;
+    };
+    std::vector<std::vector<std::string>> ratio_rows = {
+        {fmt::format("ratio to {} on the matching backend and device (below 1: faster)", labels[0])}};
     for (const std::string& variant : variants) {
       std::vector<std::string> times = {variant}, ratios = {variant};
-      const RunRecord* first = cell_run(columns.front(), variant);
       bool any_ratio = false;
       for (const ColumnKey& column : columns) {
         const RunRecord* run = cell_run(column, variant);
-        times.push_back(time_cell(run));
-        const bool both_timed = first && run && has_time(*first) && has_time(*run) && first->times.untimed.empty() &&
+        // The median and its noise (1.4826 x MAD / median): two runs' medians differ within it by chance.
+        std::string time = time_cell(run);
+        if (run && has_time(*run) && run->times.untimed.empty() && std::isfinite(run->times.kernel_ms.noise_percent))
+          time += fmt::format(" ±{:.{}f}%", run->times.kernel_ms.noise_percent,
+                              run->times.kernel_ms.noise_percent < 10 ? 1 : 0);
+        times.push_back(std::move(time));
+        const ColumnKey* base_column = base_of(column);
+        const RunRecord* base = base_column ? cell_run(*base_column, variant) : nullptr;
+        const bool both_timed = base && run && has_time(*base) && has_time(*run) && base->times.untimed.empty() &&
                                 run->times.untimed.empty();
-        ratios.push_back(both_timed ? ratio_cell(run->times.kernel_ms.median / first->times.kernel_ms.median) : "-");
-        any_ratio |= both_timed && run != first;
+        ratios.push_back(both_timed ? ratio_cell(run->times.kernel_ms.median / base->times.kernel_ms.median) : "-");
+        any_ratio |= both_timed;
       }
       rows.push_back(std::move(times));
       if (any_ratio) ratio_rows.push_back(std::move(ratios));

@@ -130,10 +130,13 @@ void check_any_matched(const std::vector<Comparison>& comparisons);
 void attach_verdicts(Report& current, const std::vector<Comparison>& comparisons);
 
 // Reports from different machines side by side. First each report's devices (label, host, device
-// names); then one table per problem (filter, width x height, channels, border, flip): a row per
-// variant, a column per (report, backend, device, memory) with runs of that problem, each cell the
-// kernel median in ms, "skipped" or "FAILED"; below it a line per variant with each column's time
-// over the first column's. labels[i] names reports[i] (the lead passes unique file stems).
-void print_merged(const std::vector<Report>& reports, const std::vector<std::string>& labels, std::ostream& out);
+// names) and its backends with no device, once; then, with `per_problem_tables`, one table per problem
+// (filter, width x height, channels, border, flip): a row per variant, a column per (report, backend,
+// device, memory) that ran that problem on a device, each cell the kernel median in ms with its noise,
+// "skipped" or "FAILED"; below it a line per variant with each later report's time over the first
+// report's on the same backend and device (or the same backend, where the first has one such device).
+// labels[i] names reports[i] (the lead passes unique file stems).
+void print_merged(const std::vector<Report>& reports, const std::vector<std::string>& labels, std::ostream& out,
+                  bool per_problem_tables = true);
 
 }  // namespace cc

@@ -124,11 +124,13 @@ void print_console(const Report& report, std::ostream& out, bool verbose, std::s
   const std::vector<SweepSeries> sweep = sweep_series(runs);
   // A sweep's points are summarized at the end; each point's own tables are the detail view's.
   const bool per_problem = sweep.empty() || verbose;
+  if (per_problem && !runs.empty()) out << '\n' << wrapped(kColumnLegend, text_width) << '\n';
   if (per_problem)
     for (const Group& group : group_by_heading(runs)) {
       out << '\n' << group.title << "  (times in ms)\n";
       if (verbose) out << kRateLegend << '\n';
       print_table_console(fit(make_table(group, detail, false)), out);
+      if (const std::string fastest = fastest_line(group, text_width); !fastest.empty()) out << fastest << '\n';
       const auto ratios = ratio_lines(group);
       if (!ratios.empty()) {
         out << "kernel time ratios (below 1: the numerator is faster)\n";
@@ -153,12 +155,19 @@ void print_console(const Report& report, std::ostream& out, bool verbose, std::s
     out << '\n' << group.title << "  (times in ms)\n" << wrapped(kStreamLegend, text_width) << '\n';
     print_table_console(fit(make_stream_table(group, detail)), out);
   }
+  print_sweep_summaries(sweep, out, verbose, width);
+}
+
+void report_tables::print_sweep_summaries(const std::vector<SweepSeries>& sweep, std::ostream& out, bool verbose,
+                                          std::size_t width) {
   for (const SweepSeries& series : sweep) {
-    out << "\nsweep summary: " << series.title << "\n" << wrapped(kSummaryLegend, text_width) << '\n'
+    out << "\nsweep summary: " << series.title << "\n" << wrapped(kSummaryLegend, std::min(width, kLineWidth)) << '\n'
         << (verbose ? "" : "each point's own tables: --verbose, --markdown or --json\n");
     for (const auto& [device, table] : summary_tables(series)) {
       out << device << '\n';
-      print_table_console(fit(table), out);
+      Table fitted = table;
+      fitted.line_width = std::min(fitted.line_width, width);
+      print_table_console(fitted, out);
     }
   }
 }

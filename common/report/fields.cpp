@@ -66,6 +66,7 @@ const std::vector<Field<RunRecord>>& run_fields() {
       field<&RunRecord::device_mb>("device_mb"),
       field<&RunRecord::bound>("bound"),
       field<&RunRecord::bound_percent>("bound_percent"),
+      field<&RunRecord::direct_bound_percent>("direct_bound_percent"),
       field<&RunRecord::terms>("terms", kNullWhenDefault),
       field<&RunRecord::memory>("memory"),
       field<&RunRecord::memory_note>("memory_note", kNullWhenDefault),

@@ -64,9 +64,11 @@ void write_markdown(const Report& report, std::ostream& out) {
     out << "## " << group.title
         << "\n\nTimes in ms; kernel is the median launch, noise its robust spread (1.4826 x MAD / median), n the "
            "samples, stop the rule that stopped them (max, noise, budget); % bound is its rate against the measured ceiling "
-           "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius. "
+           "(dram: copy bandwidth, fp32: FMA rate) that bounds this radius, for the variant's own work; % direct the "
+           "same for a direct 2D sum's work, alike for every variant, so it ranks them. "
         << kRateLegend << ".\n\n";
     print_table_markdown(make_table(group, Detail::Full, true), out);
+    if (const std::string fastest = fastest_line(group); !fastest.empty()) out << "\n" << markdown_cell(fastest) << "\n";
     const auto ratios = ratio_lines(group, std::string::npos);
     if (!ratios.empty()) {
       out << "\nKernel time ratios (below 1: the numerator is faster):\n\n";

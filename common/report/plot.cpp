@@ -133,46 +133,60 @@ void draw_x_axis(Canvas& canvas, const Box& plot, const Axis& axis, const std::s
 }
 
 // ---- top panel: rates ---------------------------------------------------------------------------------
-// The floors' ink: black, apart from every variant's colour; DRAM's dashes and FMA's dots say which.
-constexpr Rgb kFloorInk{0, 0, 0};
+// The ceilings' ink: black for the first device's, then greys, apart from every variant's colour;
+// DRAM's dashes and FMA's dots say which ceiling.
+constexpr Rgb kCeilingInks[] = {{0, 0, 0}, {105, 105, 105}, {160, 160, 160}};
 constexpr Dash kDramDash = Dash::Dashed, kFmaDash = Dash::Dotted;
+Rgb ceiling_ink(std::size_t device) { return kCeilingInks[device % std::size(kCeilingInks)]; }
 
 // A measured rate to three significant digits, without exponents: 13.7, 2950, 51200.
 std::string rate_label(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
 
-// Per floor, what it is and the measured rate it comes from (issue #27 item 3: say where the peak
-// came from on the figure itself): the tool measures both (plot_data.h, Floors).
-std::vector<std::pair<std::string, std::string>> floor_legend(const Floors& floors) {
-  // The canvas draws ASCII only (canvas.cpp): "^2", not a superscript.
-  const double channels = std::round(floors.channels * 1e6) / 1e6;  // 1, not 0.9999999 from the rates' quotient
-  return {{fmt::format("DRAM floor: {:.3g} B/pixel", floors.bytes_per_pixel),
-           fmt::format("measured: {} GB/s copy on {}", rate_label(floors.copy_gb_per_s), floors.copy_device)},
-          {channels == 1 ? std::string("FMA floor: (2r+1)^2 FMA/pixel")
-                         : fmt::format("FMA floor: {:.3g} x (2r+1)^2 FMA/pixel", channels),
-           fmt::format("measured: {} GFLOP/s on {}", rate_label(floors.fma_gflop_per_s), floors.fma_device)}};
+// The ceilings' legend: what each kind is (its dash), then per device its ink and the rates it was
+// measured at: where the peak came from, on the figure itself.
+struct CeilingLegend {
+  std::vector<std::string> kinds;    // DRAM's, then FMA's
+  std::vector<std::string> devices;  // per ceiling: "cuda: 3000 GB/s copy, 50000 GFLOP/s FMA"
+};
+CeilingLegend ceiling_legend(const std::vector<Ceiling>& ceilings) {
+  CeilingLegend legend;
+  if (ceilings.empty()) return legend;
+  // The fewest bytes and channels of any device's runs: the canvas draws ASCII only, "^2".
+  double bytes = ceilings.front().bytes_per_pixel, channels = ceilings.front().channels;
+  for (const Ceiling& c : ceilings) bytes = std::min(bytes, c.bytes_per_pixel), channels = std::min(channels, c.channels);
+  channels = std::round(channels * 1e6) / 1e6;  // 1, not 0.9999999 from the rates' quotient
+  legend.kinds = {fmt::format("DRAM ceiling: {:.3g} B/pixel", bytes),
+                  channels == 1 ? std::string("FMA ceiling: (2r+1)^2 FMA/pixel")
+                                : fmt::format("FMA ceiling: {:.3g} x (2r+1)^2 FMA/pixel", channels)};
+  for (const Ceiling& c : ceilings)
+    legend.devices.push_back(fmt::format("{}: {} GB/s copy, {} GFLOP/s FMA", c.label, rate_label(c.copy_gb_per_s),
+                                         rate_label(c.fma_gflop_per_s)));
+  return legend;
 }
 
-double legend_width(const std::vector<Series>& series, const std::optional<Floors>& floors) {
+double legend_width(const std::vector<Series>& series, const std::vector<Ceiling>& ceilings) {
   double widest = 0;
   for (const Series& s : series) widest = std::max(widest, text_width(s.label, kTickSize));
-  if (floors)
-    for (const auto& [name, rate] : floor_legend(*floors))
-      widest = std::max({widest, text_width(name, kTickSize), text_width(rate, 12)});
+  const CeilingLegend legend = ceiling_legend(ceilings);
+  for (const std::string& kind : legend.kinds) widest = std::max(widest, text_width(kind, kTickSize));
+  for (const std::string& device : legend.devices) widest = std::max(widest, text_width(device, 12));
   return std::clamp(widest + 58, 170.0, 360.0);
 }
 
-void draw_legend(Canvas& canvas, const std::vector<Series>& series, const std::optional<Floors>& floors, double left,
+void draw_legend(Canvas& canvas, const std::vector<Series>& series, const std::vector<Ceiling>& ceilings, double left,
                  double top, double bottom) {
-  if (floors) {
+  if (!ceilings.empty()) {
+    const CeilingLegend legend = ceiling_legend(ceilings);
     constexpr Dash kDashes[] = {kDramDash, kFmaDash};
-    const auto lines = floor_legend(*floors);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      const double y = top + 10 + 36 * i;
-      canvas.line({left, y}, {left + 38, y}, kFloorInk, 2, kDashes[i]);
-      canvas.text({left + 48, y}, lines[i].first, kTickSize, kInk);
-      canvas.text({left + 48, y + 16}, lines[i].second, 12, kMuted);
+    for (std::size_t i = 0; i < legend.kinds.size(); ++i, top += 20) {
+      canvas.line({left, top + 10}, {left + 38, top + 10}, ceiling_ink(0), 2, kDashes[i]);
+      canvas.text({left + 48, top + 10}, legend.kinds[i], kTickSize, kInk);
     }
-    top += 36 * lines.size() + 6;
+    for (std::size_t i = 0; i < legend.devices.size(); ++i, top += 17) {
+      canvas.line({left, top + 9}, {left + 38, top + 9}, ceiling_ink(i), 3, Dash::Solid);
+      canvas.text({left + 48, top + 9}, legend.devices[i], 12, kMuted);
+    }
+    top += 8;
   }
   const double pitch = std::clamp((bottom - top) / std::max<std::size_t>(series.size(), 1), 14.0, 21.0);
   // + 1e-9: a pitch of (bottom - top) / n must fit n lines, not n - 1 by rounding (22 lines cut to 21).
@@ -190,22 +204,34 @@ void draw_legend(Canvas& canvas, const std::vector<Series>& series, const std::o
   }
 }
 
-// The floors over the radius axis: DRAM's a level line, FMA's falling as (2r+1)^2, cut where it leaves
-// the panel's top (at r = 0 it lies orders of magnitude above every run).
-void draw_floors(Canvas& canvas, const Box& plot, const Axis& x_axis, const Axis& y_axis, const Floors& floors) {
-  const double dram = floors.dram_mpix();
+// One device's ceilings over the radius axis: DRAM's a level line, FMA's falling as (2r+1)^2, cut where
+// it leaves the panel (at r = 0 it lies orders of magnitude above every run).
+void draw_ceiling(Canvas& canvas, const Box& plot, const Axis& x_axis, const Axis& y_axis, const Ceiling& ceiling,
+                  Rgb ink) {
+  const double dram = ceiling.dram_mpix();
   if (dram >= y_axis.lo && dram <= y_axis.hi) {
     const double y = y_axis.map(dram, plot.bottom, plot.top);
-    canvas.line({plot.left, y}, {plot.right, y}, kFloorInk, 2, kDramDash);
+    canvas.line({plot.left, y}, {plot.right, y}, ink, 2, kDramDash);
   }
   std::vector<Point> fma;
   constexpr int kSteps = 128;  // enough for a smooth curve on a log axis
   for (int i = 0; i <= kSteps; ++i) {
-    const double r = x_axis.lo + (x_axis.hi - x_axis.lo) * i / kSteps, rate = floors.fma_mpix(r);
+    const double r = x_axis.lo + (x_axis.hi - x_axis.lo) * i / kSteps, rate = ceiling.fma_mpix(r);
     if (rate <= y_axis.hi && rate >= y_axis.lo)
       fma.push_back({x_axis.map(r, plot.left, plot.right), y_axis.map(rate, plot.bottom, plot.top)});
   }
-  if (fma.size() > 1) canvas.polyline(fma, kFloorInk, 2, kFmaDash);
+  if (fma.size() > 1) canvas.polyline(fma, ink, 2, kFmaDash);
+}
+
+// A point's noise as a bar: the MPix/s its kernel time's spread allows, rate / (1 + noise) up to
+// rate / (1 - noise), with short caps; none where the noise is unknown (one sample) or too small to see.
+void draw_noise_bar(Canvas& canvas, const Axis& y_axis, const Box& plot, Point at, double rate, double noise, Rgb colour) {
+  if (!(noise > 0)) return;
+  const double low = y_axis.map(std::max(rate / (1 + noise), y_axis.lo), plot.bottom, plot.top);
+  const double high = y_axis.map(std::min(rate / std::max(1 - noise, 0.05), y_axis.hi), plot.bottom, plot.top);
+  if (low - high < 3) return;
+  canvas.line({at.x, low}, {at.x, high}, colour, 1.2);
+  for (const double y : {low, high}) canvas.line({at.x - 3, y}, {at.x + 3, y}, colour, 1.2);
 }
 
 // A strip over the panel: at each x, the colour of the fastest series there, its name over each run
@@ -231,13 +257,13 @@ void draw_winners(Canvas& canvas, const Box& plot, const Axis& x_axis, const std
 }
 
 void draw_rate_lines(Canvas& canvas, const Box& plot, const Selection& selection, const std::vector<Series>& series,
-                     const std::optional<Floors>& floors) {
+                     const std::vector<Ceiling>& ceilings) {
   double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
   for (const Series& s : series)
     for (const auto& [x, y] : s.points)
       x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x), y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
-  if (floors)  // the DRAM floor, and the FMA floor where it is lowest (the largest radius), inside the panel
-    y_hi = std::max(y_hi, floors->dram_mpix()), y_lo = std::min(y_lo, floors->fma_mpix(x_hi));
+  for (const Ceiling& ceiling : ceilings)  // DRAM's, and FMA's where it is lowest (the largest radius), inside the panel
+    y_hi = std::max(y_hi, ceiling.dram_mpix()), y_lo = std::min(y_lo, ceiling.fma_mpix(x_hi));
   const Axis y_axis = log_axis(y_lo, y_hi);
   const bool by_size = selection.x == XAxis::Size;
   const Axis x_axis = by_size ? log_axis(x_lo, x_hi) : radius_axis(x_lo, x_hi);
@@ -245,12 +271,18 @@ void draw_rate_lines(Canvas& canvas, const Box& plot, const Selection& selection
   draw_x_axis(canvas, plot, x_axis, by_size ? "image size, megapixels (log scale)" : "filter radius, max(rx, ry)",
               true);
   canvas.stroke_rect(plot.left, plot.top, plot.right - plot.left, plot.bottom - plot.top, kAxis, 1);
-  if (floors) draw_floors(canvas, plot, x_axis, y_axis, *floors);
+  for (std::size_t i = 0; i < ceilings.size(); ++i) draw_ceiling(canvas, plot, x_axis, y_axis, ceilings[i], ceiling_ink(i));
   for (const Series& s : series) {
     std::vector<Point> line;
     for (const auto& [x, y] : s.points)
       line.push_back({x_axis.map(x, plot.left, plot.right), y_axis.map(y, plot.bottom, plot.top)});
     canvas.polyline(line, s.colour, 2.5, s.api->dash);
+    std::size_t i = 0;
+    for (const auto& [x, y] : s.points) {
+      const auto noise = s.noise.find(x);
+      if (noise != s.noise.end()) draw_noise_bar(canvas, y_axis, plot, line[i], y, noise->second, s.colour);
+      ++i;
+    }
     for (const Point& p : line) canvas.marker(p, 4, s.api->marker, s.colour);
   }
   draw_winners(canvas, plot, x_axis, fastest_at_each_x(series), plot.top - 33);
@@ -367,7 +399,7 @@ std::string fitted(std::string text, double size, double width) {
 }
 
 void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Series>& series,
-               const std::optional<Floors>& floors, const std::vector<Api>& apis, const std::vector<Bar>& bars,
+               const std::vector<Ceiling>& ceilings, const std::vector<Api>& apis, const std::vector<Bar>& bars,
                const std::string& page) {
   // Which group of how many, and a marker a test can find in the SVG's text.
   if (!page.empty()) canvas.text({kWidth - 24.0, 24}, page, kTickSize, kMuted, Align::Right);
@@ -383,14 +415,14 @@ void draw_plot(Canvas& canvas, const Selection& selection, const std::vector<Ser
     draw_rate_bars(canvas, {24, 60, kWidth - 24.0, rate_bottom(selection, series)}, series);
   } else {
     canvas.text({24, 46},
-                floors ? "colour: variant; line style and marker: API; median kernel time only; black: the floors, "
-                         "as the MPix/s they allow"
-                       : "colour: variant; line style and marker: API; median kernel time only",
+                !ceilings.empty() ? "colour: variant; line style and marker: API; median kernel time, bars: its noise; "
+                                    "black and grey: each device's ceilings, the MPix/s they allow"
+                                  : "colour: variant; line style and marker: API; median kernel time, bars: its noise",
                 kTickSize, kMuted);
-    const double legend = legend_width(series, floors);
+    const double legend = legend_width(series, ceilings);
     // The panel starts under the strip that names the fastest at each x (draw_winners).
-    draw_rate_lines(canvas, {96, 100, kWidth - legend - 36, 500}, selection, series, floors);
-    draw_legend(canvas, series, floors, kWidth - legend - 10, 66, 500);
+    draw_rate_lines(canvas, {96, 100, kWidth - legend - 36, 500}, selection, series, ceilings);
+    draw_legend(canvas, series, ceilings, kWidth - legend - 10, 66, 500);
     if (const std::string note = not_drawn_note(selection, apis); !note.empty())
       canvas.text({24, 556}, fitted("not drawn (skipped or failed; the report says why): " + note, 12, kWidth - 48.0),
                   12, kMuted);
@@ -423,12 +455,12 @@ void write_plot(const Report& report, const std::string& path, std::vector<std::
   const std::vector<Selection> selections = select_groups(report);
   const std::vector<Api> apis = find_apis(report);
   std::vector<std::vector<Series>> series;
-  std::vector<std::optional<Floors>> floors;
+  std::vector<std::vector<Ceiling>> ceilings;
   std::vector<std::vector<Bar>> bars;
   std::vector<int> heights;
   for (const Selection& selection : selections) {
     series.push_back(build_series(selection, apis));
-    floors.push_back(find_floors(report, selection));
+    ceilings.push_back(find_ceilings(report, selection, apis));
     bars.push_back(build_bars(selection, apis));
     // A page as tall as it needs: at least kMinHeight for a line chart, a single point's as its bars.
     const double rates_end = rate_bottom(selection, series.back());
@@ -442,7 +474,7 @@ void write_plot(const Report& report, const std::string& path, std::vector<std::
     canvas.begin_page(i);
     if (i > 0) canvas.line({0, 0.5}, {static_cast<double>(kWidth), 0.5}, kAxis, 1);
     const std::string page = selections.size() > 1 ? fmt::format("group {} of {}", i + 1, selections.size()) : "";
-    draw_plot(canvas, selections[i], series[i], floors[i], apis, bars[i], page);
+    draw_plot(canvas, selections[i], series[i], ceilings[i], apis, bars[i], page);
   }
   canvas.save(path);
   if (drawn_text) *drawn_text = canvas.texts();

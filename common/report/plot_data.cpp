@@ -99,7 +99,9 @@ std::vector<Selection> select_groups(const Report& report) {
   std::vector<Selection> selections;
   for (const Group& group : groups) selections.push_back(select_runs(group));
   for (const RunRecord& run : report.runs) {
-    if (run.status == Status::Ok) continue;
+    // A backend with no device here (device "-") ran nothing anywhere: the report says so once, and
+    // its placeholders are no gap in any line.
+    if (run.status == Status::Ok || run.device == "-") continue;
     const std::string family = filter_family(run.filter);
     const auto group =
         std::ranges::find_if(groups, [&](const Group& g) { return g.family == family && g.border == run.border; });
@@ -155,35 +157,40 @@ std::vector<Series> build_series(const Selection& selection, const std::vector<A
     auto series = std::ranges::find(all, label, &Series::label);
     if (series == all.end()) series = all.insert(all.end(), Series{label, variant_colour(run->variant), &api, {}});
     const double x = selection.x == XAxis::Size ? megapixels_of(*run) : radius_of(*run);
-    series->points.emplace(x, run->mpix_per_s);  // pinned and pageable share a kernel: the first counts
+    // Pinned and pageable share a kernel: the first counts.
+    if (series->points.emplace(x, run->mpix_per_s).second && std::isfinite(run->times.kernel_ms.noise_percent))
+      series->noise.emplace(x, run->times.kernel_ms.noise_percent / 100);
   }
   // Fastest first, judged where the lines end, so the legend reads top to bottom like the lines' right ends.
   std::ranges::stable_sort(all, std::greater{}, [](const Series& s) { return s.points.rbegin()->second; });
   return all;
 }
 
-std::optional<Floors> find_floors(const Report& report, const Selection& selection) {
-  if (selection.x != XAxis::Radius) return std::nullopt;
-  Floors floors;
-  for (const RunRecord* run : selection.plotted) {
-    if (!(run->mpix_per_s > 0) || !(run->gb_per_s > 0) || !(run->gflop_per_s > 0)) continue;
-    // The run's own rates give its bytes and computed channels per pixel exactly: derive_rates made
-    // all three from one footprint and one time (common/report/record.cpp).
-    const double taps = static_cast<double>(2 * run->radius_x + 1) * (2 * run->radius_y + 1);
-    const double bytes = run->gb_per_s * 1e3 / run->mpix_per_s;
-    const double channels = run->gflop_per_s * 1e3 / (2 * taps * run->mpix_per_s);
-    floors.bytes_per_pixel = floors.bytes_per_pixel > 0 ? std::min(floors.bytes_per_pixel, bytes) : bytes;
-    floors.channels = floors.channels > 0 ? std::min(floors.channels, channels) : channels;
-    for (const DeviceInfo& device : report.devices) {
-      if (device.backend != run->backend || device.id != run->device || !device.peaks.untimed.empty()) continue;
-      if (device.peaks.copy_gb_per_s > floors.copy_gb_per_s)
-        floors.copy_gb_per_s = device.peaks.copy_gb_per_s, floors.copy_device = device.id;
-      if (device.peaks.fma_gflop_per_s > floors.fma_gflop_per_s)
-        floors.fma_gflop_per_s = device.peaks.fma_gflop_per_s, floors.fma_device = device.id;
+std::vector<Ceiling> find_ceilings(const Report& report, const Selection& selection, const std::vector<Api>& apis) {
+  std::vector<Ceiling> ceilings;
+  if (selection.x != XAxis::Radius) return ceilings;
+  for (const Api& api : apis) {
+    const auto device = std::ranges::find_if(report.devices, [&](const DeviceInfo& d) {
+      return d.backend == api.backend && d.id == api.device;
+    });
+    if (device == report.devices.end() || !device->peaks.untimed.empty() || !(device->peaks.copy_gb_per_s > 0) ||
+        !(device->peaks.fma_gflop_per_s > 0))
+      continue;
+    Ceiling ceiling{api.label, api.device, device->peaks.copy_gb_per_s, device->peaks.fma_gflop_per_s, 0, 0};
+    for (const RunRecord* run : selection.plotted) {
+      if (run->backend != api.backend || run->device != api.device) continue;
+      if (!(run->mpix_per_s > 0) || !(run->gb_per_s > 0) || !(run->gflop_per_s > 0)) continue;
+      // The run's own rates give its bytes and computed channels per pixel exactly: derive_rates made
+      // all three from one footprint and one time (common/report/record.cpp).
+      const double taps = static_cast<double>(2 * run->radius_x + 1) * (2 * run->radius_y + 1);
+      const double bytes = run->gb_per_s * 1e3 / run->mpix_per_s;
+      const double channels = run->gflop_per_s * 1e3 / (2 * taps * run->mpix_per_s);
+      ceiling.bytes_per_pixel = ceiling.bytes_per_pixel > 0 ? std::min(ceiling.bytes_per_pixel, bytes) : bytes;
+      ceiling.channels = ceiling.channels > 0 ? std::min(ceiling.channels, channels) : channels;
     }
+    if (ceiling.bytes_per_pixel > 0 && ceiling.channels > 0) ceilings.push_back(ceiling);
   }
-  if (!(floors.copy_gb_per_s > 0) || !(floors.fma_gflop_per_s > 0) || !(floors.bytes_per_pixel > 0)) return std::nullopt;
-  return floors;
+  return ceilings;
 }
 
 std::vector<Win> fastest_at_each_x(const std::vector<Series>& series) {

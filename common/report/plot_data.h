@@ -42,20 +42,22 @@ struct Series {
   Rgb colour;
   const Api* api;
   std::map<double, double> points;  // x -> MPix/s
+  std::map<double, double> noise;   // x -> the point's kernel noise, a fraction (0.05: 5 %); absent when unknown
 };
 
 // One series per (API, variant) of the rate panel's runs, fastest first.
 std::vector<Series> build_series(const Selection& selection, const std::vector<Api>& apis);
 
-// The floors a radius page draws (issue #27 item 3, seed 004's figure), as the MPix/s each allows:
-// DRAM, the bytes a pixel moves (read once, written once) at the copy kernel's rate; FMA, a direct 2D
-// sum's (2r+1)^2 FMAs per pixel and channel at the FMA kernel's rate. Both rates are the ones
-// convcompare measured on the page's devices (the device block, kernels_*/peak.*), the highest of them,
-// named by device: the tool knows no datasheet peak, and derive_bound's "% bound" uses the same two.
-struct Floors {
+// The ceilings a radius page draws, one per device of the page with both measured peaks (the device
+// block, kernels_*/peak.*; the tool knows no datasheet peak), as the MPix/s each allows its device's
+// runs: DRAM, the bytes a pixel moves (read once, written once) at the copy kernel's rate; FMA, a direct
+// 2D sum's (2r+1)^2 FMAs per pixel and channel at the FMA kernel's rate. derive_bound's "% direct"
+// uses the same two. A separable run does fewer FMAs and may pass the FMA ceiling.
+struct Ceiling {
+  std::string label;  // the device's API label (Api::label): "cuda", "opencl:0:0", "boxA/opencl"
+  std::string device;
   double copy_gb_per_s = 0, fma_gflop_per_s = 0;
-  std::string copy_device, fma_device;
-  double bytes_per_pixel = 0, channels = 0;  // of the page's runs: the fewest, so no run sits under a floor wrongly
+  double bytes_per_pixel = 0, channels = 0;  // of its runs on the page: the fewest, so no run sits over it wrongly
   double dram_mpix() const { return copy_gb_per_s * 1e3 / bytes_per_pixel; }
   double fma_mpix(double radius) const {
     const double side = 2 * radius + 1;
@@ -63,9 +65,9 @@ struct Floors {
   }
 };
 
-// The floors of a radius page; none for other pages, or where no device of the page has both peaks
-// (--no-peaks, a merged report without them).
-std::optional<Floors> find_floors(const Report& report, const Selection& selection);
+// The ceilings of a radius page, in the order of `apis`; none for other pages, and none for a device
+// without both peaks (--no-peaks, the CPU backend, a merged report without them).
+std::vector<Ceiling> find_ceilings(const Report& report, const Selection& selection, const std::vector<Api>& apis);
 
 // The fastest series at one x of the rate panel: which variant and API wins there.
 struct Win {

@@ -74,18 +74,23 @@ void derive_bound(RunRecord& record, const DevicePeaks& peaks) {
   const double ms = record.times.kernel_ms.median;
   if (record.status == Status::Skipped || !(ms > 0) || !(peaks.copy_gb_per_s > 0) || !(peaks.fma_gflop_per_s > 0))
     return;
+  const Footprint footprint = footprint_of(record);
+  const double dram_ms = footprint.bytes / (peaks.copy_gb_per_s * 1e9) * 1e3;
+  // The least time `taps` per computed value take: the longer of moving the bytes and doing the FMAs.
+  const auto ceiling_ms = [&](double taps) {
+    return std::max(dram_ms, 2 * taps * footprint.computed / (peaks.fma_gflop_per_s * 1e9) * 1e3);
+  };
+  const double direct_taps = static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
+  record.direct_bound_percent = 100 * ceiling_ms(direct_taps) / ms;
   // A variant missing from the table (a report from another version) counts as a 2D direct sum; an
   // auto run does the work of the variant it ran.
   const std::string picked = auto_pick(record);
   const VariantTraits* variant = find_variant(picked.empty() ? record.variant : picked);
-  const double taps = variant ? taps_per_pixel(*variant, record.radius_x, record.radius_y, record.terms)
-                              : static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
-  if (taps == 0) return;  // fft: its work does not grow with the taps, so no ceiling applies
-  const Footprint footprint = footprint_of(record);
-  const double dram_ms = footprint.bytes / (peaks.copy_gb_per_s * 1e9) * 1e3;
+  const double taps = variant ? taps_per_pixel(*variant, record.radius_x, record.radius_y, record.terms) : direct_taps;
+  if (taps == 0) return;  // fft: its work does not grow with the taps, so no ceiling of its own applies
   const double fp32_ms = 2 * taps * footprint.computed / (peaks.fma_gflop_per_s * 1e9) * 1e3;
   record.bound = dram_ms >= fp32_ms ? "dram" : "fp32";
-  record.bound_percent = 100 * std::max(dram_ms, fp32_ms) / ms;
+  record.bound_percent = 100 * ceiling_ms(taps) / ms;
 }
 
 }  // namespace cc

@@ -38,6 +38,10 @@ struct RunRecord {
   // "bound_percent".
   std::string bound;
   double bound_percent = kNotMeasured;
+  // The same against the problem's work, alike for every variant of a problem so that it ranks them:
+  // the direct 2D sum's (2rx+1)(2ry+1) taps of the problem's filter (and its bytes), whichever bounds.
+  // A variant that does less work (separable, lowrank, fft) can read above 100 %. JSON "direct_bound_percent".
+  double direct_bound_percent = kNotMeasured;
   // The separable terms a low-rank run computed (lowrank, or auto's pick of it: the filter's numerical
   // rank), which bound_percent counts; 0 for every other run. JSON "terms".
   int terms = 0;
@@ -86,7 +90,8 @@ void derive_rates(RunRecord& record);
 // Fills bound and bound_percent from the device's measured peaks: whichever of DRAM (bytes / copy
 // rate) and FP32 (FMAs / FMA rate) takes longer for this radius bounds the run; separable variants
 // count their two 1D passes' taps, low-rank ones those of their `terms` (variants.h's taps_per_pixel),
-// an auto run those of the variant it ran. No-op without peaks, and for fft.
+// an auto run those of the variant it ran. No-op without peaks, and for fft. Also direct_bound_percent,
+// by the same rule with the problem's direct 2D taps, for every variant fft included.
 void derive_bound(RunRecord& record, const DevicePeaks& peaks);
 
 }  // namespace cc

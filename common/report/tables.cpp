@@ -43,6 +43,31 @@ std::size_t display_width(std::string_view text) {
   return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column) {
+  std::string out;
+  std::size_t column = first_column;
+  bool line_start = true;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (word.empty()) continue;
+    if (!line_start && column + 1 + display_width(word) > width) {
+      out += '\n' + std::string(indent, ' ');
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += display_width(word);
+    line_start = false;
+  }
+  return out;
+}
+
 std::string pad(const std::string& text, std::size_t width, bool right) {
   const std::string fill(width - std::min(width, display_width(text)), ' ');
   return right ? fill + text : text + fill;
@@ -145,6 +170,7 @@ Table make_table(const Group& group, Detail detail, bool stop_column) {
   for (const char* name : {"MPix/s", "GB/s"}) t.add_column(name, true);
   if (full) t.add_column("GFLOP/s", true);
   t.add_column("% bound", true);
+  t.add_column("% direct", true);
   if (full) t.add_column("dev MB", true);
   t.add_column("max err", true);
   if (full) t.add_column("tol", true);
@@ -165,6 +191,7 @@ Table make_table(const Group& group, Detail detail, bool stop_column) {
     for (double v : {r->mpix_per_s, r->gb_per_s}) row.push_back(short_number(v));
     if (full) row.push_back(short_number(r->gflop_per_s));
     row.push_back(bound_text(*r));
+    row.push_back(short_percent(r->direct_bound_percent));
     if (full) row.push_back(short_number(r->device_mb));
     row.push_back(short_error(r->max_abs_error));
     if (full) row.push_back(r->exact ? "exact" : short_error(r->tolerance));
@@ -263,6 +290,43 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
 // "OpenCL took 10% longer".
 // `device_width`: the console cuts device names to a column; markdown keeps them whole (issue #28: a
 // merged report's "nvidia/NVIDIA H100 80GB HBM3" lost its name).
+std::string fastest_line(const Group& group, std::size_t width) {
+  std::vector<const RunRecord*> timed;
+  for (const RunRecord* r : group.records)
+    if (r->status == Status::Ok && r->times.untimed.empty() && r->times.kernel_ms.samples > 0 &&
+        r->times.kernel_ms.median > 0)
+      timed.push_back(r);
+  if (timed.empty()) return "";
+  std::ranges::stable_sort(timed, {}, [](const RunRecord* r) { return r->times.kernel_ms.median; });
+  // Runs named by variant alone when one device ran them all, else by device and variant.
+  const bool one_device =
+      std::ranges::all_of(timed, [&](const RunRecord* r) { return r->device == timed.front()->device; });
+  const auto name = [&](const RunRecord* r) {
+    return one_device ? variant_label(*r) : fmt::format("{} {}", shorten(r->device, kDeviceWidth), variant_label(*r));
+  };
+  const RunRecord& best = *timed.front();
+  const Stats& fastest = best.times.kernel_ms;
+  std::string line = fmt::format("fastest: {} on {}, {} ms ({})", variant_label(best), shorten(best.device, kDeviceWidth),
+                                 short_number(fastest.median),
+                                 std::isfinite(fastest.noise_percent) ? short_percent(fastest.noise_percent) + " noise"
+                                                                      : fmt::format("n = {}", fastest.samples));
+  for (std::size_t i = 1; i < timed.size(); ++i) {
+    const Stats& k = timed[i]->times.kernel_ms;
+    const double ratio = k.median / fastest.median;
+    // 3 x the combined relative noise, as --compare's threshold (compare.h): below it the order is not known.
+    const double noise = 3 * std::hypot(fastest.noise_percent, k.noise_percent) / 100;
+    const std::string entry = fmt::format("{} {} {:.2f}x{}", i == 1 ? ";" : ",", name(timed[i]), ratio,
+                                          std::isfinite(noise) && ratio - 1 <= noise ? " (within noise)" : "");
+    const std::size_t room = i + 1 < timed.size() ? 5 : 0;  // for ", ..." should the next not fit
+    if (width != std::string::npos && display_width(line) + display_width(entry) + room > width) {
+      line += ", ...";
+      break;
+    }
+    line += entry;
+  }
+  return line;
+}
+
 std::vector<std::string> ratio_lines(const Group& group, std::size_t device_width) {
   std::vector<std::string> variants;
   for (const RunRecord* r : group.records)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,9 @@ inline constexpr std::size_t kVerboseLineWidth = 120;  // --verbose: every colum
 
 // Columns a terminal shows for `text`: UTF-8 continuation bytes take none ("auto→fast" is 9).
 std::size_t display_width(std::string_view text);
+// Greedy word wrap to `width` columns, the first line starting at column `first_column`, the others
+// indented by `indent` spaces; a word longer than a line stands alone on its own.
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column = 0);
 // `text` padded with spaces to `width` columns, on the left when `right`.
 std::string pad(const std::string& text, std::size_t width, bool right);
 // "auto→fast": an auto run names the variant it ran (auto_pick, record.h).
@@ -101,7 +105,8 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail);
 // which a separable or fft variant does not do, so theirs can read above the FMA peak.
 inline constexpr const char* kRateLegend =
     "MPix/s: pixels / kernel median; GB/s: input read once + output written once; GFLOP/s: 2 x the 2D\n"
-    "filter's taps x pixels x channels, a direct sum's work (separable, fft do less; % bound: their own)";
+    "filter's taps x pixels x channels, a direct sum's work (separable, fft do less; % bound: their own,\n"
+    "% direct: a direct sum's)";
 inline constexpr const char* kStreamLegend =
     "ms/frame overlapped; serial: upload, filter, download in turn; floor: max(h2d, d2h), the host-device link "
     "(PCIe on a GPU, memory on a CPU device)";
@@ -111,6 +116,16 @@ inline constexpr const char* kTransferLegend =
 // One line per variant that two or more runs of the group completed, kernel medians over a common
 // denominator. `device_width`: the console cuts device names to a column; markdown keeps them whole.
 std::vector<std::string> ratio_lines(const Group& group, std::size_t device_width = kDeviceWidth);
+
+// "fastest: separable on opencl:0:0, 0.391 ms (13% noise); lowrank 1.00x (within noise), fast 9.62x": the
+// group's timed runs by kernel median, each after the first as a multiple of it, "within noise" where
+// the two medians differ by less than 3 x their combined noise (the --compare rule). "" when none was timed.
+// Cut to `width` columns at a whole entry, ", ..." marking the cut.
+std::string fastest_line(const Group& group, std::size_t width = std::string::npos);
+
+// The console's one line (100 columns) on its columns; the markdown report says it at length at each table.
+inline constexpr const char* kColumnLegend =
+    "noise: 1.4826 MAD/median of n samples; % bound: own work vs peak, % direct: 2D sum's; max err vs ref";
 
 // "cuda: not run: no CUDA driver installed", once per backend, in report order.
 std::vector<std::string> unavailable_lines(const Report& report);
@@ -132,6 +147,10 @@ struct SweepSeries {
 std::vector<SweepSeries> sweep_series(const std::vector<RunRecord>& runs);
 // One table per API and device of a series: a row per point, a column per variant.
 std::vector<std::pair<std::string, Table>> summary_tables(const SweepSeries& series);
+
+// The console's summary of each series (console_writer.cpp): a sweep's own report, and merge's of a
+// merged sweep.
+void print_sweep_summaries(const std::vector<SweepSeries>& sweep, std::ostream& out, bool verbose, std::size_t width);
 
 inline constexpr const char* kSummaryLegend = "kernel MPix/s (median launch); skip: not run here, FAIL: failed validation";
 

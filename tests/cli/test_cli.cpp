@@ -32,6 +32,7 @@ using cc::test::convcompare;
 using cc::test::count_of;
 using cc::test::lines_of;
 using cc::test::lowercase;
+using cc::test::words_of;
 using cc::test::read_file;
 using cc::test::TempDir;
 using cc::test::write_file;
@@ -137,28 +138,94 @@ TEST_CASE("--help and --version succeed and print to stdout") {
 #endif
 }
 
-TEST_CASE("--list names the devices, every variant and the filters, and runs nothing") {
+TEST_CASE("--list names the devices, every variant and the filters in lines of 100 columns, and runs nothing") {
   const CommandResult result = convcompare({"--list"});
   CHECK(result.status == 0);
   CHECK(result.err.empty());
-  CHECK(result.out.find("cpu") != std::string::npos);
+  CHECK(result.out.find("\n  cpu  ") != std::string::npos);
+  for (const std::string& line : lines_of(result.out)) {
+    CAPTURE(line);
+    CHECK(line.size() <= 100);
+  }
+  // The wrapping undone: every memory space whole.
+  const std::string unwrapped = std::regex_replace(result.out, std::regex("\n +"), " ");
+  const std::vector<std::string> lines = lines_of(result.out.substr(result.out.find("\nVariants")));
   for (const cc::VariantTraits& variant : cc::all_variants()) {
     INFO(variant.name);
-    CHECK(result.out.find(std::string(variant.name)) != std::string::npos);
-    CHECK(result.out.find(std::string(variant.memory_space)) != std::string::npos);
+    // The first line of each variant is whole, as scripts read it (tests/oclgrind.sh): name, [backends], {traits}.
+    const auto first = std::ranges::find_if(lines, [&](const std::string& line) {
+      return words_of(line).size() > 1 && words_of(line)[0] == variant.name && line.starts_with("  ");
+    });
+    REQUIRE(first != lines.end());
+    CHECK(std::regex_match(*first, std::regex(" +[a-z-]+ +\\[[^\\]]*\\] \\{pixels: [^}]*\\}")));
+    CHECK(unwrapped.find(std::string(variant.memory_space)) != std::string::npos);
   }
   for (const std::string& filter : cc::builtin_filter_names()) CHECK(result.out.find(filter) != std::string::npos);
   CHECK(result.out.find("kernel ms") == std::string::npos);  // no table: nothing ran
 }
 
-TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --json (issue #28)") {
+TEST_CASE("--list --json: backends, devices with their limits, platforms, variants, filters and borders as JSON") {
+  const CommandResult result = convcompare({"--list", "--json", "-"});
+  INFO("stderr: " << result.err);
+  REQUIRE(result.status == 0);
+  CHECK(result.err.empty());
+  const json listing = json::parse(result.out);  // the JSON alone on standard output
+  CHECK(listing["tool"]["name"] == "convcompare");
+  REQUIRE(listing["backends"].is_array());
+  CHECK(listing["backends"][0]["name"] == "cpu");
+  CHECK(listing["backends"][0]["available"] == true);
+  CHECK(listing["backends"][0]["devices"][0]["id"] == "cpu");
+  CHECK(listing["backends"][0]["devices"][0]["properties"]["threads"].is_string());
+  for (const json& backend : listing["backends"])
+    CHECK(backend["available"] == (!backend["devices"].empty()));
+  for (const json& backend : listing["backends"])
+    if (backend["available"] == false) CHECK_FALSE(backend["reason"].get<std::string>().empty());
+  CHECK(listing["platforms"].is_array());
+  REQUIRE(listing["variants"].size() == cc::all_variants().size());
+  std::size_t at = 0;
+  for (const cc::VariantTraits& variant : cc::all_variants()) {
+    const json& listed = listing["variants"][at++];
+    CHECK(listed["name"] == variant.name);
+    CHECK(listed["memory_space"] == variant.memory_space);
+    CHECK(listed["pixels"].size() == ((variant.pixels & cc::kF32) ? 1u : 0u) + ((variant.pixels & cc::kU8) ? 1u : 0u));
+    CHECK(listed["input"] == (variant.input_as_image ? "image" : "buffer"));
+  }
+  CHECK(listing["variants"][0]["backends"] == json::array({"cpu"}));  // naive: the CPU's alone
+  CHECK(listing["borders"] == json::array({"zero", "clamp", "mirror", "wrap"}));
+  CHECK(listing["filters"].back() == "file:PATH");
+
+  // To a file, with the text listing on the console as well.
+  TempDir dir("cli");
+  const CommandResult to_file = convcompare({"--list", "--backend", "cpu", "--json", dir / "list.json"});
+  CHECK(to_file.status == 0);
+  CHECK(to_file.out.starts_with("Backends and devices:"));
+  CHECK(json::parse(read_file(dir / "list.json"))["backends"].size() == 1);
+}
+
+TEST_CASE("--completion-table: a filter whose first parameter is required completes with it (tests/install.sh drives bash)") {
+  const CommandResult result = convcompare({"--completion-table"});
+  REQUIRE(result.status == 0);
+  const std::vector<std::string> lines = lines_of(result.out);
+  const auto filters = std::ranges::find_if(lines, [](const std::string& line) { return line.starts_with("value --filter "); });
+  REQUIRE(filters != lines.end());
+  const std::vector<std::string> offered = words_of(*filters);
+  const auto offers = [&](const std::string& word) { return std::ranges::count(offered, word) == 1; };
+  for (const char* word : {"gaussian:sigma=", "log:sigma=", "dog:sigma1=", "box", "box:r=", "sharpen", "sharpen:strength=",
+                           "sobel-x", "identity", "identity:r=", "file:"})
+    CHECK_MESSAGE(offers(word), word);
+  for (const char* word : {"gaussian", "log", "dog", "sobel-x:"}) CHECK_MESSAGE(!offers(word), word);  // incomplete alone
+  // Comma lists are "values" lines (bash then offers only the names not yet in the list).
+  CHECK(std::ranges::count_if(lines, [](const std::string& line) { return line.starts_with("values --variant "); }) == 1);
+}
+
+TEST_CASE("said, not dropped: --size under --sweep size=, --image -, --list --csv") {
   const struct {
     std::vector<std::string> args;
     std::string says;
   } cases[] = {
       {{"--size", "64x64", "--sweep", "size=32..64", "--backend", "cpu"}, "both set the image size"},
       {{"--image", "-", "--backend", "cpu"}, "standard input is not supported"},
-      {{"--list", "--json", "list.json"}, "--list prints to the console only"},
+      {{"--list", "--csv", "list.csv"}, "--list prints to the console, or with --json FILE"},
   };
   for (const auto& [args, says] : cases) {
     const CommandResult result = convcompare(args);
@@ -232,6 +299,21 @@ TEST_CASE("--json writes the report schema of docs/json-schema.md") {
   CHECK(runs[0]["radius_x"] == 2);
   CHECK(runs[2]["filter"] == "gaussian:sigma=1,r=3");
   CHECK(runs[2]["radius_y"] == 3);
+}
+
+TEST_CASE("--pixel u8: tolerance and max_abs_error are on one scale, whole levels (docs/json-schema.md)") {
+  TempDir dir("cli");
+  const json report = run_to_json(dir, small_cpu_run({"--pixel", "u8", "--filter", "gaussian:sigma=2"}));
+  REQUIRE(report["runs"].size() == 2);  // naive, fast
+  for (const json& run : report["runs"]) {
+    CHECK(run["status"] == "ok");
+    const double tolerance = run["tolerance"].get<double>(), error = run["max_abs_error"].get<double>();
+    // Levels from the reference rounded: the float bound (about 0.004 here) would be far below a level.
+    CHECK(tolerance == std::round(tolerance));
+    CHECK(error == std::round(error));
+    CHECK(error <= tolerance);
+    CHECK(tolerance <= 1);
+  }
 }
 
 TEST_CASE("--time-budget decides how many of the --repetitions launches are timed") {
@@ -721,6 +803,23 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--variant", "bogus"}), {"unknown variant 'bogus'", "naive, global"});
     check_bad_input(small({"--variant", "tiled"}), {"tiled", "cpu has naive, fast"});
     check_bad_input(small({"--border", "reflect"}), {"unknown border", "reflect"});
+    // Did you mean: every name the command line takes says the closest one (common/domain/suggest.h).
+    check_bad_input(small({"--variant", "tiledd"}), {"unknown variant 'tiledd'", "did you mean 'tiled'?"});
+    check_bad_input(small({"--variant", "naive,Fast"}), {"unknown variant 'Fast'", "did you mean 'fast'?"});
+    check_bad_input(small({"--backend", "opencll"}), {"unknown backend 'opencll'", "did you mean 'opencl'?"});
+    check_bad_input(small({"--border", "mirro"}), {"unknown border 'mirro'", "did you mean 'mirror'?"});
+    check_bad_input(small({"--filter", "gauss:sigma=2"}), {"unknown filter 'gauss'", "did you mean 'gaussian'?"});
+    check_bad_input(small({"--filter", "gaussian:sigm=2"}), {"unknown parameter 'sigm'", "did you mean 'sigma'?"});
+    check_bad_input(small({"--memory", "pined"}), {"--memory", "'pined'", "pinned, pageable", "did you mean 'pinned'?"});
+    check_bad_input(small({"--pixel", "u9"}), {"--pixel", "'u9'", "did you mean 'u8'?"});
+    check_bad_input(small({"--pixel", "uint8"}), {"--pixel", "'uint8'", "did you mean 'u8'?"});
+    check_bad_input(small({"--output-format", "pmf"}), {"--output-format", "did you mean 'pfm'?"});
+    check_bad_input(small({"--sweep", "radus=1..3"}), {"unknown key 'radus'", "did you mean 'radius'?"});
+    check_bad_input({"--sizes", "256x256"}, {"unknown option '--sizes'", "did you mean '--size'?"});
+    check_bad_input({"--verbos"}, {"unknown option '--verbos'", "did you mean '--verbose'?"});
+    check_bad_input({"--variant=naive", "--bordr=zero"}, {"unknown option '--bordr'", "did you mean '--border'?"});
+    check_bad_input({"merg", "a.json"}, {"unexpected argument 'merg'", "did you mean 'merge'?"});
+    check_bad_input(small({"--variant", "vulkan"}), {"unknown variant 'vulkan'"});
     check_bad_input({"--backend", "cpu", "--size", "0x0"}, {"--size", "0x0"});
     check_bad_input({"--backend", "cpu", "--size", "garbage"}, {"--size", "garbage"});
     check_bad_input({"--backend", "cpu", "--size", "5x"}, {"--size"});

@@ -264,3 +264,24 @@ TEST_CASE("merge: variants in the table's order, as each report's own tables; no
   CHECK(naive < fast);
   CHECK(result.out.find("weep summary") == std::string::npos);
 }
+
+TEST_CASE("merge of two sweeps: the sweep's radius-by-variant summary per machine's device; each point's table with --verbose") {
+  TempDir dir("console");
+  for (const char* name : {"boxA", "boxB"})
+    REQUIRE(convcompare(quick({"--backend", "cpu", "--filter", "box:r=1", "--sweep", "radius=1..2", "--quiet", "--json",
+                               dir / (std::string(name) + ".json")}))
+                .status == 0);
+  const CommandResult merged = convcompare({"merge", dir / "boxA.json", dir / "boxB.json"});
+  REQUIRE(merged.status == 0);
+  CHECK(count_of(merged.out, "sweep summary: box") == 1);
+  for (const char* device : {"\nboxA/cpu\n", "\nboxB/cpu\n"}) CHECK(merged.out.find(device) != std::string::npos);
+  const std::vector<std::string> lines = lines_of(merged.out);
+  CHECK(std::ranges::count(lines, "radius naive  fast") == 2);  // a table per machine's CPU
+  CHECK(std::ranges::count_if(lines, [](const std::string& line) { return line.starts_with("r=2 "); }) == 2);
+  CHECK(merged.out.find("(kernel median, ms)") == std::string::npos);  // no table per point
+  const CommandResult verbose = convcompare({"merge", dir / "boxA.json", dir / "boxB.json", "--verbose"});
+  REQUIRE(verbose.status == 0);
+  CHECK(count_of(verbose.out, "(kernel median, ms)") == 2);  // r=1 and r=2, side by side
+  CHECK(verbose.out.find("ratio to boxA on the matching backend and device") != std::string::npos);
+  CHECK(verbose.out.find("sweep summary: box") != std::string::npos);
+}

@@ -1,4 +1,4 @@
-// test_radius_plot.cpp: docs/memory-spaces-evidence.md's radius figure, its command at a small size on this machine's OpenCL: every variant at r = 0 ran or says why not, and the PNG has its floors.
+// test_radius_plot.cpp: docs/memory-spaces-evidence.md's radius figure, its command at a small size on this machine's OpenCL: every variant at r = 0 ran or says why not, and the PNG has its ceilings.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -17,7 +17,7 @@ using cc::test::TempDir;
 using nlohmann::json;
 
 #ifdef CONVCOMPARE_WITH_OPENCL
-TEST_CASE("radius figure: every variant at r = 0..3 runs or is skipped with its reason, and the plot draws the floors") {
+TEST_CASE("radius figure: every variant at r = 0..3 runs or is skipped with its reason, and the plot draws the ceilings") {
   if (!cc::canvas_available()) return;  // --plot is refused before any work: test_cli.cpp
   const auto list = cc::test::run_command({CONVCOMPARE_EXE, "--list", "--backend", "opencl"});
   if (list.out.find("opencl: no device") != std::string::npos) {
@@ -55,7 +55,7 @@ TEST_CASE("radius figure: every variant at r = 0..3 runs or is skipped with its 
   const cc::Image png = cc::load_image(dir / "radius.png");
   CHECK(png.width == 1200);
   CHECK(png.height >= 900);
-  int black = 0;  // the floors' ink (common/report/plot.cpp): nothing else on the page is pure black
+  int black = 0;  // the first device's ceilings' ink (common/report/plot.cpp): nothing else on the page is pure black
   for (int y = 0; y < png.height; ++y)
     for (int x = 0; x < png.width; ++x) black += png.at(0, y, x) == 0 && png.at(1, y, x) == 0 && png.at(2, y, x) == 0;
   CHECK(black > 200);

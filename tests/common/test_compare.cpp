@@ -628,6 +628,35 @@ TEST_CASE("compare: a baseline that matches no run is an error naming what diffe
   CHECK(nlohmann::json::parse(json_text(baseline))["runs"][0]["compare"]["verdict"].is_null());
 }
 
+TEST_CASE("merge: two runs of one machine compare device by device; a backend with no device is said once, not a column") {
+  cc::Report a, b;
+  for (cc::Report* report : {&a, &b}) {
+    report->environment = {{"host", "box"}};
+    const double scale = report == &a ? 1.0 : 1.5;
+    report->runs = {timed_run("cpu", "cpu", "naive", cc::Status::Ok, 4.0 * scale),
+                    timed_run("opencl", "opencl:0:0", "tiled", cc::Status::Ok, 1.0 * scale),
+                    timed_run("opencl", "opencl:0:1", "tiled", cc::Status::Ok, 2.0 * scale),
+                    timed_run("cuda", "-", "tiled", cc::Status::Skipped, 0)};
+    report->runs.back().reason = "no CUDA driver installed";
+  }
+  std::ostringstream out;
+  cc::print_merged({a, b}, {"boxA", "boxB"}, out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(cc::test::count_of(text, "  cuda: not run: no CUDA driver installed\n") == 2);  // under each report
+  CHECK(row_words(text, "variant") == std::vector<std::string>{"variant", "boxA", "boxA", "boxA", "boxB", "boxB", "boxB"});
+  CHECK(text.find("skipped") == std::string::npos);  // no cuda column
+  // Each device of boxB against the same device of boxA: 1.5 each, never boxB's opencl:0:1 over boxA's cpu.
+  CHECK(row_words(text, "naive", "ratio to") == std::vector<std::string>{"naive", "-", "-", "-", "1.50", "-", "-"});
+  CHECK(row_words(text, "tiled", "ratio to") == std::vector<std::string>{"tiled", "-", "-", "-", "-", "1.50", "1.50"});
+
+  // Without the per-problem tables (a merged sweep prints its summary instead): the machines alone.
+  std::ostringstream header;
+  cc::print_merged({a, b}, {"boxA", "boxB"}, header, false);
+  CHECK(header.str().find("kernel median") == std::string::npos);
+  CHECK(header.str().starts_with("boxA: host box\n"));
+}
+
 TEST_CASE("merge: an untimed run says why, once, below its table (issue #28)") {
   cc::Report rusticl;
   rusticl.runs = {timed_run("opencl", "rusticl", "global", cc::Status::Ok, 1.0),
@@ -643,7 +672,7 @@ TEST_CASE("merge: an untimed run says why, once, below its table (issue #28)") {
   CHECK(text.find(note, text.find(note) + 1) == std::string::npos);
 }
 
-TEST_CASE("merge: one table per problem, a column per report, backend and device, ratios to the first") {
+TEST_CASE("merge: one table per problem, a column per report, backend and device with noise, ratios per matching device") {
   cc::Report amd, nvidia;
   amd.environment = {{"host", "amd-box"}};
   amd.devices = {{"opencl", "opencl:0:0", "gfx1100", {}, {}}};
@@ -668,18 +697,22 @@ TEST_CASE("merge: one table per problem, a column per report, backend and device
   CHECK(text.find("\nbox:r=1  2048x2048x1  border zero  (kernel median, ms)\n") != std::string::npos);
   CHECK(row_words(text, "variant") == std::vector<std::string>{"variant", "amd", "nvidia", "nvidia"});
   CHECK(row_words(text, "opencl") == std::vector<std::string>{"opencl", "cuda", "opencl"});
-  CHECK(row_words(text, "global") == std::vector<std::string>{"global", "2.000", "1.000", "1.100"});
-  CHECK(row_words(text, "tiled") == std::vector<std::string>{"tiled", "1.000", "0.500", "0.600"});
+  // Each median with its noise (1.4826 x MAD / median of the planted samples).
+  CHECK(row_words(text, "global") == std::vector<std::string>{"global", "2.000", "±0.7%", "1.000", "±0.7%", "1.100", "±0.7%"});
+  CHECK(row_words(text, "tiled") == std::vector<std::string>{"tiled", "1.000", "±0.7%", "0.500", "±0.7%", "0.600", "±0.7%"});
   CHECK(row_words(text, "texture") == std::vector<std::string>{"texture", "skipped", "FAILED", "-"});
-  CHECK(row_words(text, "npp") == std::vector<std::string>{"npp", "-", "0.250", "-"});
-  CHECK(text.find("ratio to amd opencl gfx1100 (below 1: faster)\n") != std::string::npos);
-  CHECK(row_words(text, "global", "ratio to") == std::vector<std::string>{"global", "1.00", "0.50", "0.55"});
-  CHECK(row_words(text, "tiled", "ratio to") == std::vector<std::string>{"tiled", "1.00", "0.50", "0.60"});
-  CHECK(row_words(text, "texture", "ratio to").empty());  // no time in the first column: no ratio line
+  CHECK(row_words(text, "npp") == std::vector<std::string>{"npp", "-", "0.250", "±0.7%", "-"});
+  // Ratios against the first report's run on the same backend: nvidia's OpenCL over amd's OpenCL (its
+  // one OpenCL device), never nvidia's CUDA over amd's OpenCL, nor a column over itself.
+  CHECK(text.find("ratio to amd on the matching backend and device (below 1: faster)\n") != std::string::npos);
+  CHECK(row_words(text, "global", "ratio to") == std::vector<std::string>{"global", "-", "-", "0.55"});
+  CHECK(row_words(text, "tiled", "ratio to") == std::vector<std::string>{"tiled", "-", "-", "0.60"});
+  CHECK(row_words(text, "texture", "ratio to").empty());  // nothing timed in both: no ratio line
+  CHECK(row_words(text, "npp", "ratio to").empty());
 
   // The second problem ran on one machine only: one column, nothing to take a ratio of.
   CHECK(text.find("\ngaussian:sigma=2  2048x2048x1  border mirror  (kernel median, ms)\n") != std::string::npos);
   CHECK(row_words(text, "variant", "gaussian") == std::vector<std::string>{"variant", "nvidia"});
-  CHECK(row_words(text, "global", "gaussian") == std::vector<std::string>{"global", "3.000"});
+  CHECK(row_words(text, "global", "gaussian") == std::vector<std::string>{"global", "3.000", "±0.7%"});
   CHECK(text.find("ratio to nvidia") == std::string::npos);
 }

@@ -16,8 +16,8 @@ TEST_CASE("border names round trip and match the CC_BORDER_* numbers") {
   for (cc::Border border : {cc::Border::Zero, cc::Border::Clamp, cc::Border::Mirror, cc::Border::Wrap})
     CHECK(cc::parse_border(cc::to_string(border)) == border);
   CHECK(static_cast<int>(cc::parse_border("mirror")) == CC_BORDER_MIRROR);
-  CHECK_THROWS_WITH_AS(cc::parse_border("reflect"), "unknown border 'reflect' (zero, clamp, mirror, wrap)",
-                       cc::InputError);
+  CHECK_THROWS_WITH_AS(cc::parse_border("reflect"),
+                       "unknown border 'reflect' (zero, clamp, mirror, wrap); did you mean 'mirror'?", cc::InputError);
   CHECK_THROWS_AS(cc::parse_border("Zero"), cc::InputError);
   CHECK_THROWS_AS(cc::parse_border(""), cc::InputError);
 }

@@ -19,6 +19,7 @@
 #include "common/report/printer.h"
 #include "common/report/report.h"
 #include "common/report/report_read.h"
+#include "common/report/tables.h"
 #include "tests/support/text.h"
 
 using cc::test::lines_of;
@@ -59,7 +60,7 @@ cc::Report sample_report() {
   cuda.times.h2d_ms = 0.3, cuda.times.d2h_ms = 0.31, cuda.times.setup_ms = 0.1, cuda.times.build_ms = 12;
   cuda.times.host_to_host_ms = 1.2, cuda.times.reuse_ms = 0.8;
   cuda.memory = "pinned";
-  cuda.device_mb = 32.5, cuda.bound = "dram", cuda.bound_percent = 63.4;
+  cuda.device_mb = 32.5, cuda.bound = "dram", cuda.bound_percent = 63.4, cuda.direct_bound_percent = 63.4;
   report.runs.push_back(cuda);
   report.runs.push_back(run("opencl", "global", cc::Status::Ok, 0.55));
   cc::RunRecord skipped = run("opencl", "texture", cc::Status::Skipped, 0);
@@ -211,11 +212,27 @@ TEST_CASE("record: % bound against DRAM or FP32, whichever takes longer; separab
   CHECK(r.bound == "fp32");
   CHECK(r.bound_percent == doctest::Approx(50));
 
+  CHECK(r.direct_bound_percent == doctest::Approx(50));  // fast does the direct sum's work: the same figure
+
   r.variant = "separable";  // 33 + 33 taps: 132 Mflop = 0.0132 ms, not the 2D sum's 0.2178
   r.times.kernel_ms = cc::summarize({0.0264});
   cc::derive_bound(r, peaks);
   CHECK(r.bound == "fp32");
   CHECK(r.bound_percent == doctest::Approx(50));
+  // Against the problem's work, the 2D sum's 0.2178 ms: 8.25 times what a direct sum could reach, so a
+  // separable run and a direct one rank as their times do, whatever each one's own % bound says.
+  CHECK(r.direct_bound_percent == doctest::Approx(100 * 0.2178 / 0.0264));
+  r.variant = "fft";  // no taps of its own, so no % bound; % direct still ranks it
+  r.bound.clear();
+  r.bound_percent = cc::kNotMeasured;
+  cc::derive_bound(r, peaks);
+  CHECK(r.bound.empty());
+  CHECK(std::isnan(r.bound_percent));
+  CHECK(r.direct_bound_percent == doctest::Approx(100 * 0.2178 / 0.0264));
+  r.radius_x = r.radius_y = 1;  // 9 taps: DRAM's 0.008 ms bounds the direct sum
+  cc::derive_bound(r, peaks);
+  CHECK(r.direct_bound_percent == doctest::Approx(100 * 0.008 / 0.0264));
+  r.radius_x = r.radius_y = 16;
 
   // lowrank's k terms: k x (33 + 33) taps (#29), 2 terms = 264 Mflop = 0.0264 ms, not the 2D sum's 0.2178.
   r.variant = "lowrank";
@@ -432,7 +449,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "kernel_ms_min", "kernel_ms_max", "kernel_ms_mean", "kernel_ms_stddev", "kernel_ms_samples",
       "kernel_ms_noise_percent", "kernel_samples_ms", "stopped_by", "budget_skipped", "cold",
       "kernel_batch_ms", "h2d_ms", "d2h_ms", "setup_ms", "build_ms", "host_to_host_ms", "reuse_ms", "untimed", "mpix_per_s",
-      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "terms", "memory", "memory_note", "compile_time",
+      "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "direct_bound_percent", "terms", "memory", "memory_note", "compile_time",
       "output",
       "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold", "compare_reason",
       // then what only stream runs and devices have (issue #17: the CSV is complete)
@@ -520,12 +537,51 @@ TEST_CASE("report: console's compact table fits in 100 columns: device, variant,
   }
   CHECK(words_of(line_starting(text, "device ", "box:r=1")) ==
         std::vector<std::string>{"device", "variant", "status", "kernel", "noise", "n", "MPix/s", "GB/s", "%", "bound",
-                                 "max", "err"});
+                                 "%", "direct", "max", "err"});
   CHECK(words_of(line_starting(text, "NVIDIA ", "box:r=1")) ==
         std::vector<std::string>{"NVIDIA", "H100", "80..", "global", "ok", "0.500", "15%", "3", "8389", "67.11", "63%",
-                                 "dram", "1.5e-05"});
+                                 "dram", "63%", "1.5e-05"});
   CHECK(text.find("\n  global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("GFLOP/s  ") == std::string::npos);  // the device block's "FMA GFLOP/s" ends its line
+}
+
+TEST_CASE("report: the fastest line of a problem: by kernel median, multiples of the fastest, noise said") {
+  cc::RunRecord separable = run("opencl", "separable", cc::Status::Ok, 0.1);
+  cc::RunRecord fast = run("opencl", "fast", cc::Status::Ok, 0.105);  // 1.05x inside 3 x the 15% noises
+  cc::RunRecord naive = run("opencl", "naive", cc::Status::Ok, 1.0);
+  cc::RunRecord texture = run("opencl", "texture", cc::Status::Skipped, 0);
+  cc::RunRecord wrong = run("opencl", "tiled", cc::Status::Failed, 0.01);  // fastest, but failed: not a winner
+  for (cc::RunRecord* r : {&separable, &fast, &naive, &texture, &wrong}) r->device = "opencl:0:0";
+  cc::report_tables::Group group{"box", {&naive, &texture, &fast, &wrong, &separable}};
+  CHECK(cc::report_tables::fastest_line(group) ==
+        "fastest: separable on opencl:0:0, 0.100 ms (15% noise); fast 1.05x (within noise), naive 10.00x");
+  // Cut at a whole entry.
+  CHECK(cc::report_tables::fastest_line(group, 60) == "fastest: separable on opencl:0:0, 0.100 ms (15% noise), ...");
+  // Two devices: each run named by its device too.
+  cc::RunRecord cpu = run("cpu", "fast", cc::Status::Ok, 0.3);
+  cpu.device = "cpu";
+  cpu.times.kernel_ms = cc::summarize({0.3});  // one sample: its noise is not known, so neither is "within"
+  group.records = {&cpu, &separable};
+  CHECK(cc::report_tables::fastest_line(group) == "fastest: separable on opencl:0:0, 0.100 ms (15% noise); cpu fast 3.00x");
+  group.records = {&cpu};
+  CHECK(cc::report_tables::fastest_line(group) == "fastest: fast on cpu, 0.300 ms (n = 1)");
+  group.records = {&texture, &wrong};
+  CHECK(cc::report_tables::fastest_line(group).empty());
+}
+
+TEST_CASE("report: console's one-line legend of its columns, once, and a fastest line under each problem") {
+  std::ostringstream out;
+  cc::print_console(sample_report(), out);
+  const std::string text = out.str();
+  CAPTURE(text);
+  const std::string legend = cc::report_tables::kColumnLegend;
+  CHECK(legend.size() <= 100);
+  for (const char* column : {"noise", "n samples", "% bound", "% direct", "max err"}) CHECK(legend.find(column) != std::string::npos);
+  CHECK(text.find(legend + "\n") != std::string::npos);
+  CHECK(text.find(legend) == text.rfind(legend));
+  // Its next entry (the OpenCL global, 1.10x) would pass 100 columns: cut.
+  CHECK(text.find("\nfastest: global on NVIDIA H100 80.., 0.500 ms (15% noise), ...\n") != std::string::npos);
+  CHECK(cc::test::count_of(text, "\nfastest: ") == 2);  // box:r=1 and gaussian:sigma=2
 }
 
 TEST_CASE("report: console fits an 80-column terminal: device block, tables and legends (issue #28)") {
@@ -683,15 +739,15 @@ TEST_CASE("report: console's verbose table per problem, with % bound, device mem
   }
   CHECK(words_of(line_starting(text, "backend ")) ==
         std::vector<std::string>{"backend", "device", "variant", "status", "kernel", "noise", "n", "MPix/s", "GB/s",
-                                 "GFLOP/s", "%", "bound", "dev", "MB", "max", "err", "tol"});
+                                 "GFLOP/s", "%", "bound", "%", "direct", "dev", "MB", "max", "err", "tol"});
   // 0.5 ms for 2048x2048 at r=1: 8389 MPix/s, 67.11 GB/s, 151 GFLOP/s; the driver's bound and memory.
   CHECK(words_of(line_starting(text, "cuda ", "backend ")) ==
         std::vector<std::string>{"cuda", "NVIDIA", "H100", "80..", "global", "ok", "0.500", "15%", "3", "8389", "67.11",
-                                 "151.0", "63%", "dram", "32.50", "1.5e-05", "0.0003"});
+                                 "151.0", "63%", "dram", "63%", "32.50", "1.5e-05", "0.0003"});
   // Not measured: "-" in both new columns.
   CHECK(words_of(line_starting(text, "cpu ", "backend ")) ==
         std::vector<std::string>{"cpu", "AMD", "EPYC", "7B13", "..", "naive", "ok", "100.0", "15%", "3", "41.94", "0.336",
-                                 "0.755", "-", "-", "1.5e-05", "0.0003"});
+                                 "0.755", "-", "-", "-", "1.5e-05", "0.0003"});
   // Only the first problem has a variant two backends completed: global, 0.55 / 0.5.
   CHECK(text.find("\n  global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("kernel time ratios") == text.rfind("kernel time ratios"));
@@ -781,9 +837,9 @@ TEST_CASE("report: markdown has the device block, the same tables and ratios") {
   CHECK(text.find("## box:r=1  2048x2048x1  r=1x1  border zero") != std::string::npos);
   // One host memory among the runs (the CPU has none): no memory column.
   CHECK(text.find("| backend | device | variant | status | kernel | noise | n | stop | MPix/s | GB/s | GFLOP/s | "
-                  "% bound | dev MB | max err | tol | reason |") != std::string::npos);
+                  "% bound | % direct | dev MB | max err | tol | reason |") != std::string::npos);
   CHECK(text.find("| cuda | NVIDIA H100 80GB HBM3 | global | ok | 0.500 | 15% | 3 | - | 8389 | 67.11 | 151.0 | "
-                  "63% dram | 32.50 | 1.5e-05 | 0.0003 |") != std::string::npos);
+                  "63% dram | 63% | 32.50 | 1.5e-05 | 0.0003 |") != std::string::npos);
   CHECK(text.find("\n- global:   opencl/cuda 1.10\n") != std::string::npos);
   CHECK(text.find("\n| backend | device | variant | memory | setup | build | h2d | d2h | host-to-host | reuse |\n") !=
         std::string::npos);

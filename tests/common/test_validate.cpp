@@ -376,3 +376,43 @@ TEST_CASE("8-bit tolerance by traits: kernels by the rounding rule; NPP within 1
   const cc::Problem floats = cc::make_problem(image, box, cc::Border::Clamp, false);
   CHECK_FALSE(cc::tolerance_for_variant(*cc::find_variant("npp"), floats, image).any_rounding);
 }
+
+TEST_CASE("8-bit results: the tolerance is in levels from the reference rounded, max_abs_error's scale") {
+  // The float bound (0.005) reaches a rounding tie only at the pixel whose exact sum is 100.498: there
+  // either neighbour passes, so the widest a pixel may differ from the rounded reference is one level.
+  cc::Image reference = filled(2, 1, 1, 0.0f);
+  reference.at(0, 0, 0) = 50.2f;
+  reference.at(0, 0, 1) = 100.498f;
+  cc::Image result = filled(2, 1, 1, 0.0f);
+  result.at(0, 0, 0) = 50.0f;
+  result.at(0, 0, 1) = 101.0f;
+  const cc::Tolerance bound{0.005, false, true};
+  cc::Validation v = cc::validate(result, reference, bound);
+  CHECK(v.passed);
+  CHECK(v.max_abs_error == 1.0);
+  CHECK(v.tolerance == 1.0);
+  CHECK(v.float_bound == 0.005);
+  CHECK(v.max_abs_error <= v.tolerance);
+
+  // No pixel near a tie: each must be the reference rounded, so the tolerance is 0 levels.
+  reference.at(0, 0, 1) = 100.3f;
+  result.at(0, 0, 1) = 100.0f;
+  v = cc::validate(result, reference, bound);
+  CHECK(v.passed);
+  CHECK(v.max_abs_error == 0);
+  CHECK(v.tolerance == 0);
+  result.at(0, 0, 1) = 101.0f;
+  v = cc::validate(result, reference, bound);
+  CHECK_FALSE(v.passed);
+  CHECK(v.max_abs_error > v.tolerance);
+  CHECK(v.message().find("within 0.005 of it") != std::string::npos);  // the rule's float bound, named
+
+  // A bound wider than a level (a huge box) allows every level it reaches: 100.3 + 3.4 rounds to 104,
+  // 4 levels over the rounded reference (100.3 - 3.4 to 97, 3 under).
+  const cc::Validation wide = cc::validate(result, reference, cc::Tolerance{3.4, false, true});
+  CHECK(wide.tolerance == 4.0);
+  CHECK(wide.passed);
+
+  // Float results keep the float bound.
+  CHECK(cc::validate(result, reference, cc::Tolerance{0.25, false}).tolerance == 0.25);
+}

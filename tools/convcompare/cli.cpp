@@ -19,37 +19,17 @@
 #include "common/domain/filter.h"
 #include "common/domain/problem.h"
 #include "common/domain/seconds.h"
+#include "common/domain/suggest.h"
 #include "common/domain/variants.h"
+#include "common/report/tables.h"
 
 namespace cc {
 
 namespace {
 
-// Greedy word wrap to `width` columns; continuation lines start with `indent` spaces (issue #28: every --help
-// line within 80 columns, so a terminal and help2man's man page both read it).
+// Every --help line within 80 columns, so a terminal and help2man's man page both read it.
 std::string wrap(std::string_view text, std::size_t width, std::size_t indent, std::size_t first_column = 0) {
-  std::string out;
-  std::size_t column = first_column;
-  bool line_start = true;
-  while (!text.empty()) {
-    const std::size_t space = text.find(' ');
-    const std::string_view word = text.substr(0, space);
-    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
-    if (word.empty()) continue;
-    if (!line_start && column + 1 + word.size() > width) {
-      out += '\n' + std::string(indent, ' ');
-      column = indent;
-      line_start = true;
-    }
-    if (!line_start) {
-      out += ' ';
-      ++column;
-    }
-    out += word;
-    column += word.size();
-    line_start = false;
-  }
-  return out;
+  return report_tables::wrap_words(text, width, indent, first_column);
 }
 
 constexpr std::size_t kHelpWidth = 80;
@@ -198,6 +178,39 @@ std::string without_program_name(std::string message, const std::string& name) {
   return message;
 }
 
+// A value checked against a list of names, said with the list and the closest name (CLI11's IsMember
+// names neither); `other_names`: what other tools call a value ("uint8"), suggested as ours.
+CLI::Validator one_of(const std::vector<std::string>& names,
+                      std::vector<std::pair<std::string, std::string>> other_names = {}) {
+  return CLI::Validator(
+      [names, other_names](std::string& value) {
+        if (std::ranges::find(names, value) != names.end()) return std::string();
+        const auto other = std::ranges::find(other_names, value, &std::pair<std::string, std::string>::first);
+        return fmt::format("unknown value '{}' ({}){}", value, fmt::join(names, ", "),
+                           other != other_names.end() ? fmt::format("; did you mean '{}'?", other->second)
+                                                      : did_you_mean(value, names));
+      },
+      "");
+}
+
+// Arguments CLI11 found no place for: the first unknown option with the closest option's name
+// ("--sizes 256x256": CLI11 said "arguments were not expected: 256x256 --sizes", in reverse), or the first
+// stray word (a mistyped subcommand gets "merge").
+std::string unexpected_arguments(const CLI::App& app, const CLI::ExtrasError& error) {
+  const std::vector<std::string> extras = app.remaining(true);
+  std::vector<std::string> option_names;
+  for (const CLI::Option* option : app.get_options())
+    if (!option->get_group().empty())
+      for (const std::string& name : option->get_lnames()) option_names.push_back("--" + name);
+  for (const std::string& extra : extras)
+    if (extra.size() > 1 && extra.front() == '-') {
+      const std::string name = extra.substr(0, extra.find('='));
+      return fmt::format("unknown option '{}'{}", name, did_you_mean(name, option_names));
+    }
+  if (extras.empty()) return without_program_name(error.what(), app.get_name());
+  return fmt::format("unexpected argument '{}'{}", extras.front(), did_you_mean(extras.front(), std::vector<std::string_view>{"merge"}));
+}
+
 }  // namespace
 
 std::pair<int, int> parse_size(const std::string& text) {
@@ -251,7 +264,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
         }
       },
       "");
-  app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing");
+  app.add_flag("--list", config.list, "List backends, devices, variants and filters; run nothing (--json FILE: as JSON)");
   app.add_option("--backend", config.backends, backend_name_list(", ", ", ") + " or all (comma list)")
       ->type_name("LIST")
       ->delimiter(',')
@@ -297,7 +310,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   app.add_option("--output-dir", config.output_dir, "Write the reference and every result here")->type_name("DIR")->check(named_file);
   app.add_option("--output-format", config.output_format, "png or pfm (default: png for 8-bit input, pfm for float)")
       ->type_name("FORMAT")
-      ->check(CLI::IsMember(kOutputFormats));
+      ->check(one_of(kOutputFormats));
   app.add_option("--repetitions", config.measurement.repetitions, "Timed launches per run")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000))
@@ -332,13 +345,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
           ->type_name("LIST")
           ->delimiter(',')
           ->allow_extra_args(false)
-          ->check(CLI::IsMember(kMemories).description(""))  // the values are in the text: an 80-column line
+          ->check(one_of(kMemories))
           ->default_str("pinned");
   app.add_option("--pixel", config.pixels, pixel_help())
       ->type_name("LIST")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::IsMember(kPixels))
+      ->check(one_of(kPixels, {{"uint8", "u8"}, {"uchar", "u8"}, {"8", "u8"}, {"float", "f32"}, {"float32", "f32"}}))
       ->default_str("f32");
   app.add_flag("--pinned", pinned, "Page-locked host memory for transfers (the default; --memory pinned)")->excludes(memory);
   app.add_flag("--pageable", pageable, "Pageable host memory for transfers (--memory pageable)")->excludes(memory);
@@ -415,6 +428,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
   } catch (const CLI::Success& done) {  // --help, --version
     app.exit(done, out);
     return std::nullopt;
+  } catch (const CLI::ExtrasError& error) {
+    throw InputError(unexpected_arguments(app, error));
   } catch (const CLI::ParseError& error) {
     throw InputError(without_program_name(error.what(), app.get_name()));
   }
@@ -457,8 +472,9 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     throw InputError(fmt::format("--size {} and --sweep size=... both set the image size: give one", size));
   if (config.image_path == "-")
     throw InputError("--image -: reading the image from standard input is not supported; give a file name");
-  if (config.list && !(config.json_path.empty() && config.csv_path.empty() && config.markdown_path.empty()))
-    throw InputError("--list prints to the console only: it writes no --json, --csv or --markdown");
+  if (config.list && !(config.csv_path.empty() && config.markdown_path.empty() && config.plot_path.empty()))
+    throw InputError("--list prints to the console, or with --json FILE (- for standard output) as JSON: it writes no "
+                     "--csv, --markdown or --plot");
   // CLI::Range lets NaN through (every comparison with it is false), and a NaN threshold switches the
   // gate off: a 100x slowdown read "unchanged" (issue #30).
   for (const auto& [name, value] : {std::pair{"--significance", config.significance},

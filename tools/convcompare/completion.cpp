@@ -24,7 +24,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> completion_values(
   for (const VariantTraits& variant : all_variants()) variants.emplace_back(variant.name);
   variants.emplace_back("all");
   for (Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap}) borders.emplace_back(to_string(border));
-  std::vector<std::string> filters = builtin_filter_names();
+  std::vector<std::string> filters = builtin_filter_completions();
   filters.emplace_back("file:");
   std::vector<std::string> backends, devices;
   for (const BackendName& backend : kBackendNames) {

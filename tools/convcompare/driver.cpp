@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -129,6 +130,21 @@ int run_job_or_interrupt(const Config& config) {
 
 }  // namespace
 
+namespace {
+
+// The work of one run, for the progress estimate: pixels x channels x (the taps the variant computes per
+// value, plus one for moving it). fft's work grows with log(pixels), not the taps; auto runs the direct
+// sum's candidates.
+double step_work(int width, int height, int channels, const Filter& filter, const VariantTraits& variant) {
+  const double pixels = static_cast<double>(width) * height * channels;
+  const double taps = variant.kind == VariantKind::Choice
+                          ? static_cast<double>(filter.width) * filter.height
+                          : taps_per_pixel(variant, filter.radius_x(), filter.radius_y());
+  return pixels * ((taps > 0 ? taps : std::log2(std::max(pixels, 2.0))) + 1);
+}
+
+}  // namespace
+
 int run_job(const Config& config) {
   if (!config.merge_reports.empty()) {
     std::ostringstream text;  // the hosts and devices the saved reports name, escaped for the terminal
@@ -148,6 +164,10 @@ int run_job(const Config& config) {
       std::cerr << "convcompare: interrupted by " << stop_signal_name() << "; no listing is printed\n";
       return 128 + stop_signal();
     }
+    // --list --json FILE: the listing as JSON (to standard output with -, in place of the text).
+    const auto json = std::ranges::find(job.reports, ReportFormat::Json, &ReportOutput::format);
+    if (json != job.reports.end()) write_file_atomically(json->path, listing_json(job, backends));
+    if (json != job.reports.end() && (job.quiet || json->path == "/dev/stdout")) return 0;
     std::ostringstream listing;  // device names and driver strings, escaped for the terminal
     print_listing(job, backends, listing);
     std::cout << printable_lines(listing.str());
@@ -208,13 +228,30 @@ int run_job(const Config& config) {
     return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
            target.variant->kind != VariantKind::Choice;
   };
-  // Only the targets that run are steps: a skipped one takes no time, and counting it made the
-  // estimate far too short (issue #28).
-  const std::size_t runs_per_problem = std::ranges::count_if(targets, &Target::runs) + std::ranges::count_if(targets, streams) +
-                                        multi_targets.size() * ((job.split ? 1 : 0) + (job.stream_frames > 0 ? 1 : 0));
-  Progress progress(job.sizes.size() * job.filters.size() * job.borders.size() * job.pixels.size() *
-                        job.memories.size() * runs_per_problem,
-                    std::cerr, isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
+  // The progress line's steps in the loop's order below, each weighed by its work (ProgressStep). Only
+  // the targets that run are steps: a skipped one takes no time.
+  std::vector<ProgressStep> steps;
+  for (const auto& [width, height] : job.sizes)
+    for (const Filter& filter : job.filters)
+      for (std::size_t problem = 0; problem < job.borders.size() * job.pixels.size() * job.memories.size(); ++problem) {
+        const auto work = [&](const VariantTraits& variant) {
+          return step_work(job.size_sweep ? width : image.width, job.size_sweep ? height : image.height, image.channels,
+                           filter, variant);
+        };
+        for (const Target& target : targets) {
+          if (!target.runs()) continue;
+          const std::string key = target.device_id + " " + std::string(target.variant->name);
+          steps.push_back({key, work(*target.variant), true});
+          if (streams(target)) steps.push_back({key + " --stream", work(*target.variant) * job.stream_frames, false});
+        }
+        for (const MultiTarget& multi : multi_targets) {
+          const std::string key = multi.device_id + " " + std::string(multi.variant->name);
+          if (job.split) steps.push_back({key + " --split", work(*multi.variant), true});
+          if (job.stream_frames > 0) steps.push_back({key + " --stream", work(*multi.variant) * job.stream_frames, false});
+        }
+      }
+  Progress progress(std::move(steps), job.options.time_budget_s, std::cerr,
+                    isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
   RunOptions options = job.options;
 
   const auto run_all = [&] {  // returns at a stop signal, between runs

@@ -13,6 +13,7 @@
 #include "common/domain/error.h"
 #include "common/domain/input_file.h"
 #include "common/domain/memory.h"
+#include "common/domain/suggest.h"
 #include "common/report/report_read.h"
 #include "tools/convcompare/sweep.h"
 
@@ -53,9 +54,12 @@ DeviceSelector parse_device(const std::string& text) {
 }
 
 std::vector<std::string> select_backends(const std::vector<std::string>& requested) {
+  std::vector<std::string_view> backend_names_and_all{"all"};
+  for (const BackendName& backend : kBackendNames) backend_names_and_all.push_back(backend.name);
   for (const std::string& name : requested)
     if (name != "all" && !find_backend_name(name))
-      throw InputError(fmt::format("unknown backend '{}' ({}, all)", name, backend_name_list(", ", ", ")));
+      throw InputError(fmt::format("unknown backend '{}' ({}, all){}", name, backend_name_list(", ", ", "),
+                                   did_you_mean(name, backend_names_and_all)));
   std::vector<std::string> selected;
   for (const BackendName& backend : kBackendNames)
     if (contains(requested, "all") || contains(requested, backend.name)) selected.emplace_back(backend.name);
@@ -68,7 +72,8 @@ std::vector<const VariantTraits*> select_variants(const std::vector<std::string>
   for (const VariantTraits& variant : all_variants()) known.push_back(variant.name);
   for (const std::string& name : requested)
     if (name != "all" && !find_variant(name))
-      throw InputError(fmt::format("unknown variant '{}' ({}, all)", name, fmt::join(known, ", ")));
+      throw InputError(fmt::format("unknown variant '{}' ({}, all){}", name, fmt::join(known, ", "),
+                                   did_you_mean(name, known)));
   std::vector<const VariantTraits*> selected;
   for (const VariantTraits& variant : all_variants())
     if ((contains(requested, "all") && variant.in_all()) || contains(requested, variant.name))

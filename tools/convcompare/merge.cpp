@@ -8,6 +8,7 @@
 
 #include "common/report/compare.h"
 #include "common/report/report_read.h"
+#include "common/report/tables.h"
 #include "tools/convcompare/job.h"
 #include "tools/convcompare/outputs.h"
 
@@ -53,8 +54,16 @@ int run_merge(const Config& config, std::ostream& out) {
     if (std::ranges::find(labels, label) != labels.end()) label += fmt::format("#{}", labels.size() + 1);
     labels.push_back(std::move(label));
   }
-  if (!config.quiet) print_merged(reports, labels, out);
-  write_reports(merged_report(reports, labels), destinations);
+  const Report merged = merged_report(reports, labels);
+  // Merged sweeps keep the sweep's own summary, a row per radius (or size) and a column per variant for
+  // each machine's device; the side-by-side table of each point is the detail view's.
+  const std::vector<RunRecord> shown = report_tables::shown_runs(merged);  // the series point into it
+  const std::vector<report_tables::SweepSeries> sweep = report_tables::sweep_series(shown);
+  if (!config.quiet) {
+    print_merged(reports, labels, out, sweep.empty() || config.verbose);
+    report_tables::print_sweep_summaries(sweep, out, config.verbose, report_tables::kLineWidth);
+  }
+  write_reports(merged, destinations);
   return 0;
 }
 

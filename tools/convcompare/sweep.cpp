@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/domain/error.h"
+#include "common/domain/suggest.h"
 #include "common/domain/filter.h"
 #include "common/domain/image.h"
 #include "tools/convcompare/cli.h"
@@ -113,7 +114,8 @@ Sweep parse_sweeps(const std::vector<std::string>& texts) {
     const std::string_view list = std::string_view(text).substr(equals + 1);
     bool& seen = key == "radius" ? radius_seen : size_seen;
     if (key != "radius" && key != "size")
-      throw InputError(fmt::format("bad --sweep '{}': unknown key '{}' (radius, size)", text, key));
+      throw InputError(fmt::format("bad --sweep '{}': unknown key '{}' (radius, size){}", text, key,
+                                   did_you_mean(key, std::vector<std::string_view>{"radius", "size"})));
     if (seen) throw InputError(fmt::format("bad --sweep '{}': {} is swept twice", text, key));
     seen = true;
     if (key == "radius")

@@ -7,6 +7,9 @@
 #include <algorithm>
 
 #include "common/domain/error.h"
+#include "common/report/tables.h"
+
+#include <nlohmann/json.hpp>
 
 namespace cc {
 
@@ -155,40 +158,150 @@ std::vector<std::string> unavailable_backends(const std::vector<Target>& targets
   return lines;
 }
 
-void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out) {
-  out << "Backends and devices:\n";
+namespace {
+
+// What --list says, gathered once for its text and its JSON.
+struct ListedBackend {
+  std::string name;
+  std::string unavailable;  // why it has no device (not built, no driver), or ""
+  const std::vector<DeviceInfo>* devices = nullptr;
+};
+struct ListedVariant {
+  const VariantTraits* traits;
+  std::vector<std::string_view> implementers;  // the backends of this build that implement it
+  std::string where;                            // "cuda, opencl", "the driver, for every backend", "none in this build"
+};
+
+std::vector<ListedBackend> listed_backends(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<ListedBackend> listed;
   for (const std::string& name : job.backends) {
     Backend* backend = find_backend(backends, name);
-    if (!backend) {
-      out << fmt::format("  {}: {}\n", name, not_built_reason(name));
-      continue;
-    }
-    const std::vector<DeviceInfo>& devices = backend->devices();
-    if (devices.empty()) out << fmt::format("  {}: no device: {}\n", name, backend->unavailable_reason());
-    for (const DeviceInfo& device : devices) {
-      out << fmt::format("  {}  {}\n", device.id, device.name);
-      for (const auto& [property, value] : device.properties) out << fmt::format("      {}: {}\n", property, value);
-    }
+    if (!backend) listed.push_back({name, not_built_reason(name), nullptr});
+    else
+      listed.push_back({name, backend->devices().empty() ? "no device: " + backend->unavailable_reason() : "",
+                        &backend->devices()});
   }
-  // The braces carry the traits scripts select variants by (tests/oclgrind.sh: 8-bit kernels, image
-  // input, and sub-group shuffles, which Oclgrind 21.10 does not offer).
-  out << "\nVariants (memory space) [backends that implement it] {pixel types; input read as buffer or image}:\n";
+  return listed;
+}
+
+std::vector<ListedVariant> listed_variants(const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<ListedVariant> listed;
   for (const VariantTraits& variant : all_variants()) {
-    std::vector<std::string_view> implementers;
+    ListedVariant entry{&variant, {}, ""};
     for (const auto& backend : backends)
-      if (contains(backend->variants(), variant.name)) implementers.push_back(backend->name());
-    const std::string where = variant.kind == VariantKind::Choice ? "the driver, for every backend"
-                              : implementers.empty()              ? "none in this build"
-                                                                  : fmt::format("{}", fmt::join(implementers, ", "));
-    out << fmt::format("  {:<14} {} [{}] {{pixels: {}; input: {}{}}}\n", variant.name, variant.memory_space, where,
-                       pixel_names(variant.pixels), variant.input_as_image ? "image" : "buffer",
-                       variant.lane_shuffles ? "; needs: sub-group shuffles" : "");
+      if (contains(backend->variants(), variant.name)) entry.implementers.push_back(backend->name());
+    entry.where = variant.kind == VariantKind::Choice ? "the driver, for every backend"
+                  : entry.implementers.empty()        ? "none in this build"
+                                                      : fmt::format("{}", fmt::join(entry.implementers, ", "));
+    listed.push_back(std::move(entry));
   }
+  return listed;
+}
+
+std::vector<std::string_view> border_names() {
   std::vector<std::string_view> borders;
   for (const Border border : {Border::Zero, Border::Clamp, Border::Mirror, Border::Wrap})
     borders.push_back(to_string(border));
-  out << fmt::format("\nFilters: {}, file:PATH\nBorders: {}\n", fmt::join(builtin_filter_names(), ", "),
-                     fmt::join(borders, ", "));
+  return borders;
+}
+
+// "{pixels: f32, u8; input: buffer; needs: sub-group shuffles}": the traits scripts select variants by
+// (tests/oclgrind.sh: 8-bit kernels, image input, and sub-group shuffles, which Oclgrind 21.10 lacks).
+std::string trait_braces(const VariantTraits& variant) {
+  return fmt::format("{{pixels: {}; input: {}{}}}", pixel_names(variant.pixels),
+                     variant.input_as_image ? "image" : "buffer",
+                     variant.lane_shuffles ? "; needs: sub-group shuffles" : "");
+}
+
+constexpr std::size_t kListWidth = 100;  // the console's width (README: the console fits in 100 columns)
+
+// One line of the listing as it is, or wrapped to kListWidth with its continuation lines indented by
+// `indent`: a short line keeps its spacing ("  cpu  NAME", which scripts read).
+std::string listing_line(const std::string& line, std::size_t indent) {
+  if (report_tables::display_width(line) <= kListWidth) return line;
+  const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
+  return line.substr(0, lead) + report_tables::wrap_words(std::string_view(line).substr(lead), kListWidth, indent, lead);
+}
+
+}  // namespace
+
+void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out) {
+  out << "Backends and devices:\n";
+  for (const ListedBackend& backend : listed_backends(job, backends)) {
+    if (!backend.unavailable.empty())
+      out << listing_line(fmt::format("  {}: {}", backend.name, backend.unavailable), 6) << '\n';
+    if (backend.devices == nullptr) continue;
+    for (const DeviceInfo& device : *backend.devices) {
+      out << listing_line(fmt::format("  {}  {}", device.id, device.name), 6) << '\n';
+      for (const auto& [property, value] : device.properties)
+        out << listing_line(fmt::format("      {}: {}", property, value), 8) << '\n';
+    }
+  }
+  // Each variant's first line is its name, the backends and the trait braces, whole (the scripts read
+  // it: tests/oclgrind.sh, tools/gpu_host.sh); its memory space follows, wrapped, on lines of its own.
+  out << "\nVariants [backends that implement each] {pixel types; input read as buffer or image}, memory space:\n";
+  for (const ListedVariant& variant : listed_variants(backends))
+    out << fmt::format("  {:<14} [{}] {}\n", variant.traits->name, variant.where, trait_braces(*variant.traits))
+        << listing_line(std::string(19, ' ') + std::string(variant.traits->memory_space), 19) << '\n';
+  out << "\n" << listing_line(fmt::format("Filters: {}, file:PATH", fmt::join(builtin_filter_names(), ", ")), 2)
+      << fmt::format("\nBorders: {}\n", fmt::join(border_names(), ", "));
+}
+
+std::string listing_json(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  nlohmann::ordered_json listing;
+  listing["tool"] = {{"name", "convcompare"}, {"version", CONVCOMPARE_VERSION}};
+  nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+  nlohmann::ordered_json platforms = nlohmann::ordered_json::array();
+  for (const ListedBackend& backend : listed_backends(job, backends)) {
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    if (backend.devices != nullptr)
+      for (const DeviceInfo& device : *backend.devices) {
+        nlohmann::ordered_json properties = nlohmann::ordered_json::object();
+        for (const auto& [property, value] : device.properties) properties[property] = value;
+        devices.push_back({{"id", device.id}, {"name", device.name}, {"properties", properties}});
+        // A platform, "opencl:P", with the devices it holds: a device id of two numbers names one
+        // (common/domain/backend_names.h: opencl:P:D).
+        if (std::ranges::count(device.id, ':') != 2) continue;
+        const std::string platform = device.id.substr(0, device.id.rfind(':'));
+        auto found = std::ranges::find_if(platforms, [&](const auto& entry) { return entry["id"] == platform; });
+        if (found == platforms.end()) {
+          nlohmann::ordered_json entry = {{"id", platform}, {"devices", nlohmann::ordered_json::array()}};
+          for (const auto& [property, value] : device.properties)
+            if (property.starts_with("platform")) entry[property] = value;
+          platforms.push_back(entry);
+          found = platforms.end() - 1;
+        }
+        (*found)["devices"].push_back(device.id);
+      }
+    listed.push_back({{"name", backend.name},
+                      {"available", backend.devices != nullptr && !backend.devices->empty()},
+                      {"reason", backend.unavailable},
+                      {"devices", devices}});
+  }
+  listing["backends"] = listed;
+  listing["platforms"] = platforms;
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
+  for (const ListedVariant& variant : listed_variants(backends)) {
+    nlohmann::ordered_json pixels = nlohmann::ordered_json::array();
+    for (const PixelType pixel : {PixelType::F32, PixelType::U8})
+      if (variant.traits->pixels & (pixel == PixelType::U8 ? kU8 : kF32)) pixels.push_back(to_string(pixel));
+    nlohmann::ordered_json needs = nlohmann::ordered_json::array();
+    if (variant.traits->lane_shuffles) needs.push_back("sub-group shuffles");
+    variants.push_back({{"name", variant.traits->name},
+                        {"memory_space", variant.traits->memory_space},
+                        {"backends", variant.implementers},
+                        {"in_all", variant.traits->in_all()},
+                        {"chooses", variant.traits->kind == VariantKind::Choice},
+                        {"pixels", pixels},
+                        {"input", variant.traits->input_as_image ? "image" : "buffer"},
+                        {"needs", needs}});
+  }
+  listing["variants"] = variants;
+  std::vector<std::string> filters = builtin_filter_names();
+  filters.emplace_back("file:PATH");
+  listing["filters"] = filters;
+  listing["borders"] = border_names();
+  return listing.dump(2) + "\n";
 }
 
 }  // namespace cc

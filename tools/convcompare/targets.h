@@ -60,5 +60,8 @@ std::vector<std::string> unavailable_backends(const std::vector<Target>& targets
 
 // --list: platforms, devices and their limits, variants and which backends implement each, filters, borders.
 void print_listing(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends, std::ostream& out);
+// --list --json: the same as JSON (docs/json-schema.md, "--list --json"): backends with their devices and
+// their properties (the limits), OpenCL platforms, variants with their traits, filters and borders.
+std::string listing_json(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends);
 
 }  // namespace cc
