@@ -69,7 +69,7 @@ class Matrix(unittest.TestCase):
 
     def test_stored_reports_are_small_and_name_their_command(self):
         for path in (REPO / "docs/validation").glob("*.json"):
-            self.assertLess(path.stat().st_size, 240_000, path.name)
+            self.assertLess(path.stat().st_size, 300_000, path.name)
             stored = json.loads(path.read_text())
             self.assertTrue(any(word.endswith("validation_runs.sh") for word in stored["command"]), path.name)
             self.assertTrue(stored["runs"], path.name)
