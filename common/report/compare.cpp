@@ -409,12 +409,13 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     if (counts[v] > 0) summary.push_back(fmt::format("{} {}", counts[v], to_string(static_cast<Verdict>(v))));
   out << fmt::format("\n{}", fmt::join(summary, ", "));
   // The verdict line says when the machine changed: the rows it touches are inconclusive, not slower.
-  std::vector<std::string> changes;
-  for (const MachineChange& change : machine) changes.push_back(change.what);
-  if (!changes.empty())
-    out << fmt::format("; the machine changed beyond {}% (peaks, clocks) or {} load per CPU: {}; the rows it "
-                       "touches are inconclusive, not slower or faster",
-                       100 * rule.machine_tolerance, rule.load_tolerance, fmt::join(changes, "; "));
+  // One change a line, so that each fits an 80-column terminal.
+  if (!machine.empty()) {
+    out << fmt::format("; the machine changed beyond {}% (peaks, clocks) or {} load per CPU,\nso the rows it "
+                       "touches are inconclusive, not slower or faster:",
+                       100 * rule.machine_tolerance, rule.load_tolerance);
+    for (const MachineChange& change : machine) out << "\n  " << change.what;
+  }
   out << '\n';
 }
 

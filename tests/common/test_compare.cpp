@@ -588,8 +588,8 @@ TEST_CASE("compare gate: a machine that changed makes its rows inconclusive, not
   cc::print_comparison(cc::compare_reports(baseline, current), {}, out, cc::machine_changes(baseline, current));
   CAPTURE(out.str());
   CHECK(out.str().ends_with("\n2 slower, 1 inconclusive; the machine changed beyond 20% (peaks, clocks) or 0.5 load "
-                            "per CPU: opencl:1:0 driver version '1.0' -> '2.0'; the rows it touches are inconclusive, "
-                            "not slower or faster\n"));
+                            "per CPU,\nso the rows it touches are inconclusive, not slower or faster:\n"
+                            "  opencl:1:0 driver version '1.0' -> '2.0'\n"));
   // The host's state and the reason go into the JSON and come back.
   cc::attach_verdicts(current, cc::compare_reports(baseline, current));
   const auto json = nlohmann::json::parse(json_text(current));
