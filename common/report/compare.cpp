@@ -350,10 +350,10 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
   // Within 80 columns, so that a terminal of 80 does not wrap it (it was 96 wide: #28).
   out << fmt::format(
       "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of\n"
-      "the two runs' samples (outliers dropped); threshold: the change a row can\n"
-      "see, {}% or {} x the runs' combined noise if larger; slower or faster when\n"
-      "p < {} and the medians moved past it; unchanged when they did not and the\n"
-      "threshold is {}%; inconclusive when the gate cannot tell (the reason below)\n",
+      "the two runs' samples (outliers dropped); needs: the change a row can see,\n"
+      "{}% or {} x the runs' combined noise if larger; slower or faster when\n"
+      "p < {} and the medians moved past it; unchanged when they did not and needs\n"
+      "is {}%; inconclusive when the gate cannot tell (the reason below)\n",
       100 * rule.min_change, rule.noise_factor, rule.significance, 100 * rule.min_change);
   for (const std::string& title : titles) {
     std::vector<const Comparison*> group;
@@ -374,9 +374,9 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     if (!backend_in_device) rows[0].push_back("backend");
     rows[0].insert(rows[0].end(), {"device", "variant"});
     if (mixed_memory) rows[0].push_back("memory");
-    for (const char* name : {"baseline", "current", "ratio", "p", "threshold", "verdict"}) rows[0].push_back(name);
+    for (const char* name : {"baseline", "current", "ratio", "p", "needs", "verdict"}) rows[0].push_back(name);
     std::vector<bool> numeric(rows[0].size(), false);
-    std::fill(numeric.end() - 6, numeric.end() - 1, true);  // the ms, ratio, p and threshold columns
+    std::fill(numeric.end() - 6, numeric.end() - 1, true);  // the ms, ratio, p and needs columns
     std::vector<std::string> reasons;  // the inconclusive rows', below the table
     for (const Comparison* c : group) {
       const RunRecord& r = either(*c);
@@ -411,7 +411,7 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
   // The verdict line says when the machine changed: the rows it touches are inconclusive, not slower.
   // One change a line, so that each fits an 80-column terminal.
   if (!machine.empty()) {
-    out << fmt::format("; the machine changed beyond {}% (peaks, clocks) or {} load per CPU,\nso the rows it "
+    out << fmt::format(";\nthe machine changed beyond {}% (peaks, clocks) or {} load per CPU,\nso the rows it "
                        "touches are inconclusive, not slower or faster:",
                        100 * rule.machine_tolerance, rule.load_tolerance);
     for (const MachineChange& change : machine) out << "\n  " << change.what;

@@ -587,7 +587,7 @@ TEST_CASE("compare gate: a machine that changed makes its rows inconclusive, not
   std::ostringstream out;
   cc::print_comparison(cc::compare_reports(baseline, current), {}, out, cc::machine_changes(baseline, current));
   CAPTURE(out.str());
-  CHECK(out.str().ends_with("\n2 slower, 1 inconclusive; the machine changed beyond 20% (peaks, clocks) or 0.5 load "
+  CHECK(out.str().ends_with("\n2 slower, 1 inconclusive;\nthe machine changed beyond 20% (peaks, clocks) or 0.5 load "
                             "per CPU,\nso the rows it touches are inconclusive, not slower or faster:\n"
                             "  opencl:1:0 driver version '1.0' -> '2.0'\n"));
   // The host's state and the reason go into the JSON and come back.
