@@ -119,6 +119,10 @@ TEST_CASE("lost files: standard output shared with the console, and output paths
   TempDir dir("hostile");
   check_refused(convcompare(small_run({"--filter", "box:r=1", "--json", "-"})), {"--json", "standard output", "--quiet"});
   check_refused(convcompare(small_run({"--filter", "box:r=1", "--csv", "/dev/stdout"})), {"--csv", "--quiet"});
+  // Standard error is the run's own (progress, warnings, errors), by any of its names, even with --quiet.
+  for (const char* name : {"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"})
+    check_refused(convcompare(small_run({"--filter", "box:r=1", "--quiet", "--json", name})), {"--json", name, "standard error"});
+  check_refused(convcompare(small_run({"--filter", "box:r=1", "--plot", "/dev/stderr"})), {"--plot", "standard error"});
   const CommandResult quiet = convcompare(small_run({"--filter", "box:r=1", "--json", "-", "--quiet"}));
   check_validated(quiet);
   CHECK(nlohmann::json::parse(quiet.out).at("runs").size() > 0);

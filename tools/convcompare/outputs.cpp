@@ -141,6 +141,12 @@ void check_report_path(const PlannedFile& file) {
   // The driver reopens a closed standard stream read-only on /dev/null (driver.cpp), so that the
   // stream's name would otherwise lead a report to /dev/null with exit 0.
   if (const int fd = standard_stream_named(file.path); fd != 0) {
+    // Standard error carries the progress line, warnings and errors of the run itself: a report there
+    // would come out with them mixed in (or be lost with them under 2>/dev/null).
+    if (fd == STDERR_FILENO)
+      throw InputError(fmt::format("cannot write {} '{}': it is standard error, where progress, warnings and "
+                                   "errors go too: name a file, or standard output with --quiet",
+                                   file.what, file.path));
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
       throw InputError(fmt::format("cannot write {} '{}': standard {} is closed, so the report would be lost",
