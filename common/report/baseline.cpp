@@ -31,7 +31,7 @@ void check_baseline(const Report& baseline, std::string_view source) {
           run.memory.empty() ? std::string() : run.memory + " memory"})
       if (!part.empty()) parts.push_back(part);
     throw InputError(fmt::format("{}: runs {} and {} of the baseline are the same run ({}): a baseline holds each "
-                                 "run once (a filter given twice measures it twice)",
+                                 "run once (convcompare measures a problem named twice once; this report was made or edited elsewhere)",
                                  source, found->second, i + 1, fmt::join(parts, ", ")));
   }
 }

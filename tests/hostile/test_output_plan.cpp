@@ -111,8 +111,16 @@ TEST_CASE("lost files: outputs meeting through hard links, symlinks, the output 
     CHECK(read_text(cache_file) == tuned);
   }
 
-  // The same filter twice writes the same images twice: nothing is lost, so it runs.
-  check_validated(convcompare(small_run({"--filter", "box:r=1", "--filter", "box:r=1", "--output-dir", dir / "twice"})));
+  // The same filter twice is measured once: it runs, and its report is one --compare takes as a baseline.
+  const CommandResult twice = convcompare(small_run({"--filter", "box:r=1", "--filter", "box:r=1", "--output-dir",
+                                                     dir / "twice", "--json", dir / "twice.json"}));
+  check_validated(twice);
+  check_validated(convcompare(small_run({"--filter", "box:r=1", "--json", dir / "once.json"})));
+  CHECK(nlohmann::json::parse(read_text(dir / "twice.json")).at("runs").size() ==
+        nlohmann::json::parse(read_text(dir / "once.json")).at("runs").size());
+  const CommandResult against = convcompare(small_run({"--filter", "box:r=1", "--compare", dir / "twice.json"}));
+  INFO("stderr: " << against.err);
+  CHECK(against.status != 2);
 }
 
 TEST_CASE("lost files: standard output shared with the console, and output paths that cannot be written") {

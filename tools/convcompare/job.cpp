@@ -150,10 +150,16 @@ Job make_job(const Config& config) {
                                          : sweep.radii.empty()   ? default_filter_specs()
                                                                  : std::vector<std::string>{"box"};
   check_streams_named_once(config);
+  // A filter named twice is measured once, as a border or pixel type named twice is: its runs would be
+  // the same runs, and a report holds each run once (--compare refuses a baseline that does not).
+  const auto add_filter = [&](Filter filter) {
+    if (std::ranges::none_of(job.filters, [&](const Filter& f) { return f.spec == filter.spec; }))
+      job.filters.push_back(std::move(filter));
+  };
   for (const std::string& spec : specs) {
     Filter parsed = parse_filter_spec(spec);  // read once (a pipe has no second reading); a bad spec is named as the user wrote it
-    if (sweep.radii.empty()) job.filters.push_back(std::move(parsed));
-    for (const int radius : sweep.radii) job.filters.push_back(parse_filter_spec(filter_spec_with_radius(spec, radius)));
+    if (sweep.radii.empty()) add_filter(std::move(parsed));
+    for (const int radius : sweep.radii) add_filter(parse_filter_spec(filter_spec_with_radius(spec, radius)));
   }
   for (const std::string& name : config.borders)
     if (const Border border = parse_border(name); !contains(job.borders, border)) job.borders.push_back(border);

@@ -50,7 +50,7 @@ constexpr std::size_t kMaxSheetTiles = 16;
 constexpr std::size_t kMaxOutputName = 255 - 32;
 
 // One file the run writes: the option that asks for it, its path, and what it holds (two entries with
-// the same `content` are one file written twice with the same bytes, e.g. a filter given twice).
+// the same `content` are one file written twice with the same bytes).
 struct PlannedFile {
   std::string what;
   std::string path;
