@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "backends/device_completion.h"
 #include "backends/device_watchdog.h"
 #include "backends/stop_request.h"
+#include "backends/watched_call.h"
 #include "common/domain/error.h"
 #include "common/domain/seconds.h"
 
@@ -22,11 +22,11 @@ namespace cc::opencl {
 
 namespace {
 
-// What the build thread leaves: its status through the completion, and, when the driver threw, what.
-// Shared with the thread, which may outlive a build given up on.
+// What the build thread leaves: clBuildProgram's status, and, when the driver threw, what. Shared with
+// the thread, which may outlive a build given up on.
 struct BuildOutcome {
-  DeviceCompletion completion;
-  // "" unless the driver threw; written before completion is signalled. A fixed array: the driver threw
+  cl_int status = CL_BUILD_PROGRAM_FAILURE;
+  // "" unless the driver threw. A fixed array: the driver threw
   // std::bad_alloc because memory ran out, so a string's allocation here would throw again.
   char thrown[160] = "";
   bool out_of_memory = false;  // what it threw was std::bad_alloc
@@ -50,7 +50,7 @@ void run_build(BuildOutcome& outcome, cl_program program, cl_device_id device, c
   } catch (...) {
     keep(outcome.thrown, "an unknown C++ exception");
   }
-  outcome.completion.signal(status);
+  outcome.status = status;
 }
 
 double seconds(std::chrono::steady_clock::duration span) { return std::chrono::duration<double>(span).count(); }
@@ -67,24 +67,17 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
   const double limit_s = build_limit_s();  // before the build starts: a bad value is refused, not half-used
   auto outcome = std::make_shared<BuildOutcome>();
   const auto start = std::chrono::steady_clock::now();
-  try {
-    std::thread([outcome, program, device, options] { run_build(*outcome, program, device, options); }).detach();
-  } catch (const std::system_error&) {
-    // No thread to spare (EAGAIN: under ulimit -v each thread reserves its stack): built here, unwatched,
-    // as parallel_for_rows leaves a refused band to the calling thread.
-    run_build(*outcome, program, device, options);
-  }
-  const auto deadline = start + clock_span(limit_s);
-  if (!outcome->completion.wait_until(deadline)) {
-    abandon_device();
-    if (stop_overdue())  // the job reports the interrupt (stop_request.h), not this
-      throw DeviceStuckError(fmt::format("interrupted by {}: gave up the OpenCL build of {} after {:g} s",
-                                         stop_signal_name(), printable(what), kStopGraceS));
+  const Watched watched = run_watched(
+      limit_s, [outcome, program, device, options] { run_build(*outcome, program, device, options); },
+      Watched::Interrupted);
+  if (watched == Watched::Interrupted)  // the job reports the interrupt (stop_request.h), not this
+    throw DeviceStuckError(fmt::format("interrupted by {}: gave up the OpenCL build of {} after {:g} s",
+                                       stop_signal_name(), printable(what), kStopGraceS));
+  if (watched == Watched::TimedOut)
     throw DeviceStuckError(fmt::format(
         "the OpenCL build of {} did not finish within {:g} s: the driver may never return; if it is only slow, "
         "raise CONVCOMPARE_BUILD_TIMEOUT (seconds, default {:g})",
         printable(what), limit_s, kDefaultBuildTimeoutS));
-  }
   if (*outcome->thrown) {
     abandon_device();
     throw DeviceStuckError(fmt::format(
@@ -92,7 +85,7 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
         printable(what), seconds(std::chrono::steady_clock::now() - start), printable(outcome->thrown),
         outcome->out_of_memory ? ": " + out_of_memory_advice() : std::string()));
   }
-  const auto status = static_cast<cl_int>(outcome->completion.status());
+  const cl_int status = outcome->status;
   // Out of memory returned rather than thrown: the driver is in the state it throws from, so it is
   // treated the same (defensive: seen thrown, issue #30), the build log not asked for, the program kept.
   if (status == CL_OUT_OF_HOST_MEMORY || status == CL_OUT_OF_RESOURCES) {

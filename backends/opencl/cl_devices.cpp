@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,10 @@
 #include <fmt/ranges.h>
 
 #include "backends/device_watchdog.h"
+#include "backends/opencl/cl_build.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_svm.h"
+#include "backends/watched_call.h"
 #include "common/domain/error.h"
 
 namespace cc::opencl {
@@ -338,8 +341,19 @@ Discovery discover_now() {
 
 Discovery discover_devices() {
   // PoCL starts its threads here (an abort: tools/convcompare/main.cpp's line), and a driver may throw
-  // std::bad_alloc through clGetPlatformIDs under ulimit -v (issue #30): DriverStage::run names the stage.
-  return DriverStage::run("loading the OpenCL drivers and listing their devices", discover_now);
+  // std::bad_alloc through clGetPlatformIDs under ulimit -v: DriverStage::run names the stage. A loader
+  // or driver that never returns (a library that is a FIFO, a hung kernel module) is waited for as long
+  // as a build may take, on a thread of its own.
+  constexpr std::string_view kStage = "loading the OpenCL drivers and listing their devices";
+  const double limit_s = build_limit_s();
+  return DriverStage::run(kStage, [&] {
+    auto found = std::make_shared<Discovery>();
+    if (run_watched(limit_s, [found] { *found = discover_now(); }) == Watched::TimedOut)
+      throw DeviceStuckError(fmt::format("{} did not finish within {:g} s: a driver may never return; if it is "
+                                         "only slow, raise CONVCOMPARE_BUILD_TIMEOUT (seconds, default {:g})",
+                                         kStage, limit_s, kDefaultBuildTimeoutS));
+    return std::move(*found);
+  });
 }
 
 }  // namespace cc::opencl

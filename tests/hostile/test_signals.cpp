@@ -79,6 +79,22 @@ TEST_CASE("signals: an ICD file the loader would block on (a FIFO) is refused in
                 {"OCL_ICD_FILENAMES", "is a FIFO"}, 10);
 }
 
+TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given up on at CONVCOMPARE_BUILD_TIMEOUT: one line, 2") {
+  if (skipped_unless_opencl("the OpenCL ICD loader")) return;
+  TempDir temp("hostile");
+  const fs::path dir = temp.path;
+  // A regular .icd naming a library that is a FIFO: the loader's dlopen blocks and nothing signals.
+  fs::create_directory(dir / "vendors");
+  REQUIRE(::mkfifo((dir / "library.so").c_str(), 0600) == 0);
+  std::ofstream(dir / "vendors" / "x.icd") << (dir / "library.so").string() << '\n';
+  for (const std::string& command : {std::string("--list"), std::string("$RUN --size 16x16")}) {
+    const CommandResult result = shell("CONVCOMPARE_BUILD_TIMEOUT=2 OCL_ICD_VENDORS=" + shell_quoted(dir / "vendors") +
+                                       " exec $CONVCOMPARE " + command);
+    check_refused(result, {"loading the OpenCL drivers", "did not finish within 2 s", "CONVCOMPARE_BUILD_TIMEOUT"}, 10);
+    CHECK(result.seconds >= 2);
+  }
+}
+
 TEST_CASE("signals: one SIGTERM while the ICD loader blocks for good ends the process at the backstop: one line, 143") {
   if (skipped_unless_opencl("the OpenCL ICD loader")) return;
   TempDir temp("hostile");
