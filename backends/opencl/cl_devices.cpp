@@ -342,16 +342,16 @@ Discovery discover_now() {
 Discovery discover_devices() {
   // PoCL starts its threads here (an abort: tools/convcompare/main.cpp's line), and a driver may throw
   // std::bad_alloc through clGetPlatformIDs under ulimit -v: DriverStage::run names the stage. A loader
-  // or driver that never returns (a library that is a FIFO, a hung kernel module) is waited for as long
-  // as a build may take, on a thread of its own.
+  // or driver that never returns (a library that is a FIFO, a hung kernel module) is waited for on a
+  // thread of its own, within CONVCOMPARE_LOAD_TIMEOUT.
   constexpr std::string_view kStage = "loading the OpenCL drivers and listing their devices";
-  const double limit_s = build_limit_s();
+  const double limit_s = load_limit_s();
   return DriverStage::run(kStage, [&] {
     auto found = std::make_shared<Discovery>();
     if (run_watched(limit_s, [found] { *found = discover_now(); }) == Watched::TimedOut)
       throw DeviceStuckError(fmt::format("{} did not finish within {:g} s: a driver may never return; if it is "
-                                         "only slow, raise CONVCOMPARE_BUILD_TIMEOUT (seconds, default {:g})",
-                                         kStage, limit_s, kDefaultBuildTimeoutS));
+                                         "only slow, raise CONVCOMPARE_LOAD_TIMEOUT (seconds, default {:g})",
+                                         kStage, limit_s, kDefaultLoadTimeoutS));
     return std::move(*found);
   });
 }

@@ -79,7 +79,7 @@ TEST_CASE("signals: an ICD file the loader would block on (a FIFO) is refused in
                 {"OCL_ICD_FILENAMES", "is a FIFO"}, 10);
 }
 
-TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given up on at CONVCOMPARE_BUILD_TIMEOUT: one line, 2") {
+TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given up on at CONVCOMPARE_LOAD_TIMEOUT: one line, 2") {
   if (skipped_unless_opencl("the OpenCL ICD loader")) return;
   TempDir temp("hostile");
   const fs::path dir = temp.path;
@@ -88,9 +88,9 @@ TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given 
   REQUIRE(::mkfifo((dir / "library.so").c_str(), 0600) == 0);
   std::ofstream(dir / "vendors" / "x.icd") << (dir / "library.so").string() << '\n';
   for (const std::string& command : {std::string("--list"), std::string("$RUN --size 16x16")}) {
-    const CommandResult result = shell("CONVCOMPARE_BUILD_TIMEOUT=2 OCL_ICD_VENDORS=" + shell_quoted(dir / "vendors") +
+    const CommandResult result = shell("CONVCOMPARE_LOAD_TIMEOUT=2 OCL_ICD_VENDORS=" + shell_quoted(dir / "vendors") +
                                        " exec $CONVCOMPARE " + command);
-    check_refused(result, {"loading the OpenCL drivers", "did not finish within 2 s", "CONVCOMPARE_BUILD_TIMEOUT"}, 10);
+    check_refused(result, {"loading the OpenCL drivers", "did not finish within 2 s", "CONVCOMPARE_LOAD_TIMEOUT"}, 10);
     CHECK(result.seconds >= 2);
   }
 }
