@@ -12,6 +12,7 @@
 
 #include "common/domain/error.h"
 #include "common/domain/variants.h"
+#include "common/report/tables.h"
 
 namespace cc {
 
@@ -399,7 +400,8 @@ void print_comparison(const std::vector<Comparison>& comparisons, const CompareR
     }
     out << '\n' << title << '\n';
     print_aligned(rows, numeric, out);
-    for (const std::string& reason : reasons) out << reason << '\n';
+    // Reasons name devices and figures of any length: wrapped, so that each line fits 80 columns too.
+    for (const std::string& reason : reasons) out << report_tables::wrap_words(reason, 80, 4) << '\n';
   }
 
   std::array<int, kVerdictCount> counts{};
