@@ -197,7 +197,7 @@ def measured():
 
 
 def two_gpus():
-    """docs/performance.md's "Two GPUs" section (issue #26 item 2): rows, its table as {row label: {column: cell}}
+    """docs/performance.md's "Two GPUs" section: rows, its table as {row label: {column: cell}}
     (columns "one GPU", "two GPUs", "gain", "target"; labels as the table writes them: "split, kernel ms, CUDA",
     ...); link, the host link probe's table as {"copies at once" cell: row} (columns "up", "down", "both
     directions"); and the variant, frame size and box radius of the command the split rows were measured with."""
