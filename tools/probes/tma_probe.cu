@@ -1,6 +1,6 @@
 // tma_probe.cu: one block of the tma variant's kernel (kernels_cuda/tma.cu, included as it is) and a textbook TMA copy, each in its own process, to tell on a GPU host which step of the tensor-memory-accelerator path fails.
 //
-// Not a test: a diagnostic for the GPU host (docs/architecture.md, "Adding a variant", on tma). A target
+// Not a test: a diagnostic for the GPU host (docs/correctness.md, "The tensor memory accelerator's box corner"). A target
 // of backends/cuda/backend.cmake when CUDA is on, out of `all`: `cmake --build build-gpu --target
 // tma_probe` (tools/gpu_check.sh does) makes build-gpu/tools/probes/tma_probe. Run with no
 // argument it runs every step below in a child process of its own, since an illegal instruction loses
