@@ -202,7 +202,7 @@ def two_gpus():
     ...); link, the host link probe's table as {"copies at once" cell: row} (columns "up", "down", "both
     directions"); and the variant, frame size and box radius of the command the split rows were measured with."""
     perf = (DOCS / "performance.md").read_text()
-    section = perf.split("### Two GPUs (", 1)[1].split("\n#", 1)[0]
+    section = perf.split("### Two GPUs\n", 1)[1].split("\n#", 1)[0]
     run = re.search(r"--variant (\w+) --size (\d+)x(\d+) --filter box:r=(\d+)", " ".join(section.split()))
     rows = table_rows(section)
     return dict(rows={row[""]: row for row in rows if "" in row},

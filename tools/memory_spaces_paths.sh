@@ -170,8 +170,8 @@ prun paths-8192-f32 150 --size "$large" --pixel f32 --channels 1 --filter "$filt
 # --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
 # One process per radius profiles each kernel's launches (the warm-up and the timed one: ncu flushes the caches
 # before each, so they are alike; the tables take the first). A metric this ncu does not know fails the
-# whole list, so the second try leaves out the two this tree has not asked of the H100's ncu before (L2
-# bytes, L1 wavefronts) and the third keeps the issue's four; WarpStateStats (the stalls) stays in each.
+# whole list, so the second try leaves out the two an older ncu may lack (L2 bytes,
+# L1 wavefronts) and the third keeps the four basic ones (PATH_CORE); WarpStateStats (the stalls) stays in each.
 PATH_KNOWN=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 PATH_KNOWN+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
 PATH_KNOWN+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,launch__registers_per_thread

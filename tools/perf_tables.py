@@ -111,8 +111,9 @@ def tables(paths):
             cl_sep = find(runs, size, radius, "opencl", "separable")
             peaks = (devices.get("cuda:0") or {}).get("peaks") or {}
             pixels = sep["width"] * sep["height"] * sep["channels"] if sep else 0
-            # The floor: two passes through a temporary (read input, write temp, read temp, write
-            # output); ours passes the rows on chip, so its own floor is one read and one write.
+            # The target's floor (docs/performance.md, "Against the targets"): two passes through a temporary
+            # (read input, write temp, read temp, write output); ours passes the rows on chip, so its own
+            # floor is one read and one write.
             rate = peaks.get("copy_gb_per_s")
             two_pass = pixels * 16 / (rate * 1e9) * 1e3 if sep and rate else None
             fused = two_pass / 2 if two_pass else None
