@@ -103,7 +103,7 @@ def tracked_files(root):
     except (OSError, subprocess.CalledProcessError):
         paths = []
         for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+            dirs[:] = [d for d in dirs if d != ".git" and not d.startswith("build")]
             paths += [os.path.relpath(os.path.join(folder, f), root) for f in files]
         return paths
 
