@@ -802,7 +802,7 @@ TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame,
                                  "2.200", "88%", "1e-06"});
   CHECK(text.find("skipped  no transfers to overlap on this backend\n") != std::string::npos);
   CHECK(text.find("devices") == std::string::npos);  // no devices in this report, so no block
-  // The floor is the host-device link, PCIe only on a GPU ("floor: PCIe" on a CPU device).
+  // The floor is the host-device link, PCIe only on a GPU (never "floor: PCIe" on a CPU device).
   CHECK(text.find("floor: PCIe") == std::string::npos);
   CHECK(text.find("floor: max(h2d, d2h)") != std::string::npos);
 

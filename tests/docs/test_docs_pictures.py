@@ -35,7 +35,7 @@ def drawn_with_cell(page, old, new, draw):
 class MeasuredPictures(unittest.TestCase):
     def test_the_hierarchy_carries_the_probe_peaks(self):
         """hierarchy.svg's L2, L1 and shared rows carry bandwidth_probe.cu's peaks from the paths-peaks table's cells
-        (the L2 row said "not measured"), beside what a kernel asked; a changed cell changes the picture."""
+        (never "not measured"), beside what a kernel asked; a changed cell changes the picture."""
         page = (REPO / "docs/memory-spaces-evidence.md").read_text()
         peaks = page.split("<!-- generated: paths-peaks -->", 1)[1].split("<!-- end generated -->", 1)[0]
         cells = {}  # space -> (GB/s, how), read from the generated table, whatever the last probe run measured
