@@ -1,4 +1,4 @@
-/* lowrank.cl: a filter of numerical rank TERMS (its SVD's terms, common/domain/low_rank.h; issue #29) as
+/* lowrank.cl: a filter of numerical rank TERMS (its SVD's terms, common/domain/low_rank.h) as
    TERMS separable passes fused in one kernel, separable.cl's with each pass widened: a work-group stages
    its input tile and apron in local memory once, the row pass filters each staged row with the TERMS
    row factors into TERMS local planes (rows_done), and the column pass sums the TERMS column factors

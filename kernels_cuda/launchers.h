@@ -1,4 +1,4 @@
-// launchers.h: host entry points to the CUDA kernels, one small set per kernel file, callable from C++.
+// launchers.h: the CUDA kernels as C++ reaches them: each pixel format's table of offline kernels, and the launch_* entry points of the peak and fft kernels.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +14,9 @@ namespace cc::cuda_kernels {
 // One 64 KB constant bank of floats: the largest filter the constant-memory variants can hold.
 inline constexpr int kMaxConstantTaps = 16384;
 
-// global.cu, constant.cu, tiled.cu and texture.cu are compiled once per pixel format (backends/cuda/backend.cmake:
-// -DCC_PIXEL=..., common/geometry/pixel.h), so each of their kernels exists once per format. Each file
+// Every offline kernel file (each kernels_cuda/*.cu that backends/cuda/backend.cmake does not name as NVRTC's
+// or as compiled once) is compiled once per pixel format (-DCC_PIXEL=..., common/geometry/pixel.h), so each
+// of their kernels exists once per format. Each file
 // exports its kernel for the format it is compiled for as an OfflineKernel (named by CC_PIXEL_ENTRY
 // below: global_kernel_f32, global_kernel_u8, ...), and pixel_kernels.cu gathers them in that format's
 // table, which the CUDA backend searches by entry point (backends/kernel_descriptions.h) and launches
@@ -29,8 +30,8 @@ struct OfflineKernel {
     const void* filter_symbol;  // its file's c_filter, for cudaGetSymbolAddress; null where the filter is an argument
 };
 
-// Each format's table: a pointer per offline kernel file (every kernels_cuda/*.cu that CMakeLists.txt
-// does not name as NVRTC's or as compiled once), then null.
+// Each format's table: a pointer per offline kernel file (every kernels_cuda/*.cu that
+// backends/cuda/backend.cmake does not name as NVRTC's or as compiled once), then null.
 extern const OfflineKernel* const offline_kernels_f32[];
 extern const OfflineKernel* const offline_kernels_u8[];
 extern const OfflineKernel* const offline_kernels_u8x4[];

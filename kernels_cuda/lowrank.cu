@@ -1,4 +1,4 @@
-// lowrank.cu: a filter of numerical rank TERMS (its SVD's terms, common/domain/low_rank.h; issue #29) as
+// lowrank.cu: a filter of numerical rank TERMS (its SVD's terms, common/domain/low_rank.h) as
 // TERMS separable passes fused in one kernel, separable.cu's with each pass widened: a block stages its
 // input tile and apron in shared memory once, the row pass filters each staged row with the TERMS row
 // factors into TERMS shared planes (rows_done), and the column pass sums the TERMS column factors over

@@ -17,7 +17,7 @@
 //
 // The tile's layout is tiled's but for its rows: a TMA box's rows are whole multiples of 16 bytes in
 // shared memory (cuTensorMapEncodeTiled's boxDim[0]), and the box's corner must lie on a 16-byte
-// boundary in x (the H100 raised "illegal instruction" at the copy for a box at x = -1, issue #25), so
+// boundary in x (the H100 raised "illegal instruction" at the copy for a box at x = -1), so
 // the box starts up to a few pixels before the tile's left edge (tile_lead) and each row is padded to
 // kTmaRowBytes (common/geometry/tile_shape.h's tma_tile_lead and tma_tile_pitch, which the plan's
 // on-chip bytes count); the tile proper starts `lead` pixels into each box row. What TMA cannot do at all (a
@@ -54,7 +54,7 @@ __global__ void convolve_tma(const cc_pixel* __restrict__ input,
     // (tile_shape.h's tma_tile_bytes). The kernel declares no static shared memory, so the box starts
     // the block's shared memory (1024-byte aligned) and the barrier follows it, as in the CUDA C++
     // Programming Guide's TMA example; the H100 faulted on the copy with the barrier declared static
-    // and the box after it (issue #25; tools/probes/tma_probe.cu's "static-barrier" step keeps that
+    // and the box after it (tools/probes/tma_probe.cu's "static-barrier" step keeps that
     // layout to tell).
     extern __shared__ __align__(128) cc_pixel tile[];
 

@@ -20,8 +20,8 @@ data=$(cd "$(dirname "${BASH_SOURCE[0]}")/data" && pwd)
 # separable's one band and its bands; a 5x3 filter file for non-square radii. Every variant runs all of
 # them with float pixels, then fewer with 8-bit ones: the 8-bit kernels take the float shapes but for
 # RGBA8's quads (common/geometry/fast_shape.h: "only the quads depend on it"), so the 8-bit passes take
-# fewer radii (issue #16). Every run goes to one CSV; any non-zero exit fails the script.
-# 8-bit cases left out here, each still run elsewhere (issue #24: this script was 13 of CI's 53 minutes;
+# fewer radii. Every run goes to one CSV; any non-zero exit fails the script.
+# 8-bit cases left out here, each still run elsewhere (this script was 13 of CI's 53 minutes;
 # on PoCL at 64 work-items these 9 filter-and-pixel passes take 451 CPU-s, the 15 before 919):
 # one channel at r = 12, 24 and 5x3 (rows of 4, rows of 2, non-square: the float shapes above, and as u8
 # every scheme and border in test_opencl's "u8 fast and separable" case on PoCL, rows of 2 as RGBA8

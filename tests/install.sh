@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install.sh: `cmake --install BUILD_DIR` into a temporary prefix installs the binary, its man page and its bash completion (issue #17 item 8).
+# install.sh: `cmake --install BUILD_DIR` into a temporary prefix installs the binary, its man page and its bash completion.
 set -euo pipefail
 build=$1
 prefix=$(mktemp -d)
@@ -18,7 +18,7 @@ check share/bash-completion/completions/convcompare "bash completion"
 grep -q -- '--time-budget' "$prefix/share/bash-completion/completions/convcompare" || { echo "completion lacks --time-budget"; status=1; }
 grep -q -- 'time\\-budget' "$prefix/share/man/man1/convcompare.1" || { echo "man page lacks --time-budget"; status=1; }
 # The completion script loads in bash and, driven as bash drives it (COMP_WORDS/COMP_CWORD), completes
-# options, option values, comma lists, files and merge's options (issue #28).
+# options, option values, comma lists, files and merge's options.
 completion=$prefix/share/bash-completion/completions/convcompare
 work=$(mktemp -d)
 trap 'rm -rf "$prefix" "$work"' EXIT
@@ -55,7 +55,7 @@ expect "--csv --help --json --markdown --plot --quiet --verbose" convcompare mer
 expect "photo.png plan.json" convcompare merge ""
 bash -c 'source "$1"; complete -p convcompare' _ "$completion" | grep -q -- '-F _convcompare convcompare' ||
   { echo "complete -p names no _convcompare"; status=1; }
-# Help and man page (issue #28): --help within 80 columns; merge --help names its options; the man page
+# Help and man page: --help within 80 columns; merge --help names its options; the man page
 # has EXAMPLES, ENVIRONMENT and EXIT STATUS sections and none of CLI11's markup.
 exe=$prefix/bin/convcompare
 man=$prefix/share/man/man1/convcompare.1

@@ -197,12 +197,12 @@ def measured():
 
 
 def two_gpus():
-    """docs/performance.md's "Two GPUs" section (issue #26 item 2): rows, its table as {row label: {column: cell}}
+    """docs/performance.md's "Two GPUs" section: rows, its table as {row label: {column: cell}}
     (columns "one GPU", "two GPUs", "gain", "target"; labels as the table writes them: "split, kernel ms, CUDA",
     ...); link, the host link probe's table as {"copies at once" cell: row} (columns "up", "down", "both
     directions"); and the variant, frame size and box radius of the command the split rows were measured with."""
     perf = (DOCS / "performance.md").read_text()
-    section = perf.split("### Two GPUs (", 1)[1].split("\n#", 1)[0]
+    section = perf.split("### Two GPUs\n", 1)[1].split("\n#", 1)[0]
     run = re.search(r"--variant (\w+) --size (\d+)x(\d+) --filter box:r=(\d+)", " ".join(section.split()))
     rows = table_rows(section)
     return dict(rows={row[""]: row for row in rows if "" in row},

@@ -52,10 +52,10 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # cluster's distributed shared memory, f32 and RGBA8, at radii within a block and wider than one;
 # tma's tensor-memory-accelerator copies (one box per tile, an mbarrier, the border fix-up), f32, u8 and
 # RGBA8, every border, at radii within a block and wider than one, edge and interior blocks;
-# lowrank (issue #29): LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
+# lowrank: LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
 # channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border.
 # --memory mapped (kernels on cudaHostAllocMapped memory), managed (cudaMallocManaged, prefetched) and
-# managed-faults (the same, never prefetched to the device), f32 and u8, one run and --stream (issue #26).
+# managed-faults (the same, never prefetched to the device), f32 and u8, one run and --stream.
 # CASES and TOOLS in the environment (space-separated) run a subset: a call's time limit on the GPU host.
 all_cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
        shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior
@@ -118,7 +118,7 @@ case_arguments() {
   esac
 }
 
-# tma's probe first (issue #25): one block of kernels_cuda/tma.cu and of the Programming Guide's TMA copy,
+# tma's probe first: one block of kernels_cuda/tma.cu and of the Programming Guide's TMA copy,
 # each step in a process of its own, so that a fault names its step (tools/probes/tma_probe.cu); then the
 # kernel's step under memcheck. Run where any tma case is asked for.
 # The probe is out of the build's `all` (backends/cuda/backend.cmake): built here, where it runs.

@@ -39,7 +39,7 @@ if [[ $parts == *" opencl "* ]]; then
 note "OpenCL tests on every OpenCL device"
 # Each device's suite as one process per matrix variant (-sc) and one for the rest, all side by side: one
 # process per matrix runs its variants' compiles one after another, and on NVIDIA's OpenCL the u8 and f32
-# matrices then took over 500 s each where the split takes 70 s (session 26).
+# matrices then take over 500 s each where the split takes 70 s.
 # The variants OpenCL implements, from --list's table ("name  text [cuda, opencl] {...}").
 variants=$(awk '/^Variants/ {table = 1; next} table && /^[^ ]/ {table = 0} table && /\[[^]]*opencl[^]]*\]/ {print $1}' "$log/list.txt")
 pids=() logs=()

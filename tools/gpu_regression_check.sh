@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_regression_check.sh: on the GPU host, shows that --compare gates a CI job (issue #17): exit 0 for an unchanged rerun, 3 for a planted regression.
+# gpu_regression_check.sh: on the GPU host, shows that --compare gates a CI job: exit 0 for an unchanged rerun, 3 for a planted regression.
 #
 # Usage: tools/gpu_regression_check.sh BUILD_DIR OUT_DIR [BACKENDS]   (BACKENDS: default cuda,opencl)
 # 1. a baseline report (warm L2), 2. the same run against it: exit 0 expected (nothing slower beyond
@@ -8,7 +8,7 @@
 # each cold run's JSON says cold with as many raw samples as it counts. Prints one line per check and
 # exits non-zero when any check fails; every command's output is in OUT_DIR. SIZE and VARIANTS in the
 # environment change the problem (a smoke run off the GPU host: SIZE=128x128 VARIANTS=fast ... cpu), and
-# DEVICES picks devices, and RERUNS=N adds issue #28's acceptance (below).
+# DEVICES picks devices, and RERUNS=N adds the gate's acceptance check (below).
 set -uo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
@@ -86,7 +86,7 @@ else
   failures=$((failures + 1))
 fi
 
-# RERUNS=N (issue #28's acceptance: 20): N more unchanged reruns against the baseline, each to exit 0,
+# RERUNS=N (the acceptance check, 20 in docs/performance.md): N more unchanged reruns against the baseline, each to exit 0,
 # and N runs against the baseline planted 10% faster (1/1.1), each to exit 3; at least N - 1 of each
 # must, since a gate at p < 0.01 on real drift may miss one in twenty.
 if [[ -n ${RERUNS:-} ]]; then

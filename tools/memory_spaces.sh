@@ -5,8 +5,8 @@
 #   bash tools/memory_spaces.sh --local CONVCOMPARE OUT_DIR   anywhere: the same steps on OpenCL device opencl:0:0
 #                                                             at small sizes, no ncu (what CI and the tests run)
 #   python3 tools/memory_spaces_tables.py OUT_DIR docs/memory-spaces-evidence.md   then rewrites the page's tables
-#   bash tools/memory_spaces.sh --paths [--local] CONVCOMPARE OUT_DIR   only the memory paths of issues #25, #26,
-#       #27 and #29 (tools/memory_spaces_paths.sh: what it writes, and its time per step); then
+#   bash tools/memory_spaces.sh --paths [--local] CONVCOMPARE OUT_DIR   only the memory paths, host memory modes
+#       and lowrank (tools/memory_spaces_paths.sh: what it writes, and its time per step); then
 #       python3 tools/perf_tables.py paths OUT_DIR docs/performance.md and the command above fill both pages
 #
 # OUT_DIR receives (memory_spaces_tables.py reads nothing else):
@@ -24,8 +24,8 @@
 #                      used and those of the page's three-vendor table)
 #   resource-usage.txt, sass.txt   `cuobjdump --dump-resource-usage` and `-sass` of the binary and of the
 #                      fast/separable cubins (GPU host only: this machine's CUDA has no cuobjdump)
-# Every step is bounded (timeout) so the whole stays near 9 minutes on an H100 host (8 min 50 s on
-# 2026-11-24); a failed step is reported and the rest still run. Exit 1 when any step failed.
+# Every step is bounded (timeout) so the whole stays near 9 minutes on an H100 host (8 min 50 s
+# measured); a failed step is reported and the rest still run. Exit 1 when any step failed.
 set -uo pipefail
 
 mode=gpu paths=no

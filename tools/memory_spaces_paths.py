@@ -14,7 +14,7 @@ import pathlib
 import re
 import sys
 
-PATHS = ["async", "shuffle", "cluster", "tma"]  # issue #25's paths, tma where the tree has it
+PATHS = ["async", "shuffle", "cluster", "tma"]  # the memory paths, tma where the tree has it
 SASS_OPS = ["LDG", "LDGSTS", "LDGDEPBAR", "DEPBAR", "UBLKCP", "UTMALDG", "LDS", "LD", "STS", "SHFL", "BAR", "SYNCS",
             "FFMA"]
 # PTX lines counted in an OpenCL program binary: the asynchronous copies (LDGSTS in SASS), their commit and wait,

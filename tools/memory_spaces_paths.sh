@@ -1,4 +1,4 @@
-# memory_spaces_paths.sh: `memory_spaces.sh --paths`: the runs, profiles and listings behind the memory paths (#25, #29, #26, #27).
+# memory_spaces_paths.sh: `memory_spaces.sh --paths`: the runs, profiles and listings behind the memory paths.
 # Sourced by tools/memory_spaces.sh (which sets exe, out, repo and mode=gpu|local); not run on its own.
 # shellcheck disable=SC2154  # exe, out, repo, mode: memory_spaces.sh's
 #
@@ -15,24 +15,24 @@
 # list of the names below: host-frame, host-memory, paths-2048, paths-8192-f32, ncu, probes, lowrank-8192,
 # paths-8192-u8) runs only those, for a second slot that finishes what a first one's budget cut.
 #   paths-meta.txt          the mode, sizes, radii, variants, devices, tool versions
-#   host-frame.json   45 s  #26: seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
+#   host-frame.json   45 s  seed 000's job: 2048x2048 3-channel u8 and f32, 3x3 (box:r=1), fast, tiled
 #                           and global, --memory pinned,pageable,mapped,managed, one frame host to host, and
 #                           --stream 30 (the per-frame PCIe floor, max(h2d, d2h), measured alone on slot 0);
 #                           its own time budget (1.5 s a run) so the host-to-host phase is never cut
-#   host-memory.json  45 s  #27: the mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
-#   paths-2048.json   90 s  #25 item 4: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): tiled,
+#   host-memory.json  45 s  docs/memory-spaces.md's mapped / managed sections' runs: 2048x2048 f32, r = 1, 3, 12
+#   paths-2048.json   90 s  every memory path: 2048x2048, r = 1,2,3,7,13,16,32, f32 and u8 (1 channel): tiled,
 #                           fast, async, shuffle, cluster (and tma where --list has it), both APIs
-#   paths-8192-f32.json 150 s the same at 8192x8192, f32 (70 runs with tma: 90 s cut the last, session 28)
+#   paths-8192-f32.json 150 s the same at 8192x8192, f32 (70 runs with tma: 90 s cuts the last)
 #   ncu/paths-r3.csv, ncu/paths-r16.csv   60 s each: Nsight Compute on every path's CUDA kernel, 8192x8192
 #                           f32 r = 3 and 16: DRAM and L2 bytes, occupancy, stall reasons (WarpStateStats),
 #                           L1 and shared wavefronts
 #   peaks.txt               tools/probes/bandwidth_probe.cu: L2, L1 and shared-memory read peaks (5 s)
 #   ptx/VARIANT-r3.ptx      NVIDIA OpenCL's program binary (PTX) of async, tiled and shuffle as paths-2048
 #                           built them (tools/probes/cl_program_binary.cpp); --local: PoCL's binary, not PTX
-#   lowrank-8192.json 240 s #29: LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
+#   lowrank-8192.json 240 s LoG and DoG at the sigma giving r = 7, 13, 16, 32 (radius = ceil(4 sigma),
 #                           common/domain/filter.cpp), 8192x8192 f32, clamp border (NPP's): lowrank, tiled,
 #                           fast, fft, global, npp
-#   paths-8192-u8.json 240 s #25 item 4 at 8192x8192, u8 (70 runs: 150 s cut it at 56, session 28)
+#   paths-8192-u8.json 240 s every memory path at 8192x8192, u8 (70 runs: 150 s cuts it at 56)
 #   sass-paths.txt          cuobjdump -sass of the binary's offline kernels and of fast's NVRTC source built
 #                           by nvcc at r = 3 and 16 (CPU only, beside the runs from the start)
 # Exit 1 when any step failed (the others still ran).
@@ -71,8 +71,9 @@ if [[ $mode == gpu ]]; then
   # Enough samples for a median at small radii, the budget a cap where one launch takes 75 ms (tiled, r = 32);
   # no peaks: no table here reads "% of bound", and measuring them costs each process seconds per device.
   timing=(--repetitions 10 --warmup 1 --time-budget 0.25 --no-peaks)
-  # One frame host to host is the figure #26 asks for: a budget that the samples of a mapped global kernel
-  # (every tap over the host link) cannot spend before the host-to-host phase.
+  # One frame host to host is the figure the host memory modes are judged by (docs/performance.md): a budget
+  # that the samples of a mapped global kernel (every tap over the host link) cannot spend
+  # before the host-to-host phase.
   frame_timing="--repetitions 5 --warmup 1 --time-budget 1.5 --no-peaks"
   host_memory=pinned,pageable,mapped,managed
 else
@@ -153,24 +154,24 @@ pstep "listings (background): probes' builds, cuobjdump -sass"
 listings >"$out/listings.log" 2>&1 &
 listings_pid=$!
 
-# --- #26: seed 000's job, one frame host to host, in every host-memory mode ---------------------------------
+# --- seed 000's job, one frame host to host, in every host-memory mode ---------------------------------
 prun host-frame 45 --timing "$frame_timing" --size "$size" --channels 3 --pixel u8,f32 --filter box:r=1 --border clamp \
   --variant "$(offered "${devices[1]%%,*}" fast,tiled,global)" --memory "$host_memory" --stream 30
-# --- #27: the mapped and managed sections' runs --------------------------------------------------------------
+# --- docs/memory-spaces.md's mapped and managed sections' runs --------------------------------------------------------------
 prun host-memory 45 --timing "$frame_timing" --size "$size" --pixel f32 --filter "$filter" --sweep radius=$memory_radii \
   --variant "$(offered "${devices[1]%%,*}" global,tiled,separable,fast)" --memory pinned,mapped,managed
-# --- #25 item 4: every path beside tiled and fast --------------------------------------------------------------
+# --- every memory path beside tiled and fast --------------------------------------------------------------
 prun paths-2048 90 --size "$size" --pixel f32,u8 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
-# --- #25 item 4 at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
+# --- every memory path at 8192^2, one file per pixel type so a cut keeps f32 ---------------------------------------------
 prun paths-8192-f32 150 --size "$large" --pixel f32 --channels 1 --filter "$filter" --sweep radius=$radii \
   --variant "$path_variants"
 
 # --- Nsight Compute on every path's CUDA kernel ---------------------------------------------------------------
 # One process per radius profiles each kernel's launches (the warm-up and the timed one: ncu flushes the caches
 # before each, so they are alike; the tables take the first). A metric this ncu does not know fails the
-# whole list, so the second try leaves out the two this tree has not asked of the H100's ncu before (L2
-# bytes, L1 wavefronts) and the third keeps the issue's four; WarpStateStats (the stalls) stays in each.
+# whole list, so the second try leaves out the two an older ncu may lack (L2 bytes,
+# L1 wavefronts) and the third keeps the four basic ones (PATH_CORE); WarpStateStats (the stalls) stays in each.
 PATH_KNOWN=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 PATH_KNOWN+=,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
 PATH_KNOWN+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,launch__registers_per_thread
@@ -225,7 +226,7 @@ if [[ -x $out/cl_program_binary && -f $out/paths-2048.json ]] && wanted probes; 
   done
 fi
 
-# --- #29: LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
+# --- LoG and DoG, lowrank against today's variants and NPP ------------------------------------------------
 prun lowrank-8192 240 --size "$large" --pixel f32 --border clamp "${log_filters[@]}" --variant "$lowrank_variants"
 
 prun paths-8192-u8 240 --size "$large" --pixel u8 --channels 1 --filter "$filter" --sweep radius=$radii \

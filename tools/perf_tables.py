@@ -3,7 +3,7 @@
 
   perf_tables.py tables REPORT.json... > tables.md   every table, from reports of one run
   perf_tables.py splice tables.md docs/performance.md  replace the text between the markers
-  perf_tables.py paths OUT_DIR [docs/performance.md]   the memory paths' tables (issues #25, #29, #26) from what
+  perf_tables.py paths OUT_DIR [docs/performance.md]   the memory paths' tables from what
         `tools/memory_spaces.sh --paths` wrote (read by tools/memory_spaces_paths.py), printed, or put between the paths markers
 """
 import json
@@ -111,8 +111,9 @@ def tables(paths):
             cl_sep = find(runs, size, radius, "opencl", "separable")
             peaks = (devices.get("cuda:0") or {}).get("peaks") or {}
             pixels = sep["width"] * sep["height"] * sep["channels"] if sep else 0
-            # The issue's floor: two passes through a temporary (read input, write temp, read temp, write
-            # output); ours passes the rows on chip, so its own floor is one read and one write.
+            # The target's floor (docs/performance.md, "Against the targets"): two passes through a temporary
+            # (read input, write temp, read temp, write output); ours passes the rows on chip, so its own
+            # floor is one read and one write.
             rate = peaks.get("copy_gb_per_s")
             two_pass = pixels * 16 / (rate * 1e9) * 1e3 if sep and rate else None
             fused = two_pass / 2 if two_pass else None
@@ -160,7 +161,7 @@ def not_run(runs):
 
 
 def paths_speed(out, paths, m):
-    """#25 item 4: each path against tiled and fast per size and pixel type, both APIs, and the targets' verdicts."""
+    """Each memory path against tiled and fast per size and pixel type, both APIs, and the targets' verdicts."""
     text, verdicts = [], {}
     runs, _, _ = paths.load(out, ["paths-2048", "paths-8192-f32", "paths-8192-u8"])
     present = [v for v in paths.PATHS if any(r["variant"] == v for r in runs)]
@@ -272,9 +273,9 @@ def paths_listings(out, paths):
 
 
 def paths_lowrank(out, paths, m):
-    """#29: LoG and DoG, lowrank against the best of today's variants, NPP beside."""
+    """LoG and DoG, lowrank against the best of today's variants, NPP beside."""
     runs, _, _ = paths.load(out, ["lowrank-8192"])
-    text = f"#### LoG and DoG: lowrank against today's best (#29; {m.get('large', '8192x8192')} f32, clamp)\n\n"
+    text = f"#### LoG and DoG: lowrank against today's best ({m.get('large', '8192x8192')} f32, clamp)\n\n"
     if not runs:
         return text + "*Not measured: no `lowrank-8192.json`.*\n\n"
     today = [v for v in ("global", "constant", "tiled", "texture", "fast", "fft") if any(r["variant"] == v for r in runs)]
@@ -313,9 +314,9 @@ def why_missing(run):
 
 
 def paths_host(out, paths, m):
-    """#26 item 1: one frame host to host in every memory mode, against the PCIe floor and pinned copies."""
+    """One frame host to host in every memory mode, against the PCIe floor and pinned copies."""
     runs, streams, _ = paths.load(out, ["host-frame"])
-    text = f"#### One frame host to host: seed 000's job (#26; {m.get('size', '2048x2048')}, 3 channels, 3x3, clamp)\n\n"
+    text = f"#### One frame host to host: seed 000's job ({m.get('size', '2048x2048')}, 3 channels, 3x3, clamp)\n\n"
     if not runs:
         return text + "*Not measured: no `host-frame.json`.*\n\n"
     rows = []
@@ -364,7 +365,7 @@ def paths_tables(out):
     command = ("bash tools/memory_spaces.sh --paths build-gpu/convcompare OUT && "
                "python3 tools/perf_tables.py paths OUT docs/performance.md")
     return (paths.provenance(m) + f"\nCommand: `{command}` (tools/memory_spaces_paths.sh lists every run).\n\n" +
-            "### The memory paths against tiled and fast (#25 item 4)\n\n" + paths_speed(out, paths, m) +
+            "### The memory paths against tiled and fast\n\n" + paths_speed(out, paths, m) +
             paths_profile(out, paths, m) + paths_listings(out, paths) + paths_lowrank(out, paths, m) +
             paths_host(out, paths, m))
 

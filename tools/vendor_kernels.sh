@@ -38,7 +38,7 @@ done
 {
   # CONFIGURATIONS_SHARE=N (CI): one in N of the shape code's configurations, picked by a hash of the
   # options and of HEAD's commit, so each commit builds a reproducible share and successive commits
-  # others; every kernel file still builds for every pixel format and vendor below (issue #24: the
+  # others; every kernel file still builds for every pixel format and vendor below (the
   # stage was 18 of CI's 58 minutes). The full table comes from the command without it.
   share=${CONFIGURATIONS_SHARE:-1}
   salt=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo 0)
@@ -65,7 +65,7 @@ done
   # ALL_TARGETS=1 builds them for all four, for the full resource table.
   # SECOND_TARGETS_EVERY=N (CI): the second targets (gfx90a, acm-g10) take every float build of a file
   # without configurations but only every Nth configuration of fast.cl and separable.cl: the same
-  # compilers and constructs as the first targets, at over a third of the stage's time (issue #24: 930
+  # compilers and constructs as the first targets, at over a third of the stage's time (930
   # of 2330 CPU-seconds).
   per_file=$([[ $file == "${previous_file:-}" ]] && echo $((per_file + 1)) || echo 0)
   previous_file=$file

@@ -1,5 +1,5 @@
 // backend_names.h: the one backend registry, in report order: names, id syntax, build option, plot rank and
-// variant-table bit, read by the command line, the help text, the report, the plot and backends/backend.cpp (#24).
+// variant-table bit, read by the command line, the help text, the report, the plot and backends/backend.cpp.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// low_rank.cpp: one-sided Jacobi SVD of a filter and the choice of its fewest separable terms (issue #29).
+// low_rank.cpp: one-sided Jacobi SVD of a filter and the choice of its fewest separable terms.
 #include "common/domain/low_rank.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// low_rank.h: a filter's singular value decomposition and its fewest separable terms within tolerance (issue #29).
+// low_rank.h: a filter's singular value decomposition and its fewest separable terms within tolerance.
 #pragma once
 
 #include <optional>

@@ -36,7 +36,7 @@ std::string_view to_string(StopRule rule);  // "max", "noise", "budget"
 // How every run is measured, the stopping rule and what surrounds it: the one settings type, from the
 // command line (tools/convcompare/cli.cpp binds its fields and shows these defaults in --help) through
 // the job and the measurement loop (backends/backend.h's RunOptions is one) to the report's
-// "measurement" object (docs/json-schema.md). The defaults are written here only (issue #24).
+// "measurement" object (docs/json-schema.md). The defaults are written here only.
 struct MeasurementSettings {
   int repetitions = 10;           // --repetitions: the most samples a run takes (GPUs: plus one bracket around that many)
   int warmup = 2;                 // --warmup: untimed launches first: module load, JIT and first touch stay out (0 acts as 1)
@@ -67,7 +67,7 @@ Sampling sample_until_stopped(const MeasurementSettings& rule, int first_round_l
 // scipy.stats.mannwhitneyu(a, b, method="exact")); beyond, by the normal approximation with the tie
 // correction and the continuity correction (method="asymptotic", the test Google Benchmark's
 // tools/gbench/report.py applies to repetitions), which at a few samples a side is too conservative
-// to reach p < 0.01 at all (issue #28). It asks whether one set tends to be larger than the other
+// to reach p < 0.01 at all. It asks whether one set tends to be larger than the other
 // without assuming either is normal, so one slow sample moves it by one rank, not by its size.
 inline constexpr std::size_t kExactUTestLimit = 20;
 // Counts of up to C(60, 20) ~ 4e15 ways stay exact in a double (under 2^53), and the count takes
@@ -86,8 +86,8 @@ double smallest_u_test_p(std::size_t n1, std::size_t n2);
 
 // The samples less those Iglewicz and Hoaglin's modified z-score (0.6745 |x - median| / MAD) puts
 // over 3.5: a slow sample or two from a busy host, which would otherwise hide a real shift from the
-// rank test (issue #28: 36% slower at 10 a side read "unchanged" at p 0.026 because two baseline samples
-// were slow). At most a quarter of the samples go, the farthest first (more is a second mode, not
+// rank test (two slow baseline samples of 10 are enough to read a 36% slowdown as "unchanged" at
+// p 0.026). At most a quarter of the samples go, the farthest first (more is a second mode, not
 // outliers). Unchanged when fewer than 5 or when over half are equal (MAD 0).
 std::vector<double> without_outliers(const std::vector<double>& samples);
 

@@ -180,7 +180,7 @@ Validation validate(const Image& result, const Image& reference, const Tolerance
             ok = tolerance.exact ? got == expected : std::fabs(got - expected) <= tolerance.value;
           }
           // The error figures against the value the verdict holds the pixel to: for 8-bit results the
-          // saturated reference, never the unsaturated sum a u8 pixel cannot hold (issue #28).
+          // saturated reference, never the unsaturated sum a u8 pixel cannot hold.
           const double diff = std::fabs(got - held_to);
           v.max_abs_error = std::max(v.max_abs_error, diff);
           diff_squares += diff * diff;

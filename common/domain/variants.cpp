@@ -23,7 +23,7 @@ std::string pixel_names(std::uint8_t pixels) {
 double taps_per_pixel(const VariantTraits& variant, int radius_x, int radius_y, int terms) {
   const double width = 2 * radius_x + 1, height = 2 * radius_y + 1;
   if (variant.kind == VariantKind::Fft) return 0;
-  if (variant.low_rank && terms >= 1) return terms * (width + height);  // each term a row and a column pass (#29)
+  if (variant.low_rank && terms >= 1) return terms * (width + height);  // each term a row and a column pass
   return variant.rank_one ? width + height : width * height;
 }
 

@@ -23,8 +23,8 @@
 
 /* What a kernel writes, for each format, in both APIs alike (the CUDA and OpenCL kernels read line by line):
      cc_pixel        the element of the frame in memory: float, uchar, uchar4
-     cc_value        what the arithmetic is done in: float, or float4 for RGBA8 (issue #16: 8-bit
-                     storage, float arithmetic)
+     cc_value        what the arithmetic is done in: float, or float4 for RGBA8 (8-bit storage,
+                     float arithmetic)
      cc_zero         a cc_value of zeros; cc_pixel_zero, a cc_pixel of zeros (the zero border, tiles)
      cc_load(p, i)   p[i] as a cc_value
      cc_store(p, i, v)  v into p[i]; 8-bit: rounded to nearest, ties to even, and saturated to 0..255,

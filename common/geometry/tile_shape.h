@@ -29,7 +29,7 @@ inline std::size_t tile_bytes(int radius_x, int radius_y, std::size_t group_x, s
 // whose rows TMA writes to shared memory in whole multiples of 16 bytes and whose sides hold at most 256
 // elements (cuTensorMapEncodeTiled's boxDim). The box's corner must also lie on a 16-byte boundary in x
 // (its innermost coordinate times the element size a multiple of 16 bytes): the H100 raised "illegal
-// instruction" at the copy for every box at x = -1 and for none at x = 8 (issue #25,
+// instruction" at the copy for every box at x = -1 and for none at x = 8 (docs/correctness.md,
 // tools/probes/tma_probe.cu; Triton's Gluon TMA tutorial, python/tutorials/gluon/04-tma.py, states the
 // rule). So the box starts at the tile's left edge rounded down to a 16-byte boundary, up to
 // tma_tile_lead pixels before it, and its rows, padded to kTmaRowBytes, cover that lead plus the tile.

@@ -15,8 +15,8 @@ using namespace report_tables;
 
 namespace {
 
-// A legend or heading wrapped at `width` columns, continuation lines indented by two (issue #28: an
-// 80-column terminal wrapped the 94-column transfers legend mid-word).
+// A legend or heading wrapped at `width` columns, continuation lines indented by two, so that an
+// 80-column terminal never wraps a legend (the transfers legend is 94 columns) mid-word.
 std::string wrapped(std::string_view text, std::size_t width) {
   std::string out, line;
   while (!text.empty()) {
@@ -118,7 +118,7 @@ void print_table_console(Table t, std::ostream& out) {
 }  // namespace
 
 void print_console(const Report& report, std::ostream& out, bool verbose, std::size_t width) {
-  // Every table's rows and every legend within `width` (the terminal's, issue #28).
+  // Every table's rows and every legend within `width` (the terminal's).
   const auto fit = [&](Table t) {
     t.line_width = std::min(t.line_width, width);
     return t;

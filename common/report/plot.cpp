@@ -82,7 +82,7 @@ Axis log_axis(double lo, double hi) {
 }
 
 // Whole radii, 8 intervals at most, in steps that divide the powers of two a sweep ends on: 0..32 by
-// 4, not 0..35 by 5 (issue #27 item 3's figure spans r = 0..32).
+// 4, not 0..35 by 5 (docs/memory-spaces.md's radius figure spans r = 0..32).
 Axis radius_axis(double lo, double hi) {
   for (double step : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}) {
     Axis axis{std::floor(lo / step) * step, std::ceil(hi / step) * step, false, {}};
@@ -368,8 +368,8 @@ void draw_phase_legend(Canvas& canvas, double right, double y) {
 constexpr double kRateBottom = 500, kBottomMargin = 75;
 constexpr double kRateBarPitch = 44;
 
-// Where the rate panel ends: a line chart's 500, or under a single point's bars, one per series (#28:
-// the 440-pixel panel held two bars in its top third and was two-thirds empty).
+// Where the rate panel ends: a line chart's 500, or under a single point's bars, one per series (a fixed
+// 440-pixel panel would hold two bars in its top third and stay two-thirds empty).
 double rate_bottom(const Selection& selection, const std::vector<Series>& series) {
   if (selection.x != XAxis::None || series.empty()) return kRateBottom;
   return std::min(kRateBottom, 60 + kRateBarPitch * static_cast<double>(series.size()));

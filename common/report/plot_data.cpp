@@ -135,8 +135,8 @@ std::vector<Api> find_apis(const Report& report) {
   for (std::size_t i = 0; i < apis.size(); ++i) {
     Api& api = apis[i];
     const bool shared = std::ranges::count(apis, api.backend, &Api::backend) > 1;
-    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/convcompare/merge.cpp): the label keeps it
-    // (issue #28: a merged series lost its machine).
+    // A merged report's ids carry their machine ("nvidia/cuda:0", tools/convcompare/merge.cpp): the label keeps it,
+    // so that two machines' series of one device id stay apart.
     const std::size_t slash = api.device.find('/');
     const std::string machine = slash == std::string::npos ? "" : api.device.substr(0, slash + 1);
     const std::string local = api.device.substr(machine.size());
@@ -259,7 +259,7 @@ std::vector<Bar> build_bars(const Selection& selection, const std::vector<Api>& 
     std::ranges::stable_sort(memories, {}, [](const std::string& m) {
       return m == "pinned" ? 0 : m == "pageable" ? 1 : 2;
     });
-    // A bar per variant (issue #28: only the first variant was drawn), in report order.
+    // A bar per variant, every one of them, in report order.
     for (const std::string& memory : memories) {
       bool first_of_memory = true;
       for (const RunRecord* run : selection.phased) {

@@ -39,7 +39,7 @@ std::vector<SweepSeries> sweep_series(const std::vector<RunRecord>& runs) {
       s.sizes |= r->width != s.records.front()->width || r->height != s.records.front()->height;
     }
     // A sweep is two points on one device: runs of one size from two machines (a merge of two plain
-    // reports) are not one (issue #28: merge printed a spurious sweep summary).
+    // reports) are not one, and get no sweep summary.
     std::vector<std::pair<std::string, std::string>> device_points;
     for (const RunRecord* r : s.records) {
       const std::string point = point_of(s, *r);

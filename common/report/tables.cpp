@@ -198,7 +198,7 @@ Table make_table(const Group& group, Detail detail, bool stop_column) {
     t.add_row(std::move(row), r->reason);
   }
   // Why runs are untimed (fake profiling timestamps, as Rusticl's): once per reason, naming its runs,
-  // instead of the same line cut short under every row (issue #28).
+  // instead of the same line cut short under every row.
   std::vector<std::pair<std::string, std::vector<std::string>>> untimed;  // reason, its runs
   for (const RunRecord* r : group.records) {
     if (r->times.untimed.empty() || !r->reason.empty()) continue;
@@ -288,8 +288,8 @@ Table make_stream_table(const Grouped<StreamRecord>& group, Detail detail) {
 // One line per variant that two or more runs of the group completed: each run's kernel median over
 // a common denominator (CUDA's when it ran, else the first), so "opencl/cuda 1.10" reads as
 // "OpenCL took 10% longer".
-// `device_width`: the console cuts device names to a column; markdown keeps them whole (issue #28: a
-// merged report's "nvidia/NVIDIA H100 80GB HBM3" lost its name).
+// `device_width`: the console cuts device names to a column; markdown keeps them whole (a
+// merged report's "nvidia/NVIDIA H100 80GB HBM3" must keep its name).
 std::string fastest_line(const Group& group, std::size_t width) {
   std::vector<const RunRecord*> timed;
   for (const RunRecord* r : group.records)
@@ -341,7 +341,7 @@ std::vector<std::string> ratio_lines(const Group& group, std::size_t device_widt
     for (const RunRecord* r : group.records)
       if (r->variant == variant && r->status == Status::Ok && r->times.kernel_ms.samples > 0 && r->times.kernel_ms.median > 0)
         // Pinned and pageable runs time the same kernel on the same device: one of them is its kernel time
-        // (a ratio between them would only measure noise, issue #28). A mapped or managed run's kernel
+        // (a ratio between them would only measure noise). A mapped or managed run's kernel
         // time holds its memory traffic (memory_note): it is another figure, kept apart.
         if (std::ranges::none_of(done, [&](const RunRecord* seen) {
               return seen->backend == r->backend && seen->device == r->device &&

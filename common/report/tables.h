@@ -17,7 +17,7 @@ namespace cc::report_tables {
 inline constexpr std::size_t kDeviceWidth = 16;      // a device id or name in a run's row
 inline constexpr std::size_t kDeviceNameWidth = 48;  // a device's name in the device block (markdown, --verbose)
 inline constexpr std::size_t kCompactNameWidth = 30; // the same in the console's compact view
-// Console rows are cut to this, reasons included (issue #17: an 80-column terminal shows a compact
+// Console rows are cut to this, reasons included (an 80-column terminal shows a compact
 // table whole; the compact kernel table leaves about 15 columns for two more short statistics).
 inline constexpr std::size_t kLineWidth = 100;
 inline constexpr std::size_t kVerboseLineWidth = 120;  // --verbose: every column, wider rows

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pty_progress.py: convcompare under a pseudo-terminal 80 columns wide (issue #17 item 5): the progress line never wraps and is cleared before the report."""
+"""pty_progress.py: convcompare under a pseudo-terminal 80 columns wide: the progress line never wraps and is cleared before the report."""
 import fcntl
 import os
 import re
@@ -38,8 +38,8 @@ def wider_than_terminal(text):
 
 
 def check_fits(exe):
-    """Issue #28: at 80 columns the device block (81), the transfers heading (94) and the --compare legend
-    (96) wrapped. A CPU and an OpenCL run (PoCL in CI; without OpenCL the CPU's alone), then --compare."""
+    """At 80 columns the device block, the transfers heading and the --compare legend (81, 94 and 96 columns
+    unfitted) fit. A CPU and an OpenCL run (PoCL in CI; without OpenCL the CPU's alone), then --compare."""
     import tempfile
     failures = []
     with tempfile.TemporaryDirectory() as directory:

@@ -149,7 +149,7 @@ TEST_CASE("auto: summary names the winner, where the figures came from, and ever
   CHECK(none.summary() == "none (fast: too big)");
 }
 
-TEST_CASE("auto: the candidates' runs share one time budget, so more candidates do not add up (#25 item 5)") {
+TEST_CASE("auto: the candidates' runs share one time budget, so more candidates do not add up") {
   CHECK(cc::tuning_budget_s(1) == cc::kTuningTimeBudgetS);
   CHECK(cc::tuning_budget_s(0) == cc::kTuningTimeBudgetS);
   for (const std::size_t candidates : {2u, 6u, 7u, 11u, 12u, 40u}) {
@@ -416,7 +416,7 @@ TEST_CASE("auto: choose_variant leaves out candidates that skip, and re-measures
   CHECK(read_json(file).at("entries")[0]["choice"]["left_out"].size() == choice.left_out.size());
 }
 
-TEST_CASE("auto: a rank-2 LoG considers lowrank, and the summary says why the others were left out (#29)") {
+TEST_CASE("auto: a rank-2 LoG considers lowrank, and the summary says why the others were left out") {
   cc::Backend* opencl = opencl_backend();
   if (!opencl) return;
   const TempDir dir("autotune");
@@ -438,7 +438,7 @@ TEST_CASE("auto: a rank-2 LoG considers lowrank, and the summary says why the ot
   CHECK(read_json(cache.file()).at("entries")[0]["key"]["rank"] == 2);
 }
 
-TEST_CASE("auto: a rank over lowrank's terms leaves lowrank out with the reason, never failing auto (#29)") {
+TEST_CASE("auto: a rank over lowrank's terms leaves lowrank out with the reason, never failing auto") {
   cc::Backend* opencl = opencl_backend();
   if (!opencl) return;
   const TempDir dir("autotune");

@@ -127,7 +127,7 @@ TEST_CASE("--help and --version succeed and print to stdout") {
 
   const CommandResult version = convcompare({"--version"});
   CHECK(version.status == 0);
-  // The version, the git revision CMake read, and the backends compiled in (issue #17 item 8).
+  // The version, the git revision CMake read, and the backends compiled in.
   CHECK(version.out.starts_with("convcompare " CONVCOMPARE_VERSION " (git "));
   CHECK(version.out.find(")\nbackends: cpu") != std::string::npos);
 #ifdef CONVCOMPARE_WITH_OPENCL
@@ -336,7 +336,7 @@ TEST_CASE("--time-budget decides how many of the --repetitions launches are time
 }
 
 #ifdef CONVCOMPARE_WITH_OPENCL
-TEST_CASE("--time-budget bounds every timed phase of a device run, and the JSON names the phases it cut (#28)") {
+TEST_CASE("--time-budget bounds every timed phase of a device run, and the JSON names the phases it cut") {
   if (convcompare({"--list", "--backend", "opencl"}).out.find("opencl: no device") != std::string::npos) {
     MESSAGE("no OpenCL device here: the device phases' budget was not checked");
     return;
@@ -578,7 +578,7 @@ TEST_CASE("--output-dir creates the directory and writes PNGs that load back; JS
     INFO(path);
     CHECK(path.starts_with(out_dir));
     CHECK(path.ends_with(".png"));
-    CHECK(path.find("_cpu_cpu_") == std::string::npos);  // the device id names its backend: once (#28)
+    CHECK(path.find("_cpu_cpu_") == std::string::npos);  // the device id names its backend: once
     const cc::Image image = cc::load_image(path);
     CHECK(image.width == 64);
     CHECK(image.height == 48);
@@ -789,7 +789,7 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--filter", "blur"}), {"unknown filter", "blur"});
     check_bad_input(small({"--filter", "box:q=3"}), {"unknown parameter", "q"});
     check_bad_input(small({"--filter", "gaussian:sigma=-1"}), {"sigma"});
-    // log and dog (issue #29): sigma 0, negative, NaN, huge, equal, cancelling to rounding.
+    // log and dog: sigma 0, negative, NaN, huge, equal, cancelling to rounding.
     check_bad_input(small({"--filter", "log:sigma=0"}), {"log:sigma=0", "sigma must be > 0"});
     check_bad_input(small({"--filter", "log:sigma=nan"}), {"finite number"});
     check_bad_input(small({"--filter", "log:sigma=1e308"}), {"give r=N"});
@@ -834,7 +834,7 @@ TEST_CASE("bad input: exit status 2 and one line on stderr naming the problem, b
     check_bad_input(small({"--time-budget", "-2"}), {"--time-budget"});
     check_bad_input(small({"--time-budget", "nan"}), {"--time-budget"});
     check_bad_input(small({"--time-budget", "soon"}), {"--time-budget"});
-    // NaN passes every range check and switched the --compare gate off (issue #30).
+    // NaN passes every range check and would switch the --compare gate off.
     for (const char* option : {"--significance", "--min-change", "--max-noise"}) {
       check_bad_input(small({option, "nan"}), {option, "finite"});
       check_bad_input(small({option, "inf"}), {option});
@@ -1001,7 +1001,7 @@ TEST_CASE("--variant auto chooses among the backend's variants, caches the choic
 }
 
 #ifdef CONVCOMPARE_WITH_OPENCL
-TEST_CASE("--variant auto's JSON note lists what it measured and why it left the others out (#25 item 5, #29)") {
+TEST_CASE("--variant auto's JSON note lists what it measured and why it left the others out") {
   if (convcompare({"--list", "--backend", "opencl"}).out.find("opencl: no device") != std::string::npos) {
     MESSAGE("no OpenCL device here: auto's note was not checked");
     return;

@@ -1,4 +1,4 @@
-// test_console.cpp: the console report and the report options of issue #17 items 5 and 7: 100 columns, one line per backend that ran nothing, auto's pick, the sweep summary, nothing to run, merge's reports, the full CSV.
+// test_console.cpp: the console report and the report options (README.md, "Using it"): 100 columns, one line per backend that ran nothing, auto's pick, the sweep summary, nothing to run, merge's reports, the full CSV.
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
@@ -182,7 +182,7 @@ TEST_CASE("merge takes the report options: --json, --csv, --markdown, --quiet of
   CHECK(clobber.err.find("destroy the input") != std::string::npos);
 }
 
-TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomplete, exit 130 (issue #28)") {
+TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomplete, exit 130") {
   TempDir dir("console");
   const std::string json_path = dir / "int.json";
   // timeout sends SIGINT to a foreground child (a background job of sh would ignore it);
@@ -190,8 +190,8 @@ TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomp
   // loaded two-core machine a signal at 4 s once came before the tool had started (exit 130 with no report).
   // The job is 20 short runs, not a few long ones: the signal is taken between runs, so each run (30
   // launches of naive at 2048x2048, 62 ms each on one core of the CI machine: about 2 s) bounds the wait,
-  // and the whole (45 s there) is several times the 8 s. The earlier job, 10 runs of 3 launches, took 7 s
-  // alone there and once ended before the signal (session 30).
+  // and the whole (45 s there) is several times the 8 s. A job of 10 runs of 3 launches takes 7 s
+  // alone there and can end before the signal.
   const CommandResult result = cc::test::run_command(
       {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "8", CONVCOMPARE_EXE, "--backend", "cpu", "--size", "2048x2048",
        "--variant", "naive", "--border", "zero,clamp,mirror,wrap", "--repetitions", "30", "--json", json_path},
@@ -208,14 +208,14 @@ TEST_CASE("Ctrl-C: the runs that finished are printed and written, marked incomp
 
 TEST_CASE("one SIGTERM delivered twice (timeout's command then its process group) is one request: the report is kept") {
   // GNU timeout signals the command, then its whole process group, the command again: two deliveries
-  // microseconds apart from one sender. Taken as a second signal they ended the run with no report (a
-  // memory_spaces.sh step lost its JSON that way, session 28). Here the same shell sends both, 30 ms apart
+  // microseconds apart from one sender. Taken as a second signal they would end the run with no report
+  // (a memory_spaces.sh step would lose its JSON). Here the same shell sends both, 30 ms apart
   // so that the first has been handled when the second comes (sent back to back they may merge into one
   // pending signal, and the test could not fail); tests/hostile/test_device_faults.cpp has two requests
   // 1.5 s apart end the process at once, and tests/hostile/test_signals.cpp two kinds from two senders. A radius sweep of naive at 1024x1024: the first runs end well
   // within the 2 s before the signals, the sweep's last take far longer than any machine needs to get
   // there, and the run under way when they come, the one the process finishes first, is a short one
-  // (it was the 2048x2048 test chart's Gaussian, 17 of the case's 23 s; issue #24).
+  // (not the 2048x2048 test chart's Gaussian, which would be 17 of the case's 23 s).
   TempDir dir("console");
   const std::string json_path = dir / "twice.json";
   const CommandResult result = cc::test::run_command(
@@ -233,7 +233,7 @@ TEST_CASE("one SIGTERM delivered twice (timeout's command then its process group
   CHECK(report["runs"].size() >= 1);
 }
 
-TEST_CASE("console: a backend that is not there is said once, in the report, not also on stderr (issue #28)") {
+TEST_CASE("console: a backend that is not there is said once, in the report, not also on stderr") {
   // Every variant, so that CUDA has targets whether or not it is built in (naive alone is the CPU's only).
   const CommandResult result = convcompare({"--backend", "cpu,cuda", "--size", "64x64", "--filter", "box:r=1",
                                             "--repetitions", "1", "--no-peaks"});
@@ -246,7 +246,7 @@ TEST_CASE("console: a backend that is not there is said once, in the report, not
   CHECK(count_of(result.out, "cuda: not run") == 1);
 }
 
-TEST_CASE("merge: variants in the table's order, as each report's own tables; no sweep summary for two plain runs (#28)") {
+TEST_CASE("merge: variants in the table's order, as each report's own tables; no sweep summary for two plain runs") {
   TempDir dir("console");
   REQUIRE(convcompare(quick({"--backend", "cpu", "--filter", "box:r=1", "--quiet", "--json", dir / "a.json"})).status == 0);
   // b lists fast before naive, as a report whose first backend has only "fast" would (CPU then OpenCL

@@ -1,4 +1,4 @@
-// test_docs.cpp: README.md against the code (issue #17 item 9): every option --help lists, every environment variable the tool reads, auto's candidates.
+// test_docs.cpp: README.md against the code: every option --help lists, every environment variable the tool reads, auto's candidates.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 

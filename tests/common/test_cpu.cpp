@@ -145,8 +145,8 @@ TEST_CASE("time budget: launches timed follow the first warm-up's time, between 
   CHECK(warm_up() == 10);
   CHECK(launches == 5);
   launches = 0;
-  // --warmup 0 still makes the one first launch, which then estimates, so the budget holds (it used to
-  // time every repetition: --repetitions 1000000 --warmup 0 ran for hours whatever --time-budget said).
+  // --warmup 0 still makes the one first launch, which then estimates, so the budget holds (timing every
+  // repetition, --repetitions 1000000 --warmup 0 would run for hours whatever --time-budget said).
   options.warmup = 0;
   options.time_budget_s = 1e-6;
   CHECK(warm_up() == 1);

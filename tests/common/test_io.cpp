@@ -356,7 +356,7 @@ TEST_CASE("saving: PFM channel counts and unwritable paths") {
   cc::write_file_atomically(dir.file("a.txt"), "second");
   CHECK(read_bytes(dir.file("a.txt")) == "second");
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
-  // The replaced file's mode stays (issue #30: a 0600 report became 0644); a hard link keeps the old file.
+  // The replaced file's mode stays (a 0600 report stays 0600, not 0644); a hard link keeps the old file.
   fs::permissions(dir.file("a.txt"), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
   fs::create_hard_link(dir.file("a.txt"), dir.file("b.txt"));
   cc::write_file_atomically(dir.file("a.txt"), "third");

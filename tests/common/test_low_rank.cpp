@@ -1,4 +1,4 @@
-// test_low_rank.cpp: the filters' SVD, their numerical rank and the separable terms the lowrank variant runs (issue #29).
+// test_low_rank.cpp: the filters' SVD, their numerical rank and the separable terms the lowrank variant runs.
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -184,7 +184,7 @@ TEST_CASE("measure_run: the raw samples, the rule that stopped them, and --cold'
 
 }
 
-TEST_CASE("measure_run: the time budget bounds every timed phase, and names those it stopped (#28)") {
+TEST_CASE("measure_run: the time budget bounds every timed phase, and names those it stopped") {
   // A launch of 30 ms under a 5 ms budget, as a 15 s texture launch under --time-budget 2 on PoCL: that
   // took 62 s (warm-ups, batch, host to host and reuse each a launch or more past the budget).
   const cc::Image input = counting_image(6, 4, 1);

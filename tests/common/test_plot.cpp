@@ -120,7 +120,7 @@ TEST_CASE("plot: SVG of a radius sweep names every series, the axes and the phas
   REQUIRE(pinned != std::string::npos);
   REQUIRE(pageable != std::string::npos);
   CHECK(pinned < pageable);
-  // A bar per variant, not the first alone (issue #28).
+  // A bar per variant, not the first alone.
   for (const char* bar : {">cuda tiled pinned<", ">cuda fast pinned<", ">opencl tiled pinned<"})
     CHECK_MESSAGE(svg.find(bar) != std::string::npos, bar);
   CHECK(svg.find(">0.975 ms<") != std::string::npos);
@@ -168,7 +168,7 @@ TEST_CASE("plot: which runs are drawn") {
     CHECK(svg.find(">opencl:1:0 fast<") != std::string::npos);
     CHECK(svg.find(">opencl:0:0 tiled pinned<") != std::string::npos);
   }
-  SUBCASE("a merged report's series keep their machine (issue #28)") {
+  SUBCASE("a merged report's series keep their machine") {
     cc::Report report;
     report.runs.push_back(run("cuda", "nvidia/cuda:0", "global", 3, 0.1));
     report.runs.push_back(run("opencl", "amd/opencl:0:0", "global", 3, 0.2));
@@ -218,7 +218,7 @@ TEST_CASE("plot: the PNG loads back at its size with the series drawn in their c
   CHECK(count_colour(empty, 255, 255, 255) < empty.width * empty.height);  // the message is drawn
 }
 
-TEST_CASE("plot: a single point's page is as tall as its bars, and the phase panel has a bar per variant (#28)") {
+TEST_CASE("plot: a single point's page is as tall as its bars, and the phase panel has a bar per variant") {
   if (!cc::canvas_available()) return;  // refused before any work: the case above
   TempDir dir("plot");
   cc::Report report;  // one size, one radius: a bar per series, no line chart

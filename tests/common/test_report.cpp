@@ -179,7 +179,7 @@ TEST_CASE("record: status names and derived rates") {
   CHECK(r.mpix_per_s == doctest::Approx(1000));   // 2 Mpix in 2 ms
   CHECK(r.gb_per_s == doctest::Approx(8));        // 2e6 * (4 + 4) bytes in 2 ms
   CHECK(r.gflop_per_s == doctest::Approx(30));    // 2 * 15 * 2e6 flop in 2 ms
-  // Three channels: MPix/s counts pixels, not samples (issue #28); bytes and flops count every channel.
+  // Three channels: MPix/s counts pixels, not samples; bytes and flops count every channel.
   r.channels = 3;
   cc::derive_rates(r);
   CHECK(r.mpix_per_s == doctest::Approx(1000));
@@ -234,7 +234,7 @@ TEST_CASE("record: % bound against DRAM or FP32, whichever takes longer; separab
   CHECK(r.direct_bound_percent == doctest::Approx(100 * 0.008 / 0.0264));
   r.radius_x = r.radius_y = 16;
 
-  // lowrank's k terms: k x (33 + 33) taps (#29), 2 terms = 264 Mflop = 0.0264 ms, not the 2D sum's 0.2178.
+  // lowrank's k terms: k x (33 + 33) taps, 2 terms = 264 Mflop = 0.0264 ms, not the 2D sum's 0.2178.
   r.variant = "lowrank";
   r.terms = 2;
   r.times.kernel_ms = cc::summarize({0.0528});
@@ -452,7 +452,7 @@ TEST_CASE("report: CSV header is csv_columns, fields quoted per RFC 4180, NaN em
       "gb_per_s", "gflop_per_s", "device_mb", "bound", "bound_percent", "direct_bound_percent", "terms", "memory", "memory_note", "compile_time",
       "output",
       "compare_verdict", "compare_ratio", "compare_p_value", "compare_threshold", "compare_reason",
-      // then what only stream runs and devices have (issue #17: the CSV is complete)
+      // then what only stream runs and devices have (the CSV is complete)
       "frames", "queues", "total_ms", "frames_per_s", "serial_ms_per_frame", "pcie_floor_ms_per_frame",
       "floor_fraction", "frames_per_device", "id", "name", "properties", "peaks_copy_gb_per_s", "peaks_fma_gflop_per_s", "peaks_untimed",
       "compute_units", "global_memory_bytes", "cache_bytes",
@@ -584,7 +584,7 @@ TEST_CASE("report: console's one-line legend of its columns, once, and a fastest
   CHECK(cc::test::count_of(text, "\nfastest: ") == 2);  // box:r=1 and gaussian:sigma=2
 }
 
-TEST_CASE("report: console fits an 80-column terminal: device block, tables and legends (issue #28)") {
+TEST_CASE("report: console fits an 80-column terminal: device block, tables and legends") {
   cc::Report report = sample_report();
   report.devices.front().name = "pthread-haswell-AMD EPYC 7B13 64-Core Processor (PoCL 5.0, LLVM 16)";
   {  // --verbose's every column may not fit 80: the compact view does
@@ -619,7 +619,7 @@ static cc::Report pinned_and(const std::string& memory, double slower, const std
   return report;
 }
 
-TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kernel on one device (issue #28)") {
+TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kernel on one device") {
   cc::Report report = pinned_and("pageable", 1.2);
   std::ostringstream out;
   cc::print_console(report, out);
@@ -628,7 +628,7 @@ TEST_CASE("report: no kernel ratio between pinned and pageable runs of one kerne
   CHECK(out.str().find("kernel time ratios") == std::string::npos);
 }
 
-TEST_CASE("report: a mapped run's kernel time is its own figure, with its note (issue #26)") {
+TEST_CASE("report: a mapped run's kernel time is its own figure, with its note") {
   cc::Report report = pinned_and("mapped", 3, "mapped: no upload; the kernel's time holds the host-link traffic");
   std::ostringstream out;
   cc::print_console(report, out);
@@ -705,7 +705,7 @@ TEST_CASE("report: a sweep's console summary: variant columns, a row per radius,
   CHECK(markdown.str().find("| r=3 | 218.5 | FAIL |") != std::string::npos);
 }
 
-TEST_CASE("report: two machines' plain runs at two sizes are no sweep (a merge, issue #28)") {
+TEST_CASE("report: two machines' plain runs at two sizes are no sweep (a merge)") {
   cc::Report report;
   for (const auto& [device, size] : {std::pair{"amd: opencl:0:0", 1024}, std::pair{"nvidia: cuda:0", 2048}}) {
     cc::RunRecord r = run("opencl", "global", cc::Status::Ok, 1.0);
@@ -802,7 +802,7 @@ TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame,
                                  "2.200", "88%", "1e-06"});
   CHECK(text.find("skipped  no transfers to overlap on this backend\n") != std::string::npos);
   CHECK(text.find("devices") == std::string::npos);  // no devices in this report, so no block
-  // The floor is the host-device link, PCIe only on a GPU (issue #28: "floor: PCIe" on a CPU device).
+  // The floor is the host-device link, PCIe only on a GPU (never "floor: PCIe" on a CPU device).
   CHECK(text.find("floor: PCIe") == std::string::npos);
   CHECK(text.find("floor: max(h2d, d2h)") != std::string::npos);
 
@@ -811,7 +811,7 @@ TEST_CASE("report: console streams table: rate, serial and PCIe floor per frame,
   CHECK(without_streams.str().find("streams:") == std::string::npos);
 }
 
-TEST_CASE("report: markdown keeps a merged report's device names whole in its ratios (issue #28)") {
+TEST_CASE("report: markdown keeps a merged report's device names whole in its ratios") {
   cc::Report report;
   for (const char* device : {"nvidia/NVIDIA H100 80GB HBM3", "amd/AMD Instinct MI300X"}) {
     report.runs.push_back(run("opencl", "global", cc::Status::Ok, 1.0));
@@ -909,7 +909,7 @@ TEST_CASE("docs/json-schema.md lists exactly the keys a report is written with")
   CHECK(written.contains("runs[].kernel_ms.noise_percent"));  // the walk reaches nested groups
 }
 
-TEST_CASE("console: runs untimed for one reason say it once, whole, below the table (issue #28)") {
+TEST_CASE("console: runs untimed for one reason say it once, whole, below the table") {
   cc::Report report;
   const std::string reason =
       "the device reported a span of 0 ms, under the 0.001 ms any command takes: its profiling timestamps are not real";

@@ -37,8 +37,8 @@ TEST_CASE("tma: tiled's groups, each tile row padded to a whole number of 16-byt
 }
 
 TEST_CASE("tma: every block's box starts on a 16-byte boundary and still holds its whole tile") {
-  // The H100 faulted ("illegal instruction") copying a box at x = -1 (issue #25): the first block's box
-  // at r = 1 is now 24x18 floats at (-4, -1), tools/probes/tma_probe's oob step.
+  // The H100 faults ("illegal instruction") copying a box at x = -1 (docs/correctness.md): the first
+  // block's box at r = 1 is 24x18 floats at (-4, -1), tools/probes/tma_probe's oob step.
   CHECK(cc::tma_tile_lead(1, 16, 4) == 3u);
   CHECK(cc::tma_tile_pitch(1, 16, 4) == 24u);
   CHECK(cc::tma_tile_lead(2, 16, 4) == 2u);

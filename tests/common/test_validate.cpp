@@ -217,7 +217,7 @@ TEST_CASE("8-bit results: the rounded, saturated reference, either neighbour onl
   }
 }
 
-TEST_CASE("8-bit results: a bound over half a level allows every rounding within it (issue #30)") {
+TEST_CASE("8-bit results: a bound over half a level allows every rounding within it") {
   // box:r=189 on a 1x1 clamp image: expected 240, got 239 with a bound of 2.05; sharpen at strength
   // 100000: expected 133, got 132 with 43.2. Neither is near x.5, yet both are correct float sums.
   cc::Image reference = filled(2, 1, 1, 0.0f);
@@ -247,7 +247,7 @@ TEST_CASE("8-bit results: a bound over half a level allows every rounding within
   }
 }
 
-TEST_CASE("8-bit results: max and relative L2 error against the saturated reference the verdict uses (issue #28)") {
+TEST_CASE("8-bit results: max and relative L2 error against the saturated reference the verdict uses") {
   // sobel-x on a u8 image: exact sums far outside 0..255 saturate; a correct result equals the
   // saturated value, so its error is 0, not the distance to the unsaturated sum (980).
   cc::Image reference = filled(3, 1, 1, 0.0f);

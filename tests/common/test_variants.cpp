@@ -33,7 +33,7 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK(cc::taps_per_pixel(*separable, 3, 2) == 7 + 5);
   CHECK(cc::taps_per_pixel(*cc::find_variant("tiled"), 3, 2) == 7 * 5);
   CHECK(cc::taps_per_pixel(*cc::find_variant("fft"), 3, 2) == 0);
-  // lowrank computes each of its terms' row and column passes (#29); without a known count, the 2D sum.
+  // lowrank computes each of its terms' row and column passes; without a known count, the 2D sum.
   CHECK(cc::taps_per_pixel(*cc::find_variant("lowrank"), 3, 2, 2) == 2 * (7 + 5));
   CHECK(cc::taps_per_pixel(*cc::find_variant("lowrank"), 3, 2, 4) == 4 * (7 + 5));
   CHECK(cc::taps_per_pixel(*cc::find_variant("lowrank"), 3, 2, 0) == 7 * 5);

@@ -28,7 +28,7 @@ namespace {
 // Our own kernels, one per description (backends/kernel_descriptions.h): a new description is tested here
 // without a line of its own. Not tma: test_tma.cpp runs it over the same matrices in a process of its own
 // (ctest's test_cuda_tma), since a fault of the tensor memory accelerator loses the CUDA context for the
-// rest of a process, as the H100 showed (issue #25).
+// rest of a process, as the H100 showed.
 std::vector<std::string_view> memory_space_variants() {
   std::vector<std::string_view> names;
   for (const cc::KernelDescription& description : cc::kKernelDescriptions)
@@ -92,7 +92,7 @@ TEST_CASE("cuda: every memory-space variant validates over the test matrix, bit-
   }
 }
 
-// 8-bit pixels (issue #16): each variant the table gives 8-bit kernels, 1 channel, 3 (padded to RGBA8)
+// 8-bit pixels: each variant the table gives 8-bit kernels, 1 channel, 3 (padded to RGBA8)
 // and 4, and the rounded reference bit for bit on integer data, 1 channel and RGBA8.
 TEST_CASE("cuda: every memory-space variant with 8-bit kernels validates over the u8 matrix, bit-exact on integers") {
   int variants = 0;
@@ -139,7 +139,7 @@ TEST_CASE("cuda: u8 runs the kernels compiled for its format, on 8-bit frames, a
   }
 }
 
-// fast and separable for 8-bit (issue #16): each NVRTC shape for one channel and RGBA8, on an image
+// fast and separable for 8-bit: each NVRTC shape for one channel and RGBA8, on an image
 // with blocks wholly inside it (quads' 4-byte / 16-byte loads, rows' unfolded staging) and at every
 // edge, every border, with the pixel format's -D in the module's options.
 TEST_CASE("cuda: u8 fast and separable validate in every scheme and shape, 1, 3 and 4 channels") {

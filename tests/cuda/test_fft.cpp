@@ -1,4 +1,4 @@
-// test_fft.cpp: CUDA's fft on a real device: the matrix, orientation, device memory, the unpadded path, and the product fused into cuFFT's transforms (LTO callbacks) or, where cuFFT will not plan them, the separate passes (issue #29).
+// test_fft.cpp: CUDA's fft on a real device: the matrix, orientation, device memory, the unpadded path, and the product fused into cuFFT's transforms (LTO callbacks) or, where cuFFT will not plan them, the separate passes.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -85,7 +85,8 @@ TEST_CASE("cuda: fft reports its device memory: two planes each way, the padded 
   CHECK(run.device_bytes < buffers + (64u << 20));  // cuFFT's work area for a 50x35 transform is small
   CHECK(run.compile_time.find("cuFFT real-to-complex and back at 50x35 padded") != std::string::npos);
   // The separate passes by default; with CONVCOMPARE_CUDA_FFT_CALLBACKS=1 the product and padding fused
-  // (#29), or why cuFFT would not plan them: never silent.
+  // (docs/performance.md, "fft: the product fused into the transforms"), or why cuFFT would not plan
+  // them: never silent.
   const std::string fusion = cc::cuda::fft_fusion_text(cc::fft_shape(problem));
   if (cc::cuda::default_fft_fusion() == cc::cuda::FftFusion::Separate)
     CHECK(fusion == "fft_pad and fft_multiply passes");

@@ -1,4 +1,4 @@
-// test_memory_modes.cpp: --memory mapped (cudaHostAllocMapped), managed (cudaMallocManaged, prefetched) and managed-faults (never prefetched to the device) on cuda:0, one run and --stream (issue #26).
+// test_memory_modes.cpp: --memory mapped (cudaHostAllocMapped), managed (cudaMallocManaged, prefetched) and managed-faults (never prefetched to the device) on cuda:0, one run and --stream.
 #include <cmath>
 #include <memory>
 #include <string>

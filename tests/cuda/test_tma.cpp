@@ -142,7 +142,7 @@ TEST_CASE("cuda: tma validates in every memory mode and with frames in flight, e
 }
 
 // The matrices every other variant meets in test_cuda.cpp, here in tma's own process (ctest's
-// test_cuda_tma: a TMA fault loses the CUDA context for the rest of a process, issue #25). TMA takes rows
+// test_cuda_tma: a TMA fault loses the CUDA context for the rest of a process). TMA takes rows
 // of whole 16-byte multiples only: the integer cases' 37-pixel rows are each skipped with that reason.
 TEST_CASE("cuda: tma validates over the test matrices where TMA can describe the image, f32 and u8") {
   static const std::unique_ptr<cc::Backend> cuda = cc::testing::find_backend("cuda");

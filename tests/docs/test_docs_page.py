@@ -115,7 +115,7 @@ class Page(unittest.TestCase):
 
     def test_counting_section_is_arithmetic_of_the_code_and_tables(self):
         """The apron's ratios from the first tile group, the DRAM/FMA crossover where fast changes scheme, and the
-        instruction-mix figures the section quotes, as the mix table has them (issue #27, item 2)."""
+        instruction-mix figures the section quotes, as the mix table has them."""
         gx, gy = diagrams.shapes()["tile_groups"][0]
         section = self.text.split("## Counting the memory traffic", 1)[1].split("\n## ", 1)[0]
         rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| (\d+) \| ([\d.]+) \|$", section, re.M)

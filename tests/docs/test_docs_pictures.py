@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """test_docs_pictures.py: the measured figures docs/img/hierarchy.svg and two-gpus.svg carry are the pages' table
-cells and the code's band plan (issue #27), and a changed cell changes the picture; run by
+cells and the code's band plan, and a changed cell changes the picture; run by
 tests/docs/test_docs_scripts.py, which imports these tests (ctest `docs_scripts`).
 
   python3 tests/docs/test_docs_pictures.py
@@ -35,7 +35,7 @@ def drawn_with_cell(page, old, new, draw):
 class MeasuredPictures(unittest.TestCase):
     def test_the_hierarchy_carries_the_probe_peaks(self):
         """hierarchy.svg's L2, L1 and shared rows carry bandwidth_probe.cu's peaks from the paths-peaks table's cells
-        (issue #27: the L2 row said "not measured"), beside what a kernel asked; a changed cell changes the picture."""
+        (never "not measured"), beside what a kernel asked; a changed cell changes the picture."""
         page = (REPO / "docs/memory-spaces-evidence.md").read_text()
         peaks = page.split("<!-- generated: paths-peaks -->", 1)[1].split("<!-- end generated -->", 1)[0]
         cells = {}  # space -> (GB/s, how), read from the generated table, whatever the last probe run measured
@@ -68,7 +68,7 @@ class MeasuredPictures(unittest.TestCase):
 
     def test_the_two_gpu_picture_is_the_band_plan_and_the_tables(self):
         """two-gpus.svg: the bands are band_plan.cpp's (the port gives test_band_plan.cpp's values), the measured
-        figures are docs/performance.md's "Two GPUs" cells, and a changed cell changes the picture (issue #27)."""
+        figures are docs/performance.md's "Two GPUs" cells, and a changed cell changes the picture."""
         plan = " ".join((REPO / "common/geometry/band_plan.cpp").read_text().split())
         for line in ("const int each = height / devices;",
                      "band.rows = index == devices - 1 ? height - band.first_row : each;",

@@ -70,7 +70,7 @@ class Diagrams(unittest.TestCase):
 
     def test_idle_threads_are_the_load_loop(self):
         """The picture's rounds are tiled's loop (i = ly * bx + lx; i += bx * by): at r = 16, 256 threads walk the
-        48 x 48 tile in 9 rounds of 256 pixels, 5 1/3 rows each, not in 16 x 16 squares (issue #27, error 10)."""
+        48 x 48 tile in 9 rounds of 256 pixels, 5 1/3 rows each, not in 16 x 16 squares."""
         for path, start, step in (("kernels_cuda/tiled.cu", "ly * blockDim.x + lx", "blockDim.x * blockDim.y"),
                                   ("kernels_cl/tiled.cl", "ly * get_local_size(0) + lx",
                                    "get_local_size(0) * get_local_size(1)")):
@@ -322,7 +322,7 @@ def path_run(backend, variant, pixel, radius, median, size=(8192, 8192), **field
 
 
 class Paths(unittest.TestCase):
-    """memory_spaces.sh --paths's readers and tables (issues #25, #29, #26, #27) on a synthesized output."""
+    """memory_spaces.sh --paths's readers and tables on a synthesized output."""
 
     def setUp(self):
         self.out = pathlib.Path(tempfile.mkdtemp())

@@ -98,7 +98,7 @@ class Matrix(unittest.TestCase):
         self.assertIn("- the device offers no sub-group shuffle: the device offers no sub-group shuffle "
                       "(CL_DEVICE_EXTENSIONS ...)", text)
         self.assertIn("- PoCL 3.1 (CPU): `tools/validation_runs.sh build/convcompare opencl:0:0 out.json`", text)
-        # Every row of the issue's list stays, those without a report never run.
+        # Every row of the matrix's device list stays, those without a report never run.
         for label in ("Rusticl", "Oclgrind", "PoCL 5.0", "NVIDIA OpenCL", "CUDA"):
             self.assertEqual(set(self.row(text, label).values()), {"never run"}, label)
         # The vendor rows: what their compilers built, and the runtimes' skips for what a variant lacks.

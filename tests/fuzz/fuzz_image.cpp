@@ -56,8 +56,8 @@ bool legal_but_too_big_to_fuzz(const std::uint8_t* data, std::size_t size) {
 }
 
 // Debian 12's stb_image 2.27 writes past its Huffman tables on a JPEG whose DHT segment declares more
-// than 256 codes, and has more known faults on corrupt JPEG data (stb issues 1289 and 1291, fixed in
-// stb 2.28): the fuzzer finds them within seconds and would find nothing else. Where libjpeg-turbo
+// than 256 codes, and has more known faults on corrupt JPEG data (nothings/stb#1289 and
+// nothings/stb#1291, fixed in stb 2.28): the fuzzer finds them within seconds and would find nothing else. Where libjpeg-turbo
 // decodes JPEG that reader is not built and JPEG is fuzzed; on a build with stb's reader, JPEG (every
 // JPEG starts with 0xFF, and no other format does) is left out; docs/correctness.md has the details.
 bool skip_jpeg(const std::uint8_t* data, std::size_t size) { return kStbDecodesJpeg && size > 0 && data[0] == 0xFF; }

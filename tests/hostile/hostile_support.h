@@ -47,7 +47,7 @@ inline CommandResult convcompare(const std::vector<std::string>& args) {
 // staging tiles on chip, their edges folded by the border): a hostile input reaches every buffer variant
 // through the same host code, and these two are its two ways of reading the frame. fast, a program per
 // filter radius, was a third: each radius of the suite's filters one more PoCL build of ~4.5 CPU-s for
-// no input path of its own (issue #24); the cases about a kernel family name theirs.
+// no input path of its own; the cases about a kernel family name theirs.
 inline std::vector<std::string> run_args(std::vector<std::string> extra) {
   std::vector<std::string> args{"--backend", backend(), "--repetitions", "1", "--warmup", "1", "--time-budget", "0.1",
                                 "--no-peaks"};
@@ -129,7 +129,7 @@ inline bool skipped_unless_opencl(const std::string& why) {
 // True, with a "covered by the cpu run" message, where the backend under test is not the CPU: for a case
 // whose subject is the driver's own code, the same whatever backend measures (the tuning cache's file, its
 // lock and its concurrent stores), so test_hostile (cpu) checks it once, without OpenCL's `--variant auto`
-// tuning every candidate variant per process (issue #24: 70 of test_hostile_opencl's 225 s).
+// tuning every candidate variant per process (70 of test_hostile_opencl's 225 s).
 inline bool driver_case_skipped(const std::string& what) {
   if (backend() == "cpu") return false;
   MESSAGE(what << ": the driver's code whatever the backend, checked by the cpu run (test_hostile)");

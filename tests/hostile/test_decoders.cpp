@@ -1,4 +1,4 @@
-// test_decoders.cpp: hostile and unusual files for the image decoders (issue #30): BMP palettes read whole and indexes checked, JPEG warnings and claimed sizes, RLE BMP, a report's mode kept.
+// test_decoders.cpp: hostile and unusual files for the image decoders: BMP palettes read whole and indexes checked, JPEG warnings and claimed sizes, RLE BMP, a report's mode kept.
 #include <sys/stat.h>
 
 #include <array>

@@ -1,4 +1,4 @@
-// test_device_faults.cpp: a --kernel-dir kernel that never returns or that faults: one line and exit 2, never a hang or a bare crash (issue #30).
+// test_device_faults.cpp: a --kernel-dir kernel that never returns or that faults: one line and exit 2, never a hang or a bare crash.
 #include <filesystem>
 #include <fstream>
 #include <string>

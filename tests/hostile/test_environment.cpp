@@ -1,4 +1,4 @@
-// test_environment.cpp: a broken environment and a user's broken kernel told apart from our broken kernels: OpenCL builds that fail with no diagnostic, a --kernel-dir syntax error (issue #30).
+// test_environment.cpp: a broken environment and a user's broken kernel told apart from our broken kernels: OpenCL builds that fail with no diagnostic, a --kernel-dir syntax error.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -52,8 +52,8 @@ TEST_CASE("environment: a syntax error in a --kernel-dir source is the user's in
 TEST_CASE("environment: fft on a device of few work-items per group is skipped with the limit, never planned") {
   if (skipped_without_builds()) return;
   TempDir dir("hostile");
-  // 33x17 with gaussian:sigma=2 (a 48x30 transform) never finished VkFFT's planning at 8 work-items; at
-  // 1 VkFFT failed to launch. Both are skipped now, before any planning, and the run ends at once.
+  // 33x17 with gaussian:sigma=2 (a 48x30 transform) never finishes VkFFT's planning at 8 work-items; at
+  // 1 VkFFT fails to launch. Both are skipped before any planning, and the run ends at once.
   for (const std::string items : {"1", "8"}) {
     CAPTURE(items);
     const CommandResult result = shell("POCL_MAX_WORK_GROUP_SIZE=" + items +

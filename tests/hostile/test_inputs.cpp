@@ -265,7 +265,7 @@ TEST_CASE("wrong verdicts: correct results on subnormal data validate in every f
   // the tile staged on chip, separable the two passes through an on-chip intermediate, fast its own schemes,
   // fft the transforms. The others repeat one of these sums (constant: global's, its filter in constant
   // memory; async and shuffle: tiled's, its tile brought in otherwise; lowrank: separable's passes, summed):
-  // `--variant all` here was 19 of test_hostile_opencl's 225 s (issue #24).
+  // `--variant all` here was 19 of test_hostile_opencl's 225 s.
   if (backend() == "opencl") args.insert(args.end(), {"--variant", "global,texture,tiled,separable,fast,fft"});
   check_validated(convcompare(args));
 }

@@ -169,8 +169,8 @@ TEST_CASE("lost files: a full disk keeps the old report and leaves no temporary;
 
   // The reader of stdout is gone before the console report is printed: the reports are still written
   // and the broken pipe is one line and exit 2 (not a silent death by SIGPIPE). Gone for certain: stdout is
-  // the write end of a FIFO whose only read end is closed first (`... | true` raced: on a loaded machine
-  // `true` could still be alive when the report went into the pipe, CI session 27).
+  // the write end of a FIFO whose only read end is closed first (`... | true` races: on a loaded machine
+  // `true` can still be alive when the report goes into the pipe).
   const std::string fifo = shell_quoted(dir / "pipe");
   const CommandResult gone = shell("mkfifo " + fifo + " && exec 4<>" + fifo + " 5>" + fifo + " 4<&- && rm " + fifo +
                                    " && { $CONVCOMPARE $RUN --size 9x5 --filter box:r=1 --json " + shell_quoted(dir / "p.json") +
@@ -263,7 +263,7 @@ TEST_CASE("memory: a frame larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE is skipped w
   }
 }
 
-TEST_CASE("memory modes: a frame larger than can be mapped is skipped with the limit, and a mode no variant can take is one line (issue #26)") {
+TEST_CASE("memory modes: a frame larger than can be mapped is skipped with the limit, and a mode no variant can take is one line") {
   if (backend() != "opencl") return;
   const std::string pocl = pocl_device_id();
   if (pocl.empty()) return;

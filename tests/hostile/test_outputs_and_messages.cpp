@@ -75,7 +75,7 @@ TEST_CASE("wrong codes: options merge does not take are refused, not ignored") {
   TempDir dir("hostile");
   check_validated(convcompare(run_args({"--size", "8x4", "--filter", "box:r=1", "--quiet", "--json", dir / "r.json"})));
   check_refused(convcompare({"--backend", backend(), "merge", dir / "r.json"}), {"merge", "--backend"});
-  // merge writes reports (issue #17), but a run option beside one is still refused, and nothing written.
+  // merge writes reports, but a run option beside one is still refused, and nothing written.
   check_refused(convcompare({"--json", dir / "m.json", "--size", "8x4", "merge", dir / "r.json"}), {"merge", "--size"});
   CHECK_FALSE(fs::exists(dir / "m.json"));
 }

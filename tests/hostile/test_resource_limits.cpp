@@ -1,4 +1,4 @@
-// test_resource_limits.cpp: low process limits (ulimit -n, ulimit -v) said as what they are, not as a missing OpenCL driver, not met by libraries a run does not use, and never a hang in a driver's build (issue #30).
+// test_resource_limits.cpp: low process limits (ulimit -n, ulimit -v) said as what they are, not as a missing OpenCL driver, not met by libraries a run does not use, and never a hang in a driver's build.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -38,8 +38,8 @@ TEST_CASE("limits: an address-space limit too low for the OpenCL driver is named
 TEST_CASE("limits: --backend cpu starts and validates under ulimit -v 100 MB (no GPU library mapped at start)") {
   if (backend() != "cpu") return;  // OpenCL's drivers (PoCL's LLVM) need more, by design: the case above
   if (!address_space_limit_testable()) return;
-  // A CUDA build mapped cuFFT (278 MB) and NVRTC (104 MB) at start, before main, so even a CPU run could
-  // not start under 400 MB: the dynamic loader's "failed to map segment", exit 127. They are now opened
+  // Mapped at start, before main, cuFFT (278 MB) and NVRTC (104 MB) would keep even a CPU run from
+  // starting under 400 MB: the dynamic loader's "failed to map segment", exit 127. So they are opened
   // when a CUDA variant first needs them (docs/architecture.md, "Libraries loaded at first use"). A CPU
   // run of this size needs about 40 MB; 100 MB leaves room for its threads' stacks on larger machines
   // and is still less than either library alone, so linking one again fails here.
@@ -66,9 +66,9 @@ bool names_what_failed(const std::string& line) {
 // How one run under an address-space limit ended: validated, or exit 2 with exactly one line on stderr,
 // ours, naming what failed. A driver that aborts prints its own words first (PoCL's "PTHREAD ERROR",
 // its assertions, LLVM's "LLVM ERROR: out of memory"): they are held while the driver runs and become
-// part of our line (backends/device_watchdog.h, DriverStage). Never exit 134, never a hang (issue #30:
-// from 350 MB PoCL's build threw std::bad_alloc through its C API with a lock held, and the release that
-// followed blocked for good). Which ending comes depends on the machine (its cores: PoCL starts a
+// part of our line (backends/device_watchdog.h, DriverStage). Never exit 134, never a hang (from
+// 350 MB, PoCL's build throws std::bad_alloc through its C API with a lock held, and the release that
+// follows blocks for good: docs/correctness.md). Which ending comes depends on the machine (its cores: PoCL starts a
 // thread each) and on timing, so each is accepted; only the outcome classes are fixed.
 void check_ended_well(const CommandResult& result) {
   INFO("status " << result.status << ", stderr: " << result.err);
@@ -169,9 +169,9 @@ TEST_CASE("limits: a build that never returns (a --kernel-dir #include of a FIFO
   if (skipped_unless_opencl("an OpenCL build")) return;
   const cc::test::TempDir dir("hostile");
   const std::string kernels = kernel_dir_with_endless_build(dir);
-  // The line was never printed: on the way out the backend released peak.cl's program, and PoCL's
-  // clReleaseProgram waited for the lock the stuck build holds, for good (issue #30). An abandoned device's
-  // programs and contexts are now left to the process's end.
+  // Releasing peak.cl's program on the way out would keep the line from ever being printed: PoCL's
+  // clReleaseProgram waits for the lock the stuck build holds, for good. So an abandoned device's
+  // programs and contexts are left to the process's end.
   check_refused(shell("POCL_CACHE_DIR=" + shell_quoted((dir.path / "cache").string()) +
                       " CONVCOMPARE_BUILD_TIMEOUT=2 exec $CONVCOMPARE $RUN --variant global --size 16x16 --quiet"
                       " --kernel-dir " + shell_quoted(kernels)),

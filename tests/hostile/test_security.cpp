@@ -1,4 +1,4 @@
-// test_security.cpp: hostile runs against the tuning cache in a shared temp directory, terminal escapes in names, report destinations that cannot take a report, and misleading messages (issue #30).
+// test_security.cpp: hostile runs against the tuning cache in a shared temp directory, terminal escapes in names, report destinations that cannot take a report, and misleading messages.
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// test_values.cpp: hostile pixel and weight values: a NaN in the input (fft skipped, direct variants as the reference) and sums beyond float's range (refused as input, not failed as kernels) (issue #30).
+// test_values.cpp: hostile pixel and weight values: a NaN in the input (fft skipped, direct variants as the reference) and sums beyond float's range (refused as input, not failed as kernels).
 #include <limits>
 #include <string>
 

@@ -1,4 +1,4 @@
-// test_memory_modes.cpp: --memory mapped (CL_MEM_ALLOC_HOST_PTR, mapped and unmapped), managed (coarse-grained SVM) and managed-faults (fine-grained SVM) on the device under test, one run and --stream (issue #26).
+// test_memory_modes.cpp: --memory mapped (CL_MEM_ALLOC_HOST_PTR, mapped and unmapped), managed (coarse-grained SVM) and managed-faults (fine-grained SVM) on the device under test, one run and --stream.
 #include <cmath>
 #include <cstdlib>
 #include <memory>

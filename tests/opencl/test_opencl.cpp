@@ -231,7 +231,7 @@ TEST_CASE("matrix: every variant") {
   }
 }
 
-// 8-bit pixels (issue #16): every variant the table gives 8-bit kernels, 1 channel, 3 (padded to
+// 8-bit pixels: every variant the table gives 8-bit kernels, 1 channel, 3 (padded to
 // RGBA8) and 4, trimmed as the float matrix is.
 TEST_CASE("matrix u8: every variant with 8-bit kernels, 1, 3 and 4 channels") {
   name_device();
@@ -248,7 +248,7 @@ TEST_CASE("matrix u8: every variant with 8-bit kernels, 1, 3 and 4 channels") {
   CHECK(variants >= 4);  // global, constant, tiled, texture at least
 }
 
-// fast and separable for 8-bit (issue #16): each of their shapes, built for one channel and for RGBA8
+// fast and separable for 8-bit: each of their shapes, built for one channel and for RGBA8
 // (3 channels padded, and 4), on an image with groups wholly inside it (fast's quads and rows read it
 // without folding there) and groups at every edge, every border; weights that leave 0..255 and fall
 // between integers, so rounding and saturation are both exercised.

@@ -118,8 +118,8 @@ TEST_CASE("stress: every variant over sizes and radii, twice in one process: all
   const std::unique_ptr<cc::Backend> opencl = cc::testing::find_backend("opencl");
   REQUIRE(cuda);  // stress_main.cpp runs this only when CUDA has a device
   std::vector<Target> targets;
-  // Not tma: a fault of the tensor memory accelerator loses the CUDA context for the rest of a process
-  // (issue #25); tests/cuda/test_tma.cpp runs it in a process of its own.
+  // Not tma: a fault of the tensor memory accelerator loses the CUDA context for the rest of a process;
+  // tests/cuda/test_tma.cpp runs it in a process of its own.
   for (const std::string& variant : cuda->variants())
     if (!cc::find_variant(variant)->tensor_maps) targets.push_back({cuda.get(), 0, variant});
   if (opencl) {

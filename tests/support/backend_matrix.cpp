@@ -28,7 +28,7 @@ bool needs_rank_one(std::string_view variant) {
   return traits && traits->rank_one;
 }
 
-// The lowrank variant gets rank-2 filters (the sum of two rank-1 ones): the LoG and DoG case (issue #29).
+// The lowrank variant gets rank-2 filters (the sum of two rank-1 ones): the LoG and DoG case.
 bool needs_low_rank(std::string_view variant) {
   const VariantTraits* traits = find_variant(variant);
   return traits && traits->low_rank;
@@ -221,7 +221,7 @@ int check_variant_matrix(Backend& backend, int device, std::string_view variant,
   // with a wide apron. A variant with no tile (one output per work-item) runs the same code at every
   // image size, which the medium images cover at that radius and the largest at radius 1; for it that
   // run is only the costliest of all (PoCL samples texture's 1089 taps a pixel in software: two minutes
-  // of the test command, issue #24).
+  // of the test command).
   MatrixOptions options = requested;
   const VariantTraits* traits = find_variant(variant);
   if (traits && traits->geometry == Geometry::PerPixel) options.largest_radius_on_largest_image = false;

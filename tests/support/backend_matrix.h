@@ -23,7 +23,7 @@ struct MatrixOptions {
   // Where not empty, lowrank's radii instead of `radii`. Its largest is 12, not 16: both take the banded
   // tiles (radius over 8, common/geometry/separable_shape.h), a filter over the small images and the
   // largest image's apron, but PoCL builds lowrank.cl at radius 16 in 20 s of CPU and at 12 in 6 (its
-  // unrolled row pass; issue #24), the radius-16 program alone more than half the variant's matrix.
+  // unrolled row pass), the radius-16 program alone more than half the variant's matrix.
   std::vector<int> low_rank_radii{0, 1, 2, 3, 8, 12};
   // Where not empty, the filter shapes (radius x, radius y) a variant built per radius (VariantTraits::
   // compile_time_radius) takes instead of the radii's: each shape is a program of its own to compile.
@@ -33,7 +33,7 @@ struct MatrixOptions {
   // Where not empty, fft's image sizes and filter shapes instead of `sizes` x the radii's. Each (image
   // size, shape) is a transform size of its own (common/geometry/fft_shape.cpp), and VkFFT generates and
   // builds its kernels per transform size: on PoCL that is nearly all of fft's time, a run itself taking
-  // milliseconds even at 1023x769 (issue #24: 19 sizes took 86 s of CPU with a cold PoCL cache, 12 s warm;
+  // milliseconds even at 1023x769 (19 sizes took 86 s of CPU with a cold PoCL cache, 12 s warm;
   // these 11 take 45 s cold). test_fft.cpp covers the unpadded path, which no odd-sized image here takes.
   // Borders, flips and channel counts cost nothing more on one size, so each size below keeps them all
   // (the small images the full product, as `keep_case` says); the sizes are cut where two cases tested
@@ -61,7 +61,7 @@ struct MatrixOptions {
   // False: the small images take one flip per (shape, border), both flips alternating over them, as the
   // medium images do, instead of both flips on each. A flip is the host's: Problem::correlation_filter is
   // flipped before upload and no backend or kernel reads the flag, so both flips of one case ran the same
-  // device code on other weights (issue #24: half the small images' runs, hundreds per variant). Every
+  // device code on other weights (half the small images' runs, hundreds per variant). Every
   // variant x border x channel count x shape still runs, flipped or not, and both flips run in every
   // variant; test_common checks flipped() and the flipped reference.
   bool small_images_every_flip = false;
@@ -76,8 +76,8 @@ struct MatrixOptions {
 // ends and fall between integers, so saturation and rounding are both exercised (checked: see below).
 // Trimmed as the float matrix, and the small images' full product over 1 and 4 channels only: 3 and 4
 // channels are one compiled program (RGBA8, the 3 padded on the host by code every variant shares), so
-// the full product over 3 repeated 4's programs on the same problems (a third of the 8-bit matrix's runs,
-// issue #24); 3 channels still take their turn on the medium images of every variant, and
+// the full product over 3 repeated 4's programs on the same problems (a third of the 8-bit matrix's runs);
+// 3 channels still take their turn on the medium images of every variant, and
 // "u8 fast and separable" and "u8: one program per pixel format" (tests/opencl) run 3 on every shape.
 // fast, separable and lowrank, built per radius, take four filter shapes, not ten: (1,1), (3,2), (2,1)
 // and (6,5), the radii "u8 fast and separable" and the integer-exact u8 case build in the same process
@@ -85,14 +85,14 @@ struct MatrixOptions {
 // program differs from its float twin only in its loads and stores (common/geometry/pixel.h): the float
 // matrix checks every radius's program, "u8 fast and separable" every 8-bit scheme and shape, and these
 // four run every size (radii over the image included), border, flip and channel count in 8 bits. PoCL
-// compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group (issue #24).
+// compiles one of fast's programs in about 4.5 s of CPU, 20 of them a third of the u8 group.
 // One flip per (shape, border) on the small images, as the float matrix (small_images_every_flip).
 // separable and lowrank take two of the four shapes, (3,2) and (2,1), the ones the integer-exact and
 // "u8 fast and separable" cases build too: their 8-bit loads and stores are the same per channel at
 // every radius (a pass stages floats on chip, pixel.h's cc_load_channel); (1,1) and (6,5) are the same
 // one band at other radii, which the float matrix builds; a filter over the image is 1x1's and 7x5's at
 // (3,2) too; and "u8 fast and separable" runs separable's bands (16,12) in 8 bits. Unlike fast's (1,1)
-// and (6,5), which that case builds anyway, each was two programs of their own per variant (issue #24).
+// and (6,5), which that case builds anyway, each was two programs of their own per variant.
 // Less the largest radius on the largest image: the float matrix runs
 // that one, the medium images run radius 16 in 8 bits (6x5 for those built per radius), and an 8-bit run launches twice (its unwritten
 // pixels are found by two poisons, backends/measure.h), which on PoCL's texture path costs a minute.

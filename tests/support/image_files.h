@@ -54,7 +54,7 @@ inline std::string zlib_compress(const std::string& raw) {
 inline std::string zlib_with_zero_tail(const std::string& raw, std::uint64_t zero_bytes) {
   z_stream stream{};
   // Run-length matches only (distance 1): the zeros compress as tightly as at level 9's full search
-  // (1032:1), three times as fast (1.5 GB: 9 -> 3 s, twice per hostile suite; issue #24).
+  // (1032:1), three times as fast (1.5 GB: 9 -> 3 s, twice per hostile suite).
   deflateInit2(&stream, 9, Z_DEFLATED, 15, 8, Z_RLE);
   std::string out;
   const std::string zeros(1 << 20, '\0');

@@ -74,7 +74,7 @@ std::vector<Configuration> every_configuration() {
                                                     pixel.empty() ? "" : " ", pixel);
               all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
             }
-            // lowrank.cl (issue #29): separable's shapes widened to 2 and 4 terms (the most it takes), float
+            // lowrank.cl: separable's shapes widened to 2 and 4 terms (the most it takes), float
             // only: its 8-bit loads and stores are separable's.
             for (const int terms : {2, 4}) {
               if (!pixel.empty()) break;

@@ -1,4 +1,4 @@
-// cufft_lto_probe.cu: which cuFFT LTO-callback plans the device's cuFFT makes, step by step, and whether a fused transform gives the right pixels (issue #29; docs/performance.md, "fft: the product fused into the transforms").
+// cufft_lto_probe.cu: which cuFFT LTO-callback plans the device's cuFFT makes, step by step, and whether a fused transform gives the right pixels (docs/performance.md, "fft: the product fused into the transforms").
 //
 // Opens cuFFT and NVRTC as the backend does (dlopen by soname, backends/cuda/cuda_libraries.cpp), compiles
 // kernels_cuda/fft_callbacks.cu with the backend's NVRTC options, and prints one line per step with its
@@ -225,7 +225,8 @@ int main(int argc, char** argv) {
     std::printf("result: run from the project root (kernels_cuda/fft_callbacks.cu not found)\n");
     return 1;
   }
-  // Session 26's form: the same callbacks with C linkage.
+  // The same callbacks with C linkage, which cuFFT's C++ wrapper cannot link (docs/performance.md,
+  // "fft: the product fused into the transforms").
   std::string c_linkage = tree;
   for (const char* definition : {"__device__ float2 cc_fft_multiply_load", "__device__ float cc_fft_pad_load"}) {
     const std::size_t at = c_linkage.find(definition);
@@ -253,9 +254,9 @@ int main(int argc, char** argv) {
 
   std::printf("result: --- steps (one line each; a plan with a callback links it with nvJitLink here)\n");
   const int plain_forward = plan("1 R2C, no callback", shape, CUFFT_R2C, true);
-  plan("2 C2R MakePlan2d, multiply callback, extern \"C\" (session 26)", shape, CUFFT_C2R, false,
+  plan("2 C2R MakePlan2d, multiply callback, extern \"C\"", shape, CUFFT_C2R, false,
        "cc_fft_multiply_load", &c_ir, CUFFT_CB_LD_COMPLEX, &info_address);
-  plan("3 C2R MakePlanMany64, extern \"C\" (session 26)", shape, CUFFT_C2R, true, "cc_fft_multiply_load", &c_ir,
+  plan("3 C2R MakePlanMany64, extern \"C\"", shape, CUFFT_C2R, true, "cc_fft_multiply_load", &c_ir,
        CUFFT_CB_LD_COMPLEX, &info_address);
   plan("4 C2R MakePlan2d, multiply callback, C++ (the tree)", shape, CUFFT_C2R, false, "cc_fft_multiply_load",
        &tree_ir, CUFFT_CB_LD_COMPLEX, &info_address);

@@ -1,4 +1,4 @@
-// host_link_probe.cu: how many GB/s the host moves to and from one GPU and from all at once (issue #26, the two-GPU stream's ceiling).
+// host_link_probe.cu: how many GB/s the host moves to and from one GPU and from all at once (the two-GPU stream's ceiling).
 // Build and run (GPU host): nvcc -O3 -arch=sm_90 tools/probes/host_link_probe.cu -o host_link_probe && ./host_link_probe [MB]
 // Prints key=value lines, GB/s (10^9 bytes a second), best of five rounds timed by the host clock around
 // cudaMemcpyAsync from and to pinned memory, the copies convcompare's --stream makes with --memory pinned

@@ -1,4 +1,4 @@
-// managed_fault_probe.cu: what managed memory without prefetch costs, counted (issue #26, --memory managed-faults): GPU page faults and bytes migrated by CUPTI, against prefetch and a pinned copy.
+// managed_fault_probe.cu: what managed memory without prefetch costs, counted (--memory managed-faults): GPU page faults and bytes migrated by CUPTI, against prefetch and a pinned copy.
 // Build and run (GPU host): cmake --build build-gpu --target managed_fault_probe && build-gpu/tools/probes/managed_fault_probe
 // (built only where CMake found CUPTI: backends/cuda/backend.cmake). For three frames (2048x2048 RGBA8,
 // the 3-channel u8 job as convcompare holds it; 2048x2048 f32; 8192x8192 f32) and two ways of handing a

@@ -1,6 +1,6 @@
-// tma_probe.cu: one block of the tma variant's kernel (kernels_cuda/tma.cu, included as it is) and a textbook TMA copy, each in its own process, to tell on a GPU host which step of the tensor-memory-accelerator path fails (issue #25).
+// tma_probe.cu: one block of the tma variant's kernel (kernels_cuda/tma.cu, included as it is) and a textbook TMA copy, each in its own process, to tell on a GPU host which step of the tensor-memory-accelerator path fails.
 //
-// Not a test: a diagnostic for the GPU host (docs/architecture.md, "Adding a variant", on tma). A target
+// Not a test: a diagnostic for the GPU host (docs/correctness.md, "The tensor memory accelerator's box corner"). A target
 // of backends/cuda/backend.cmake when CUDA is on, out of `all`: `cmake --build build-gpu --target
 // tma_probe` (tools/gpu_check.sh does) makes build-gpu/tools/probes/tma_probe. Run with no
 // argument it runs every step below in a child process of its own, since an illegal instruction loses
@@ -14,17 +14,17 @@
 //             first four columns outside the image (TMA's zero fill);
 //   plane     the oob copy from an image that starts 12240 bytes into its buffer (16-byte aligned, not
 //             128), where the second float plane of the faulting run's 68x45 image started;
-// Then the steps that tell which rule the first H100 run broke, where oob-unaligned (the box the
-// kernel asked for then) faulted with "illegal instruction" and textbook did not (issue #25). The
-// fix (kernels_cuda/tma.cu) takes the corner's x to be the rule; if oob still fails, these name the other:
-//   oob-unaligned  20x18 at (-1, -1), the box convolve_tma asked for before the fix;
+// Then the steps that tell which rule a box breaks, where oob-unaligned (a box with its corner at
+// x = -1) faults with "illegal instruction" on the H100 and textbook does not (docs/correctness.md).
+// kernels_cuda/tma.cu takes the corner's x to be the rule; if oob fails, these name the other:
+//   oob-unaligned  20x18 at (-1, -1), the box convolve_tma would ask for without the corner rule;
 //   x-unaligned    16x16 at (9, 4), inside the image, x not on a 16-byte boundary (36 bytes);
 //   x-negative     16x16 at (-4, 4), x negative but on a 16-byte boundary;
 //   y-negative     16x16 at (8, -1), y alone outside the image;
-//   oob-positive   20x18 at (0, 0), the old box's size inside the image;
-//   box16, box32   16x18 and 32x18 at (-1, -1), the old corner with a box a 64- or 128-byte row;
+//   oob-positive   20x18 at (0, 0), the unaligned box's size inside the image;
+//   box16, box32   16x18 and 32x18 at (-1, -1), the unaligned corner with a box a 64- or 128-byte row;
 //   global    the textbook copy with the map in global memory, fenced for the tensor-map proxy;
-//   static-barrier  the same copy in the layout tma.cu had when the H100 faulted: a static mbarrier,
+//   static-barrier  the same copy with a static mbarrier (the layout that faults on the H100),
 //             the box in dynamic shared memory 128 bytes after it, fence.mbarrier_init alone;
 //   kernel    convolve_tma itself, through cudaLaunchKernel with an argument array as
 //             backends/cuda/cuda_variants.cpp builds it, one 16x16 block, zero border;
@@ -38,7 +38,7 @@
 // new steps passing confirms the corner's x alignment; y-negative or x-negative failing, negative
 // corners as such (the corner must then be clamped to >= 0 and the border fix-up cover the apron);
 // oob-positive failing, the 20-pixel (80-byte) box width; static-barrier failing alone, in the
-// shared-memory layout tma.cu had (now changed); every copy step passing and kernel failing, in
+// shared-memory layout with a static barrier; every copy step passing and kernel failing, in
 // convolve_tma's own arguments or launch.
 #include <cstdint>
 #include <cstdio>
@@ -125,7 +125,7 @@ __global__ void textbook_copy(const __grid_constant__ CUtensorMap param_map, con
 #endif
 }
 
-// The same copy in the layout kernels_cuda/tma.cu had when the H100 faulted (issue #25): the barrier a
+// The same copy in the layout that faults on the H100 (kernels_cuda/tma.cu avoids it): the barrier a
 // static __shared__ variable, so the box, in dynamic shared memory, starts 128 bytes after it, and the
 // init fenced by fence.mbarrier_init alone (which ptxas makes a NOP on sm_90).
 __global__ void static_barrier_copy(const __grid_constant__ CUtensorMap map, float* out, int x0, int y0, int box_floats) {

@@ -17,7 +17,7 @@ namespace cc::image_io {
 
 namespace {
 
-// Our own rather than stb_image's (issue #30): stb reads an OS/2 palette from the wrong offset, leaves
+// Our own rather than stb_image's: stb reads an OS/2 palette from the wrong offset, leaves
 // the palette entries it did not read uninitialised, and looks up a pixel index past the palette, so
 // stack bytes reached the output image. Here every entry used is read from the file and every index
 // is checked against the palette; no Debian-packaged library decodes BMP alone.
