@@ -36,6 +36,7 @@
 #include "tools/convcompare/job.h"
 #include "tools/convcompare/merge.h"
 #include "tools/convcompare/outputs.h"
+#include "tools/convcompare/problem_loop.h"
 #include "tools/convcompare/progress.h"
 #include "tools/convcompare/targets.h"
 
@@ -84,12 +85,6 @@ void print_comparison_escaped(const std::vector<Comparison>& comparisons, const 
   std::cout << printable_lines(text.str());
 }
 
-// A run that did not succeed after a stop request came during it is the interrupt's doing, not the
-// run's: a driver a signal reaches fails (LLVM, inside PoCL, removes its temporaries at SIGINT and
-// SIGTERM, and the build then fails), and a wait past the stop's grace gives up (stop_request.h). It is
-// left out of the reports, as a run never started.
-bool cut_by_interrupt(Status status) { return stop_signal() != 0 && status != Status::Ok; }
-
 // "interrupted by SIGINT after 15 runs": the runs that ran, not the skipped placeholders.
 std::string interrupted_reason(const Report& report) {
   const auto ran = std::ranges::count_if(report.runs, [](const RunRecord& run) { return run.status != Status::Skipped; }) +
@@ -113,8 +108,6 @@ void check_open_file_limit() {
                                  limit.rlim_cur, kLeastOpenFiles));
 }
 
-// A job that threw after a stop request: a driver the signal reached failed (cut_by_interrupt), so the
-// interrupt is what is said, with its status (README, "Exit status").
 // The job's status; an exception out of it after a stop request is the interrupt's (as cut_by_interrupt):
 // the interrupt is what is said, with its status (README, "Exit status").
 int run_job_or_interrupt(const Config& config) {
@@ -132,51 +125,25 @@ int run_job_or_interrupt(const Config& config) {
 
 namespace {
 
-// The work of one run, for the progress estimate: pixels x channels x (the taps the variant computes per
-// value, plus one for moving it). fft's work grows with log(pixels), not the taps; auto runs the direct
-// sum's candidates.
-double step_work(int width, int height, int channels, const Filter& filter, const VariantTraits& variant) {
-  const double pixels = static_cast<double>(width) * height * channels;
-  const double taps = variant.kind == VariantKind::Choice
-                          ? static_cast<double>(filter.width) * filter.height
-                          : taps_per_pixel(variant, filter.radius_x(), filter.radius_y());
-  return pixels * ((taps > 0 ? taps : std::log2(std::max(pixels, 2.0))) + 1);
+// --list: the backends, devices, variants and filters as text, or with --json FILE as JSON.
+int print_list(const Job& job, const std::vector<std::unique_ptr<Backend>>& backends) {
+  if (stop_signal() != 0) {
+    std::cerr << "convcompare: interrupted by " << stop_signal_name() << "; no listing is printed\n";
+    return 128 + stop_signal();
+  }
+  // --list --json FILE: the listing as JSON (to standard output with -, in place of the text).
+  const auto json = std::ranges::find(job.reports, ReportFormat::Json, &ReportOutput::format);
+  if (json != job.reports.end()) write_file_atomically(json->path, listing_json(job, backends));
+  if (json != job.reports.end() && (job.quiet || json->path == "/dev/stdout")) return 0;
+  std::ostringstream listing;  // device names and driver strings, escaped for the terminal
+  print_listing(job, backends, listing);
+  std::cout << printable_lines(listing.str());
+  return 0;
 }
 
-}  // namespace
-
-int run_job(const Config& config) {
-  if (!config.merge_reports.empty()) {
-    std::ostringstream text;  // the hosts and devices the saved reports name, escaped for the terminal
-    const int status = run_merge(config, text);
-    std::cout << printable_lines(text.str());
-    return status;
-  }
-  check_open_file_limit();
-  Job job = make_job(config);
-  // From here a first Ctrl-C lets the step in progress finish (device discovery and the peaks can take
-  // seconds on a GPU host) and starts no run after it: the reports hold what finished, marked incomplete
-  // (README, "Exit status"; backends/stop_request.h bounds how long the step may take).
-  const StopOnSignal stop;
-  const std::vector<std::unique_ptr<Backend>> backends = make_backends();
-  if (job.list) {
-    if (stop_signal() != 0) {
-      std::cerr << "convcompare: interrupted by " << stop_signal_name() << "; no listing is printed\n";
-      return 128 + stop_signal();
-    }
-    // --list --json FILE: the listing as JSON (to standard output with -, in place of the text).
-    const auto json = std::ranges::find(job.reports, ReportFormat::Json, &ReportOutput::format);
-    if (json != job.reports.end()) write_file_atomically(json->path, listing_json(job, backends));
-    if (json != job.reports.end() && (job.quiet || json->path == "/dev/stdout")) return 0;
-    std::ostringstream listing;  // device names and driver strings, escaped for the terminal
-    print_listing(job, backends, listing);
-    std::cout << printable_lines(listing.str());
-    return 0;
-  }
-  check_variants(job, backends);
-
-  // The input: the file, or the generated chart at the first size (a size sweep makes it again at each);
-  // the memory for the largest one checked before it is made.
+// The input: the file, or the generated chart at the first size (a size sweep makes it again at each);
+// the memory for the largest one checked before it is made.
+Image load_input(const Job& job) {
   if (job.image_path.empty()) {
     const auto largest = std::ranges::max(job.sizes, {}, [](const auto& size) { return 1LL * size.first * size.second; });
     check_run_memory(job, largest.first, largest.second, job.channels, false);
@@ -186,152 +153,56 @@ int run_job(const Config& config) {
                     : load_image(job.image_path);
   if (!job.image_path.empty()) check_run_memory(job, image.width, image.height, image.channels, true);
   // A size sweep's charts hold the same values as this one, so one check covers every size.
-  {
-    const SampleFacts facts = sample_facts(image);
-    for (const Filter& filter : job.filters) check_sums_fit_float(facts, filter);
-  }
-  check_devices(job, backends);
-  const std::vector<Target> targets = plan_targets(job, backends);
-  // Two or more devices of one backend named: --split and --stream also run on them together.
-  const std::vector<MultiTarget> multi_targets = plan_multi_targets(job, targets);
+  const SampleFacts facts = sample_facts(image);
+  for (const Filter& filter : job.filters) check_sums_fit_float(facts, filter);
+  return image;
+}
+
+// Rows of what an API lacks (Target::absent) are shown, and then "nothing ran" if nothing else did.
+void check_something_runs(const Job& job, const std::vector<Target>& targets) {
   const std::vector<std::string> unavailable = unavailable_backends(targets);
-  // Rows of what an API lacks (Target::absent) are shown, and then "nothing ran" if nothing else did.
   if (std::ranges::none_of(targets, [](const Target& target) { return target.runs() || target.absent; }))
     throw InputError(unavailable.empty() ? "nothing to run: no backend, device and variant selected"
                                          : fmt::format("nothing to run: {}", fmt::join(unavailable, "; ")));
   // The console report says "cuda: not run: ..." once; with --quiet there is none, so stderr says it
-  // (issue #28: not both).
+  // (not both).
   if (job.quiet)
     for (const std::string& line : unavailable) std::cerr << "convcompare: skipping " << printable(line) << '\n';
-  // Every output path, checked against the others and the inputs, before any work.
-  const OutputPlan plan(job, image, targets);
-  OutputWriter outputs(plan);
-  if (!job.compare_path.empty()) {
-    job.baseline = read_baseline(job.compare_path);
-    // Enough samples for the U test to decide against this baseline (compare.h, compare_sample_floor),
-    // and, unless the user set --max-noise, room to add samples until the noise lets the threshold come
-    // down to --min-change (compare_noise_target_percent), within --time-budget: nvbench's rule.
-    const int floor = compare_sample_floor(*job.baseline, job.compare_rule);
-    job.options.repetitions = std::max(job.options.repetitions, floor);
-    job.options.min_samples = std::max(job.options.min_samples, floor);  // the noise rule stops no earlier
-    if (!(job.options.max_noise_percent > 0)) {
-      job.options.max_noise_percent = compare_noise_target_percent(job.compare_rule);
-      job.options.repetitions = std::max(job.options.repetitions, kCompareRepetitions);
-    }
+}
+
+// --compare: the baseline, and enough samples for the U test to decide against it (compare.h,
+// compare_sample_floor) and, unless the user set --max-noise, room to add samples until the noise lets
+// the threshold come down to --min-change (compare_noise_target_percent), within --time-budget:
+// nvbench's rule.
+void read_compare_baseline(Job& job) {
+  job.baseline = read_baseline(job.compare_path);
+  const int floor = compare_sample_floor(*job.baseline, job.compare_rule);
+  job.options.repetitions = std::max(job.options.repetitions, floor);
+  job.options.min_samples = std::max(job.options.min_samples, floor);  // the noise rule stops no earlier
+  if (!(job.options.max_noise_percent > 0)) {
+    job.options.max_noise_percent = compare_noise_target_percent(job.compare_rule);
+    job.options.repetitions = std::max(job.options.repetitions, kCompareRepetitions);
   }
-  check_json_report_fits(job, targets);
+}
 
-  Report report = report_header(job, image, backends);
-  if (job.measure_peaks && stop_signal() == 0) measure_device_peaks(targets, report);
-  AutoTuner tuner(job.retune);
-  const auto streams = [&](const Target& target) {
-    return job.stream_frames > 0 && target.runs() && target.has_device_memory() &&
-           target.variant->kind != VariantKind::Choice;
-  };
-  // The progress line's steps in the loop's order below, each weighed by its work (ProgressStep). Only
-  // the targets that run are steps: a skipped one takes no time.
-  std::vector<ProgressStep> steps;
-  for (const auto& [width, height] : job.sizes)
-    for (const Filter& filter : job.filters)
-      for (std::size_t problem = 0; problem < job.borders.size() * job.pixels.size() * job.memories.size(); ++problem) {
-        const auto work = [&](const VariantTraits& variant) {
-          return step_work(job.size_sweep ? width : image.width, job.size_sweep ? height : image.height, image.channels,
-                           filter, variant);
-        };
-        for (const Target& target : targets) {
-          if (!target.runs()) continue;
-          const std::string key = target.device_id + " " + std::string(target.variant->name);
-          steps.push_back({key, work(*target.variant), true});
-          if (streams(target)) steps.push_back({key + " --stream", work(*target.variant) * job.stream_frames, false});
-        }
-        for (const MultiTarget& multi : multi_targets) {
-          const std::string key = multi.device_id + " " + std::string(multi.variant->name);
-          if (job.split) steps.push_back({key + " --split", work(*multi.variant), true});
-          if (job.stream_frames > 0) steps.push_back({key + " --stream", work(*multi.variant) * job.stream_frames, false});
-        }
-      }
-  Progress progress(std::move(steps), job.options.time_budget_s, std::cerr,
-                    isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
-  RunOptions options = job.options;
-
-  const auto run_all = [&] {  // returns at a stop signal, between runs
-    for (const auto& [width, height] : job.sizes) {
-      if (stop_signal() != 0) return;
-      if (job.size_sweep && (image.width != width || image.height != height))
-        image = make_default_image(width, height, job.channels);
-      outputs.begin_image(image);
-      // A u8 run's input is the image as 8-bit pixels hold it; its reference is computed from that.
-      const bool u8 = std::ranges::find(job.pixels, PixelType::U8) != job.pixels.end();
-      const Image quantized = u8 ? quantized_8bit(image) : Image();
-      const bool same_input = u8 && quantized.data == image.data;
-      const SampleFacts facts[2] = {sample_facts(image), u8 ? sample_facts(quantized) : SampleFacts{}};
-      for (const Filter& filter : job.filters) {
-        for (const Border border : job.borders) {
-          std::optional<Image> references[2];  // of the image, and of its 8-bit pixels where they differ
-          for (const PixelType pixel : job.pixels) {
-            if (stop_signal() != 0) return;  // before the next reference is computed
-            const Image& input = pixel == PixelType::U8 ? quantized : image;
-            const Problem problem =
-                make_problem(input, facts[pixel == PixelType::U8], filter, border, job.flip, pixel);
-            std::optional<Image>& computed = references[pixel == PixelType::U8 && !same_input];
-            if (!computed) computed = reference_convolve(input, problem);
-            const Image& reference = *computed;
-            outputs.begin_problem(problem, reference);
-            for (const HostMemory memory : job.memories) {
-              options.memory = memory;
-              for (const Target& target : targets) {
-                if (stop_signal() != 0) return;
-                const std::string what = fmt::format("{} {} {} {} {}", target.device_id,
-                                                     target.variant ? target.variant->name : "-", filter.spec,
-                                                     to_string(border), to_string(pixel));
-                if (target.runs()) progress.step(what);
-                Outcome outcome = run_target(target, problem, input, reference, options, tuner);
-                if (cut_by_interrupt(outcome.record.status)) return;
-                if (streams(target)) {
-                  progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
-                  StreamRecord stream = stream_target(target, outcome, problem, input, reference, job.stream_frames, options);
-                  if (cut_by_interrupt(stream.status)) return;
-                  report.streams.push_back(std::move(stream));
-                }
-                outcome.record.output = outputs.write_result(target, memory, std::move(outcome.output),
-                                                             outcome.record.status == Status::Ok);
-                report.runs.push_back(std::move(outcome.record));
-              }
-              for (const MultiTarget& multi : multi_targets) {
-                const std::string what = fmt::format("{} {} {} {} {}", multi.device_id, multi.variant->name,
-                                                     filter.spec, to_string(border), to_string(pixel));
-                if (job.split) {
-                  if (stop_signal() != 0) return;
-                  progress.step(fmt::format("{} --split", what));
-                  RunRecord split = split_target(multi, problem, input, reference, options).record;
-                  if (cut_by_interrupt(split.status)) return;
-                  report.runs.push_back(std::move(split));
-                }
-                if (job.stream_frames > 0) {
-                  if (stop_signal() != 0) return;
-                  progress.step(fmt::format("{} --stream {}", what, job.stream_frames));
-                  StreamRecord stream = stream_over_target(multi, problem, input, reference, job.stream_frames, options);
-                  if (cut_by_interrupt(stream.status)) return;
-                  report.streams.push_back(std::move(stream));
-                }
-              }
-            }
-            outputs.end_problem();
-          }
-        }
-      }
-    }
-  };
+// The loops, cut short by a stop signal: a driver that the signal reached failed in the run in
+// progress (problem_loop.cpp, cut_by_interrupt), so the interrupt, reported after, is the cause; the
+// runs that finished are kept. Returns the signal that stopped the runs early, or 0.
+int run_until_stopped(const ProblemLoop& loop) {
   try {
-    run_all();
+    run_problems(loop);
   } catch (...) {
     if (stop_signal() == 0) throw;
-    // A driver that the signal reached failed in the run in progress (cut_by_interrupt): the interrupt,
-    // reported below, is the cause; the runs that finished are kept.
   }
-  const int stopped_by = stop_signal();  // the runs stopped early
+  const int stopped_by = stop_signal();
   stop_reached();
+  return stopped_by;
+}
 
+// After the runs: the bounds, the comparison, the console table, the reports and the contact sheet;
+// then the exit status (README, "Exit status").
+int report_and_exit_status(const Job& job, Report& report, OutputWriter& outputs, Progress& progress,
+                           int stopped_by) {
   for (RunRecord& run : report.runs)
     if (const auto device = std::ranges::find(report.devices, run.device, &DeviceInfo::id); device != report.devices.end())
       derive_bound(run, device->peaks);
@@ -367,6 +238,45 @@ int run_job(const Config& config) {
   if (any_slower(comparisons)) return 3;        // README, "Exit status": slower beyond noise, nothing failed
   if (any_inconclusive(comparisons)) return 4;  // README, "Exit status": too few samples to tell
   return 0;
+}
+
+}  // namespace
+
+int run_job(const Config& config) {
+  if (!config.merge_reports.empty()) {
+    std::ostringstream text;  // the hosts and devices the saved reports name, escaped for the terminal
+    const int status = run_merge(config, text);
+    std::cout << printable_lines(text.str());
+    return status;
+  }
+  check_open_file_limit();
+  Job job = make_job(config);
+  // From here a first Ctrl-C lets the step in progress finish (device discovery and the peaks can take
+  // seconds on a GPU host) and starts no run after it: the reports hold what finished, marked incomplete
+  // (README, "Exit status"; backends/stop_request.h bounds how long the step may take).
+  const StopOnSignal stop;
+  const std::vector<std::unique_ptr<Backend>> backends = make_backends();
+  if (job.list) return print_list(job, backends);
+  check_variants(job, backends);
+  Image image = load_input(job);
+  check_devices(job, backends);
+  const std::vector<Target> targets = plan_targets(job, backends);
+  // Two or more devices of one backend named: --split and --stream also run on them together.
+  const std::vector<MultiTarget> multi_targets = plan_multi_targets(job, targets);
+  check_something_runs(job, targets);
+  // Every output path, checked against the others and the inputs, before any work.
+  const OutputPlan plan(job, image, targets);
+  OutputWriter outputs(plan);
+  if (!job.compare_path.empty()) read_compare_baseline(job);
+  check_json_report_fits(job, targets);
+
+  Report report = report_header(job, image, backends);
+  if (job.measure_peaks && stop_signal() == 0) measure_device_peaks(targets, report);
+  AutoTuner tuner(job.retune);
+  Progress progress(progress_steps(job, image, targets, multi_targets), job.options.time_budget_s, std::cerr,
+                    isatty(STDERR_FILENO) != 0 ? terminal_columns(STDERR_FILENO) : 0);
+  const int stopped_by = run_until_stopped({job, image, targets, multi_targets, outputs, progress, tuner, report});
+  return report_and_exit_status(job, report, outputs, progress, stopped_by);
 }
 
 int convcompare_main(int argc, const char* const* argv) {
