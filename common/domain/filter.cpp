@@ -1,4 +1,4 @@
-// filter.cpp: the built-in filter bank, the --filter spec parser, filter files and the rank-1 test.
+// filter.cpp: the --filter spec parser over the built-in bank, filter files, file-name stems and the rank-1 test.
 #include "common/domain/filter.h"
 
 #include <algorithm>
@@ -15,10 +15,21 @@
 #include <fmt/ranges.h>
 
 #include "common/domain/error.h"
+#include "common/domain/filter_shapes.h"
 #include "common/domain/input_file.h"
 #include "common/domain/suggest.h"
 
 namespace cc {
+
+using filter_shapes::make_filter;
+using filter_shapes::square;
+using filter_shapes::delta;
+using filter_shapes::gaussian;
+using filter_shapes::gaussian_1d;
+using filter_shapes::laplacian_of_gaussian;
+using filter_shapes::difference_of_gaussians;
+using filter_shapes::sharpen;
+using filter_shapes::fixed3x3;
 
 double Filter::abs_sum() const {
   double sum = 0;
@@ -41,95 +52,6 @@ bool parse_number(std::string_view text, Number& value) {
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   return error == std::errc() && end == text.data() + text.size();
 }
-
-Filter make_filter(int width, int height, std::vector<float> weights) {
-  Filter filter;
-  filter.width = width;
-  filter.height = height;
-  filter.weights = std::move(weights);
-  return filter;
-}
-
-Filter square(int side, float fill) { return make_filter(side, side, std::vector<float>(side * side, fill)); }
-
-Filter delta(int radius) {
-  Filter filter = square(2 * radius + 1, 0.0f);
-  filter.weights[filter.weights.size() / 2] = 1.0f;
-  return filter;
-}
-
-// Normalized in double, and each 2D weight is the float of a double product, so the 2D filter is
-// separable to float rounding and its weights sum to 1 within a few float epsilons.
-std::vector<double> gaussian_1d(double sigma, int radius);
-
-Filter gaussian(double sigma, int radius) {
-  const std::vector<double> g = gaussian_1d(sigma, radius);
-  Filter filter = square(2 * radius + 1, 0.0f);
-  for (std::size_t i = 0; i < g.size(); ++i)
-    for (std::size_t j = 0; j < g.size(); ++j) filter.weights[i * g.size() + j] = static_cast<float>(g[i] * g[j]);
-  return filter;
-}
-
-// The grid Gaussian of one axis, normalized to sum 1 in double.
-std::vector<double> gaussian_1d(double sigma, int radius) {
-  std::vector<double> g(2 * radius + 1);
-  double sum = 0;
-  for (int i = -radius; i <= radius; ++i) sum += g[i + radius] = std::exp(-0.5 * (i / sigma) * (i / sigma));
-  for (double& v : g) v /= sum;
-  return g;
-}
-
-// The filter sum_k column_k[r] * row_k[c] with each weight the float of a double sum: the rank-2
-// built-ins below are built this way so that their rank is 2 to float rounding (issue #29).
-Filter outer_sum(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& terms) {
-  const std::size_t side = terms.front().first.size();
-  Filter filter = square(static_cast<int>(side), 0.0f);
-  for (std::size_t i = 0; i < side; ++i)
-    for (std::size_t j = 0; j < side; ++j) {
-      double w = 0;
-      for (const auto& [column, row] : terms) w += column[i] * row[j];
-      filter.weights[i * side + j] = static_cast<float>(w);
-    }
-  return filter;
-}
-
-// Laplacian of Gaussian, scale-normalized (sigma^2 times the Laplacian, so its size does not fall
-// as 1/sigma^2): the sampled sigma^2 (d2/dx2 + d2/dy2) G is a(x) g(y) + g(x) a(y) with g the grid
-// Gaussian (sum 1) and a(x) = ((x/sigma)^2 - 1) g(x). The multiple of g that makes a sum to exactly 0
-// is taken out of a, so the filter sums to 0 (flat regions go to 0) and stays rank 2; subtracting a
-// constant from every tap instead would make it rank 3. The centre is negative (-1/(pi sigma^2) for
-// a wide enough grid).
-Filter laplacian_of_gaussian(double sigma, int radius) {
-  const std::vector<double> g = gaussian_1d(sigma, radius);
-  std::vector<double> a(g.size());
-  double a_sum = 0;
-  for (int i = -radius; i <= radius; ++i) {
-    const double x = i / sigma;
-    // A tap where g underflowed to 0 (tiny sigma) is 0, not inf * 0.
-    a_sum += a[i + radius] = g[i + radius] > 0 ? (x * x - 1) * g[i + radius] : 0.0;
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] -= a_sum * g[i];  // sum g = 1
-  return outer_sum({{a, g}, {g, a}});
-}
-
-// Difference of Gaussians G(sigma1) - G(sigma2), each normalized to sum 1 on the same grid: it sums
-// to 0 and is rank 2.
-Filter difference_of_gaussians(double sigma1, double sigma2, int radius) {
-  const std::vector<double> g1 = gaussian_1d(sigma1, radius), g2 = gaussian_1d(sigma2, radius);
-  std::vector<double> minus_g2(g2.size());
-  for (std::size_t i = 0; i < g2.size(); ++i) minus_g2[i] = -g2[i];
-  return outer_sum({{g1, g1}, {g2, minus_g2}});
-}
-
-// Unsharp masking with a 3x3 box blur: out = in + A * (in - box3(in)), i.e. centre 1 + 8A/9 and the
-// eight neighbours -A/9; the weights sum to 1, so flat regions keep their value.
-Filter sharpen(double strength) {
-  Filter filter = square(3, static_cast<float>(-strength / 9));
-  filter.weights[4] = static_cast<float>(1 + 8 * strength / 9);
-  return filter;
-}
-
-Filter fixed3x3(std::initializer_list<float> weights) { return make_filter(3, 3, weights); }
 
 struct FilterParameters {
   std::map<std::string, std::string, std::less<>> values;
