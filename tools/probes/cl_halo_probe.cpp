@@ -29,6 +29,190 @@ struct Device {
   std::size_t halo_from = 0, halo_rows = 0;  // image rows held by the other device
 };
 
+// The two devices, their bands and buffers, the page-locked host frame and the staging buffer.
+class HaloProbe {
+ public:
+  HaloProbe(unsigned platform_index, std::size_t width, std::size_t height, std::size_t radius)
+      : width_(width), height_(height), radius_(radius), row_bytes_(width * sizeof(float)) {
+    find_devices(platform_index);
+    build_program();
+    make_bands();
+    map_host_frames();
+  }
+
+  // Each route's upload and frame times as one table row, and whether its halo rows arrived.
+  void print_routes() {
+    std::printf("\n| route | upload ms (best / median) | frame ms with the kernels (best / median) | halo commands' device ms "
+                "(median each) |\n| --- | --- | --- | --- |\n");
+    time_route("halos from the host (through-host route)", [&](std::vector<cl_event>& copies) { halos_from_host(copies); });
+    time_route("copyBuffer in one context after a marker (device to device route)",
+               [&](std::vector<cl_event>& copies) { halos_by_copy(copies); });
+    time_route("readBuffer then writeBuffer through a pinned staging buffer (one context)",
+               [&](std::vector<cl_event>& copies) { halos_through_staging(copies); });
+  }
+
+ private:
+  void find_devices(unsigned platform_index) {
+    cl_uint platforms = 0;
+    CHECK(clGetPlatformIDs(0, nullptr, &platforms));
+    std::vector<cl_platform_id> platform(platforms);
+    CHECK(clGetPlatformIDs(platforms, platform.data(), nullptr));
+    if (platform_index >= platforms) fail("no platform " + std::to_string(platform_index));
+    cl_uint found = 0;
+    clGetDeviceIDs(platform[platform_index], CL_DEVICE_TYPE_ALL, 2, ids_, &found);
+    if (found < 2) fail("platform " + std::to_string(platform_index) + " has fewer than two devices");
+    char name[256] = {};
+    CHECK(clGetDeviceInfo(ids_[0], CL_DEVICE_NAME, sizeof name, name, nullptr));
+    std::printf("platform %u, two devices: %s; %zux%zu f32, r = %zu\n", platform_index, name, width_, height_, radius_);
+  }
+
+  void build_program() {
+    cl_int status = CL_SUCCESS;
+    context_ = clCreateContext(nullptr, 2, ids_, nullptr, nullptr, &status);
+    CHECK(status);
+    program_ = clCreateProgramWithSource(context_, 1, &kSource, nullptr, &status);
+    CHECK(status);
+    CHECK(clBuildProgram(program_, 2, ids_, "", nullptr, nullptr));
+  }
+
+  // Each device's band (half the rows) with the halo rows next to it, its queue, buffers and kernel.
+  void make_bands() {
+    cl_int status = CL_SUCCESS;
+    // The host frame: page-locked, in the same context, mapped (convcompare's pinned OpenCL frame).
+    host_buffer_ = clCreateBuffer(context_, CL_MEM_ALLOC_HOST_PTR, row_bytes_ * height_, nullptr, &status);
+    CHECK(status);
+    const std::size_t half = height_ / 2;
+    device_[0].own_from = 0, device_[0].own_rows = half, device_[0].halo_from = half, device_[0].halo_rows = radius_;
+    device_[1].own_from = half, device_[1].own_rows = height_ - half, device_[1].halo_from = half - radius_;
+    device_[1].halo_rows = radius_;
+    device_[0].first_row = 0, device_[0].rows = half + radius_;
+    device_[1].first_row = half - radius_, device_[1].rows = height_ - half + radius_;
+    for (int d = 0; d < 2; ++d) {
+      Device& dev = device_[d];
+      dev.id = ids_[d];
+      dev.queue = clCreateCommandQueue(context_, dev.id, CL_QUEUE_PROFILING_ENABLE, &status);
+      CHECK(status);
+      dev.input = clCreateBuffer(context_, CL_MEM_READ_ONLY, row_bytes_ * dev.rows, nullptr, &status);
+      CHECK(status);
+      dev.output = clCreateBuffer(context_, CL_MEM_READ_WRITE, row_bytes_ * dev.rows, nullptr, &status);
+      CHECK(status);
+      cl_mem both[] = {dev.input, dev.output};
+      CHECK(clEnqueueMigrateMemObjects(dev.queue, 2, both, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, nullptr, nullptr));
+      kernels_.push_back(clCreateKernel(program_, "touch", &status));
+      CHECK(status);
+      CHECK(clSetKernelArg(kernels_[d], 0, sizeof(cl_mem), &dev.input));
+      CHECK(clSetKernelArg(kernels_[d], 1, sizeof(cl_mem), &dev.output));
+      CHECK(clFinish(dev.queue));
+    }
+  }
+
+  // The host frame filled with a pattern, and the staging buffer for the third route, both mapped.
+  void map_host_frames() {
+    cl_int status = CL_SUCCESS;
+    host_ = static_cast<unsigned char*>(clEnqueueMapBuffer(device_[0].queue, host_buffer_, CL_TRUE,
+                                                           CL_MAP_READ | CL_MAP_WRITE, 0, row_bytes_ * height_, 0,
+                                                           nullptr, nullptr, &status));
+    CHECK(status);
+    for (std::size_t i = 0; i < row_bytes_ * height_; ++i) host_[i] = static_cast<unsigned char>(i * 7);
+    cl_mem staging = clCreateBuffer(context_, CL_MEM_ALLOC_HOST_PTR, row_bytes_ * radius_ * 2, nullptr, &status);
+    CHECK(status);
+    staged_ = static_cast<unsigned char*>(clEnqueueMapBuffer(device_[0].queue, staging, CL_TRUE,
+                                                             CL_MAP_READ | CL_MAP_WRITE, 0, row_bytes_ * radius_ * 2,
+                                                             0, nullptr, nullptr, &status));
+    CHECK(status);
+  }
+
+  // Writes `rows` image rows from `from` into device d's buffer.
+  void write_rows(int d, std::size_t from, std::size_t rows) {
+    const Device& dev = device_[d];
+    CHECK(clEnqueueWriteBuffer(dev.queue, dev.input, CL_FALSE, (from - dev.first_row) * row_bytes_, rows * row_bytes_,
+                               host_ + from * row_bytes_, 0, nullptr, nullptr));
+  }
+
+  void kernel(int d) {
+    const std::size_t items = device_[d].rows * width_;
+    CHECK(clEnqueueNDRangeKernel(device_[d].queue, kernels_[d], 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+  }
+
+  // The routes, each queued after the own rows; the copy commands' events go out for their device times.
+  void halos_from_host(std::vector<cl_event>&) {
+    for (int d = 0; d < 2; ++d) write_rows(d, device_[d].halo_from, device_[d].halo_rows);
+  }
+
+  void halos_by_copy(std::vector<cl_event>& copies) {
+    for (int d = 0; d < 2; ++d) {
+      Device& to = device_[d];
+      Device& from = device_[1 - d];
+      cl_event marker{}, copy{};
+      CHECK(clEnqueueMarkerWithWaitList(from.queue, 0, nullptr, &marker));
+      CHECK(clFlush(from.queue));
+      CHECK(clEnqueueCopyBuffer(to.queue, from.input, to.input, (to.halo_from - from.first_row) * row_bytes_,
+                                (to.halo_from - to.first_row) * row_bytes_, to.halo_rows * row_bytes_, 1, &marker,
+                                &copy));
+      clReleaseEvent(marker);
+      copies.push_back(copy);
+    }
+  }
+
+  void halos_through_staging(std::vector<cl_event>& copies) {
+    for (int d = 0; d < 2; ++d) {
+      Device& to = device_[d];
+      Device& from = device_[1 - d];
+      cl_event read{}, write{};
+      unsigned char* slot = staged_ + static_cast<std::size_t>(d) * radius_ * row_bytes_;
+      CHECK(clEnqueueReadBuffer(from.queue, from.input, CL_FALSE, (to.halo_from - from.first_row) * row_bytes_,
+                                to.halo_rows * row_bytes_, slot, 0, nullptr, &read));
+      CHECK(clFlush(from.queue));
+      CHECK(clEnqueueWriteBuffer(to.queue, to.input, CL_FALSE, (to.halo_from - to.first_row) * row_bytes_,
+                                 to.halo_rows * row_bytes_, slot, 1, &read, &write));
+      copies.push_back(read);
+      copies.push_back(write);
+    }
+  }
+
+  // Seven frames by `halos`: best and median upload and frame times, the copy commands' device times
+  // (the first round's left out), and whether device 0's halo rows, the image's rows below its band, arrived.
+  void time_route(const char* name, const std::function<void(std::vector<cl_event>&)>& halos) {
+    std::vector<double> uploads, frames, command_times;
+    for (int round = 0; round < 7; ++round) {
+      std::vector<cl_event> copies;
+      const auto start = std::chrono::steady_clock::now();
+      for (int d = 0; d < 2; ++d) write_rows(d, device_[d].own_from, device_[d].own_rows);
+      halos(copies);
+      for (int d = 0; d < 2; ++d) CHECK(clFlush(device_[d].queue));
+      for (int d = 0; d < 2; ++d) CHECK(clFinish(device_[d].queue));
+      const auto uploaded = std::chrono::steady_clock::now();
+      for (int d = 0; d < 2; ++d) kernel(d);
+      for (int d = 0; d < 2; ++d) CHECK(clFinish(device_[d].queue));
+      const auto done = std::chrono::steady_clock::now();
+      uploads.push_back(std::chrono::duration<double, std::milli>(uploaded - start).count());
+      frames.push_back(std::chrono::duration<double, std::milli>(done - start).count());
+      for (cl_event event : copies) {
+        if (round > 0) command_times.push_back(command_ms(event));
+        clReleaseEvent(event);
+      }
+    }
+    std::vector<unsigned char> check_rows(device_[0].halo_rows * row_bytes_);
+    CHECK(clEnqueueReadBuffer(device_[0].queue, device_[0].input, CL_TRUE, device_[0].halo_from * row_bytes_,
+                              check_rows.size(), check_rows.data(), 0, nullptr, nullptr));
+    const bool arrived = std::equal(check_rows.begin(), check_rows.end(), host_ + device_[0].halo_from * row_bytes_);
+    std::printf("| %s%s | %.3f / %.3f | %.3f / %.3f | %s |\n", name, arrived ? "" : " (HALO ROWS WRONG)",
+                *std::min_element(uploads.begin(), uploads.end()), median(uploads),
+                *std::min_element(frames.begin(), frames.end()), median(frames),
+                command_times.empty() ? "-" : std::to_string(median(command_times)).c_str());
+  }
+
+  const std::size_t width_, height_, radius_, row_bytes_;
+  cl_device_id ids_[2]{};
+  cl_context context_{};
+  cl_program program_{};
+  cl_mem host_buffer_{};
+  Device device_[2];
+  std::vector<cl_kernel> kernels_;
+  unsigned char* host_ = nullptr;    // the mapped host frame
+  unsigned char* staged_ = nullptr;  // the mapped staging buffer: room for both devices' halo rows
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,153 +222,6 @@ int main(int argc, char** argv) {
   const std::size_t width = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 8192;
   const std::size_t height = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 8192;
   const std::size_t radius = argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 7;
-  const std::size_t row_bytes = width * sizeof(float);
-
-  cl_uint platforms = 0;
-  CHECK(clGetPlatformIDs(0, nullptr, &platforms));
-  std::vector<cl_platform_id> platform(platforms);
-  CHECK(clGetPlatformIDs(platforms, platform.data(), nullptr));
-  if (platform_index >= platforms) fail("no platform " + std::to_string(platform_index));
-  cl_device_id ids[2]{};
-  cl_uint found = 0;
-  clGetDeviceIDs(platform[platform_index], CL_DEVICE_TYPE_ALL, 2, ids, &found);
-  if (found < 2) fail("platform " + std::to_string(platform_index) + " has fewer than two devices");
-  char name[256] = {};
-  CHECK(clGetDeviceInfo(ids[0], CL_DEVICE_NAME, sizeof name, name, nullptr));
-  std::printf("platform %u, two devices: %s; %zux%zu f32, r = %zu\n", platform_index, name, width, height, radius);
-
-  cl_int status = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 2, ids, nullptr, nullptr, &status);
-  CHECK(status);
-  cl_program program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &status);
-  CHECK(status);
-  CHECK(clBuildProgram(program, 2, ids, "", nullptr, nullptr));
-
-  // The host frame: page-locked, in the same context, mapped (convcompare's pinned OpenCL frame).
-  cl_mem host_buffer = clCreateBuffer(context, CL_MEM_ALLOC_HOST_PTR, row_bytes * height, nullptr, &status);
-  CHECK(status);
-  Device device[2];
-  const std::size_t half = height / 2;
-  device[0].own_from = 0, device[0].own_rows = half, device[0].halo_from = half, device[0].halo_rows = radius;
-  device[1].own_from = half, device[1].own_rows = height - half, device[1].halo_from = half - radius;
-  device[1].halo_rows = radius;
-  device[0].first_row = 0, device[0].rows = half + radius;
-  device[1].first_row = half - radius, device[1].rows = height - half + radius;
-  std::vector<cl_kernel> kernels;
-  for (int d = 0; d < 2; ++d) {
-    Device& dev = device[d];
-    dev.id = ids[d];
-    dev.queue = clCreateCommandQueue(context, dev.id, CL_QUEUE_PROFILING_ENABLE, &status);
-    CHECK(status);
-    dev.input = clCreateBuffer(context, CL_MEM_READ_ONLY, row_bytes * dev.rows, nullptr, &status);
-    CHECK(status);
-    dev.output = clCreateBuffer(context, CL_MEM_READ_WRITE, row_bytes * dev.rows, nullptr, &status);
-    CHECK(status);
-    cl_mem both[] = {dev.input, dev.output};
-    CHECK(clEnqueueMigrateMemObjects(dev.queue, 2, both, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, nullptr, nullptr));
-    kernels.push_back(clCreateKernel(program, "touch", &status));
-    CHECK(status);
-    CHECK(clSetKernelArg(kernels[d], 0, sizeof(cl_mem), &dev.input));
-    CHECK(clSetKernelArg(kernels[d], 1, sizeof(cl_mem), &dev.output));
-    CHECK(clFinish(dev.queue));
-  }
-  auto* host = static_cast<unsigned char*>(clEnqueueMapBuffer(device[0].queue, host_buffer, CL_TRUE,
-                                                               CL_MAP_READ | CL_MAP_WRITE, 0, row_bytes * height, 0,
-                                                               nullptr, nullptr, &status));
-  CHECK(status);
-  for (std::size_t i = 0; i < row_bytes * height; ++i) host[i] = static_cast<unsigned char>(i * 7);
-  cl_mem staging = clCreateBuffer(context, CL_MEM_ALLOC_HOST_PTR, row_bytes * radius * 2, nullptr, &status);
-  CHECK(status);
-  auto* staged = static_cast<unsigned char*>(clEnqueueMapBuffer(device[0].queue, staging, CL_TRUE,
-                                                                 CL_MAP_READ | CL_MAP_WRITE, 0, row_bytes * radius * 2,
-                                                                 0, nullptr, nullptr, &status));
-  CHECK(status);
-
-  // Writes `rows` image rows from `from` into device d's buffer.
-  auto write_rows = [&](int d, std::size_t from, std::size_t rows, cl_uint waits, const cl_event* wait_list,
-                        cl_event* event) {
-    const Device& dev = device[d];
-    CHECK(clEnqueueWriteBuffer(dev.queue, dev.input, CL_FALSE, (from - dev.first_row) * row_bytes, rows * row_bytes,
-                               host + from * row_bytes, waits, wait_list, event));
-  };
-  auto kernel = [&](int d) {
-    const std::size_t items = device[d].rows * width;
-    CHECK(clEnqueueNDRangeKernel(device[d].queue, kernels[d], 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
-  };
-
-  struct Route {
-    const char* name;
-    std::function<void(std::vector<cl_event>&)> halos;  // after the own rows are queued; copy events out
-  };
-  const Route routes[] = {
-      {"halos from the host (through-host route)",
-       [&](std::vector<cl_event>&) {
-         for (int d = 0; d < 2; ++d) write_rows(d, device[d].halo_from, device[d].halo_rows, 0, nullptr, nullptr);
-       }},
-      {"copyBuffer in one context after a marker (device to device route)",
-       [&](std::vector<cl_event>& copies) {
-         for (int d = 0; d < 2; ++d) {
-           Device& to = device[d];
-           Device& from = device[1 - d];
-           cl_event marker{}, copy{};
-           CHECK(clEnqueueMarkerWithWaitList(from.queue, 0, nullptr, &marker));
-           CHECK(clFlush(from.queue));
-           CHECK(clEnqueueCopyBuffer(to.queue, from.input, to.input, (to.halo_from - from.first_row) * row_bytes,
-                                     (to.halo_from - to.first_row) * row_bytes, to.halo_rows * row_bytes, 1, &marker,
-                                     &copy));
-           clReleaseEvent(marker);
-           copies.push_back(copy);
-         }
-       }},
-      {"readBuffer then writeBuffer through a pinned staging buffer (one context)",
-       [&](std::vector<cl_event>& copies) {
-         for (int d = 0; d < 2; ++d) {
-           Device& to = device[d];
-           Device& from = device[1 - d];
-           cl_event read{}, write{};
-           unsigned char* slot = staged + static_cast<std::size_t>(d) * radius * row_bytes;
-           CHECK(clEnqueueReadBuffer(from.queue, from.input, CL_FALSE, (to.halo_from - from.first_row) * row_bytes,
-                                     to.halo_rows * row_bytes, slot, 0, nullptr, &read));
-           CHECK(clFlush(from.queue));
-           CHECK(clEnqueueWriteBuffer(to.queue, to.input, CL_FALSE, (to.halo_from - to.first_row) * row_bytes,
-                                      to.halo_rows * row_bytes, slot, 1, &read, &write));
-           copies.push_back(read);
-           copies.push_back(write);
-         }
-       }},
-  };
-
-  std::printf("\n| route | upload ms (best / median) | frame ms with the kernels (best / median) | halo commands' device ms "
-              "(median each) |\n| --- | --- | --- | --- |\n");
-  for (const Route& route : routes) {
-    std::vector<double> uploads, frames, command_times;
-    for (int round = 0; round < 7; ++round) {
-      std::vector<cl_event> copies;
-      const auto start = std::chrono::steady_clock::now();
-      for (int d = 0; d < 2; ++d) write_rows(d, device[d].own_from, device[d].own_rows, 0, nullptr, nullptr);
-      route.halos(copies);
-      for (int d = 0; d < 2; ++d) CHECK(clFlush(device[d].queue));
-      for (int d = 0; d < 2; ++d) CHECK(clFinish(device[d].queue));
-      const auto uploaded = std::chrono::steady_clock::now();
-      for (int d = 0; d < 2; ++d) kernel(d);
-      for (int d = 0; d < 2; ++d) CHECK(clFinish(device[d].queue));
-      const auto done = std::chrono::steady_clock::now();
-      uploads.push_back(std::chrono::duration<double, std::milli>(uploaded - start).count());
-      frames.push_back(std::chrono::duration<double, std::milli>(done - start).count());
-      for (cl_event event : copies) {
-        if (round > 0) command_times.push_back(command_ms(event));
-        clReleaseEvent(event);
-      }
-    }
-    // The halo rows must have arrived: device 0's halo rows are the image's rows below its band.
-    std::vector<unsigned char> check_rows(device[0].halo_rows * row_bytes);
-    CHECK(clEnqueueReadBuffer(device[0].queue, device[0].input, CL_TRUE, device[0].halo_from * row_bytes,
-                              check_rows.size(), check_rows.data(), 0, nullptr, nullptr));
-    const bool arrived = std::equal(check_rows.begin(), check_rows.end(), host + device[0].halo_from * row_bytes);
-    std::printf("| %s%s | %.3f / %.3f | %.3f / %.3f | %s |\n", route.name, arrived ? "" : " (HALO ROWS WRONG)",
-                *std::min_element(uploads.begin(), uploads.end()), median(uploads),
-                *std::min_element(frames.begin(), frames.end()), median(frames),
-                command_times.empty() ? "-" : std::to_string(median(command_times)).c_str());
-  }
+  HaloProbe(platform_index, width, height, radius).print_routes();
   return 0;
 }
