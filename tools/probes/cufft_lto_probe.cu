@@ -176,54 +176,63 @@ int print_library(dl_phdr_info* info, std::size_t, void*) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--preload-nvjitlink") == 0) {
+// cuFFT and NVRTC opened and their functions found, each failure printed; with --preload-nvjitlink,
+// libnvJitLink opened RTLD_GLOBAL first.
+bool open_libraries(bool preload_nvjitlink) {
+  if (preload_nvjitlink) {
     void* jitlink = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_GLOBAL);
     if (!jitlink) jitlink = dlopen("libnvJitLink.so", RTLD_NOW | RTLD_GLOBAL);
     std::printf("result: preloaded libnvJitLink RTLD_GLOBAL: %s\n", jitlink ? "yes" : dlerror());
   }
   void* cufft_library = open(CC_CUFFT_SONAME, CC_CUFFT_TOOLKIT_FILE);
   void* nvrtc_library = open(CC_NVRTC_SONAME, CC_NVRTC_TOOLKIT_FILE);
-  if (!cufft_library || !nvrtc_library) return 1;
-  bool found = find(cufft_library, "cufftGetVersion", fft.cufftGetVersion) &&
-               find(cufft_library, "cufftCreate", fft.cufftCreate) &&
-               find(cufft_library, "cufftDestroy", fft.cufftDestroy) &&
-               find(cufft_library, "cufftSetAutoAllocation", fft.cufftSetAutoAllocation) &&
-               find(cufft_library, "cufftXtSetJITCallback", fft.cufftXtSetJITCallback) &&
-               find(cufft_library, "cufftMakePlan2d", fft.cufftMakePlan2d) &&
-               find(cufft_library, "cufftMakePlanMany64", fft.cufftMakePlanMany64) &&
-               find(cufft_library, "cufftSetWorkArea", fft.cufftSetWorkArea) &&
-               find(cufft_library, "cufftExecR2C", fft.cufftExecR2C) &&
-               find(cufft_library, "cufftExecC2R", fft.cufftExecC2R);
-  found = found && find(nvrtc_library, "nvrtcVersion", rtc.nvrtcVersion) &&
-          find(nvrtc_library, "nvrtcCreateProgram", rtc.nvrtcCreateProgram) &&
-          find(nvrtc_library, "nvrtcCompileProgram", rtc.nvrtcCompileProgram) &&
-          find(nvrtc_library, "nvrtcGetProgramLogSize", rtc.nvrtcGetProgramLogSize) &&
-          find(nvrtc_library, "nvrtcGetProgramLog", rtc.nvrtcGetProgramLog) &&
-          find(nvrtc_library, "nvrtcGetLTOIRSize", rtc.nvrtcGetLTOIRSize) &&
-          find(nvrtc_library, "nvrtcGetLTOIR", rtc.nvrtcGetLTOIR) &&
-          find(nvrtc_library, "nvrtcDestroyProgram", rtc.nvrtcDestroyProgram);
-  if (!found) return 1;
+  if (!cufft_library || !nvrtc_library) return false;
+  const bool found = find(cufft_library, "cufftGetVersion", fft.cufftGetVersion) &&
+                     find(cufft_library, "cufftCreate", fft.cufftCreate) &&
+                     find(cufft_library, "cufftDestroy", fft.cufftDestroy) &&
+                     find(cufft_library, "cufftSetAutoAllocation", fft.cufftSetAutoAllocation) &&
+                     find(cufft_library, "cufftXtSetJITCallback", fft.cufftXtSetJITCallback) &&
+                     find(cufft_library, "cufftMakePlan2d", fft.cufftMakePlan2d) &&
+                     find(cufft_library, "cufftMakePlanMany64", fft.cufftMakePlanMany64) &&
+                     find(cufft_library, "cufftSetWorkArea", fft.cufftSetWorkArea) &&
+                     find(cufft_library, "cufftExecR2C", fft.cufftExecR2C) &&
+                     find(cufft_library, "cufftExecC2R", fft.cufftExecC2R);
+  return found && find(nvrtc_library, "nvrtcVersion", rtc.nvrtcVersion) &&
+         find(nvrtc_library, "nvrtcCreateProgram", rtc.nvrtcCreateProgram) &&
+         find(nvrtc_library, "nvrtcCompileProgram", rtc.nvrtcCompileProgram) &&
+         find(nvrtc_library, "nvrtcGetProgramLogSize", rtc.nvrtcGetProgramLogSize) &&
+         find(nvrtc_library, "nvrtcGetProgramLog", rtc.nvrtcGetProgramLog) &&
+         find(nvrtc_library, "nvrtcGetLTOIRSize", rtc.nvrtcGetLTOIRSize) &&
+         find(nvrtc_library, "nvrtcGetLTOIR", rtc.nvrtcGetLTOIR) &&
+         find(nvrtc_library, "nvrtcDestroyProgram", rtc.nvrtcDestroyProgram);
+}
 
-  int cufft_version = 0, nvrtc_major = 0, nvrtc_minor = 0, driver = 0, device = 0;
+// Device 0's properties, with the versions of the driver, cuFFT and NVRTC printed; false without a device.
+bool describe_device(cudaDeviceProp& properties) {
+  int cufft_version = 0, nvrtc_major = 0, nvrtc_minor = 0, driver = 0;
   fft.cufftGetVersion(&cufft_version);
   rtc.nvrtcVersion(&nvrtc_major, &nvrtc_minor);
   cudaDriverGetVersion(&driver);
-  cudaDeviceProp properties{};
-  if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+  if (cudaGetDeviceProperties(&properties, 0) != cudaSuccess) {
     std::printf("result: no CUDA device\n");
-    return 1;
+    return false;
   }
   std::printf("result: %s sm_%d%d, driver %d, cuFFT %d, NVRTC %d.%d\n", properties.name, properties.major,
               properties.minor, driver, cufft_version, nvrtc_major, nvrtc_minor);
+  return true;
+}
 
+// The tree's callbacks as LTO-IR, and the same with C linkage; empty on a failure.
+struct Callbacks {
+  std::string tree_ir, c_ir;
+};
+
+Callbacks compile_callbacks(const cudaDeviceProp& properties) {
   const std::string conv_args = text_of("common/geometry/conv_args.h");
   const std::string tree = text_of("kernels_cuda/fft_callbacks.cu");
   if (conv_args.empty() || tree.empty()) {
     std::printf("result: run from the project root (kernels_cuda/fft_callbacks.cu not found)\n");
-    return 1;
+    return {};
   }
   // The same callbacks with C linkage, which cuFFT's C++ wrapper cannot link (docs/performance.md,
   // "fft: the product fused into the transforms").
@@ -232,93 +241,141 @@ int main(int argc, char** argv) {
     const std::size_t at = c_linkage.find(definition);
     if (at != std::string::npos) c_linkage.insert(at, "extern \"C\" ");
   }
-  const std::string tree_ir = ltoir(tree, conv_args, properties.major, properties.minor);
-  const std::string c_ir = ltoir(c_linkage, conv_args, properties.major, properties.minor);
-  if (tree_ir.empty() || c_ir.empty()) return 1;
+  Callbacks callbacks;
+  callbacks.tree_ir = ltoir(tree, conv_args, properties.major, properties.minor);
+  callbacks.c_ir = ltoir(c_linkage, conv_args, properties.major, properties.minor);
+  return callbacks;
+}
 
-  // A padded 40x30 image, 5x3 filter, clamp border, as the backend pads it: 44x32 floats of
-  // transform, rows of 46.
-  const int width = 40, height = 30, radius_x = 2, radius_y = 1;
-  const Shape shape{44, 32, 2 * (44 / 2 + 1)};
-  const long long real_floats = shape.height * shape.pitch;
+// A padded 40x30 image, 5x3 filter, clamp border, as the backend pads it: 44x32 floats of transform,
+// rows of 46; the device buffers, and the callbacks' info on the device.
+constexpr int kWidth = 40, kHeight = 30, kRadiusX = 2, kRadiusY = 1;
+constexpr Shape kShape{44, 32, 2 * (44 / 2 + 1)};
+constexpr long long kRealFloats = kShape.height * kShape.pitch;
+
+struct DeviceProblem {
   float *image = nullptr, *buffer = nullptr, *filter_spectrum = nullptr;
   FftCallbackInfo* info_device = nullptr;
-  cudaMalloc(&image, sizeof(float) * width * height);
-  cudaMalloc(&buffer, sizeof(float) * real_floats);
-  cudaMalloc(&filter_spectrum, sizeof(float) * real_floats);
-  cudaMalloc(&info_device, sizeof(FftCallbackInfo));
-  const ConvArgs args{width, height, width, 2 * radius_x + 1, 2 * radius_y + 1, radius_x, radius_y, CC_BORDER_CLAMP};
-  const FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum), args, static_cast<int>(shape.pitch)};
-  cudaMemcpy(info_device, &info, sizeof(info), cudaMemcpyHostToDevice);
-  void* info_address = info_device;
+  ConvArgs args{kWidth, kHeight, kWidth, 2 * kRadiusX + 1, 2 * kRadiusY + 1, kRadiusX, kRadiusY, CC_BORDER_CLAMP};
+  void* info_address = nullptr;  // what cufftXtSetJITCallback is given
 
+  DeviceProblem() {
+    cudaMalloc(&image, sizeof(float) * kWidth * kHeight);
+    cudaMalloc(&buffer, sizeof(float) * kRealFloats);
+    cudaMalloc(&filter_spectrum, sizeof(float) * kRealFloats);
+    cudaMalloc(&info_device, sizeof(FftCallbackInfo));
+    const FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum), args, static_cast<int>(kShape.pitch)};
+    cudaMemcpy(info_device, &info, sizeof(info), cudaMemcpyHostToDevice);
+    info_address = info_device;
+  }
+};
+
+// The plans the transform check needs (-1: the step failed).
+struct Plans {
+  int plain_forward = -1, fused_inverse = -1, fused_forward = -1;
+};
+
+// Every planning step, one line each; a plan with a callback links it with nvJitLink here.
+Plans plan_steps(const Callbacks& callbacks, DeviceProblem& problem) {
+  void** info = &problem.info_address;
   std::printf("result: --- steps (one line each; a plan with a callback links it with nvJitLink here)\n");
-  const int plain_forward = plan("1 R2C, no callback", shape, CUFFT_R2C, true);
-  plan("2 C2R MakePlan2d, multiply callback, extern \"C\"", shape, CUFFT_C2R, false,
-       "cc_fft_multiply_load", &c_ir, CUFFT_CB_LD_COMPLEX, &info_address);
-  plan("3 C2R MakePlanMany64, extern \"C\"", shape, CUFFT_C2R, true, "cc_fft_multiply_load", &c_ir,
-       CUFFT_CB_LD_COMPLEX, &info_address);
-  plan("4 C2R MakePlan2d, multiply callback, C++ (the tree)", shape, CUFFT_C2R, false, "cc_fft_multiply_load",
-       &tree_ir, CUFFT_CB_LD_COMPLEX, &info_address);
-  const int fused_inverse = plan("5 C2R MakePlanMany64, multiply callback, C++ (the tree)", shape, CUFFT_C2R, true,
-                                 "cc_fft_multiply_load", &tree_ir, CUFFT_CB_LD_COMPLEX, &info_address);
-  const int fused_forward = plan("6 R2C MakePlanMany64, padding callback, C++ (the tree)", shape, CUFFT_R2C, true,
-                                 "cc_fft_pad_load", &tree_ir, CUFFT_CB_LD_REAL, &info_address);
+  Plans plans;
+  plans.plain_forward = plan("1 R2C, no callback", kShape, CUFFT_R2C, true);
+  plan("2 C2R MakePlan2d, multiply callback, extern \"C\"", kShape, CUFFT_C2R, false,
+       "cc_fft_multiply_load", &callbacks.c_ir, CUFFT_CB_LD_COMPLEX, info);
+  plan("3 C2R MakePlanMany64, extern \"C\"", kShape, CUFFT_C2R, true, "cc_fft_multiply_load",
+       &callbacks.c_ir, CUFFT_CB_LD_COMPLEX, info);
+  plan("4 C2R MakePlan2d, multiply callback, C++ (the tree)", kShape, CUFFT_C2R, false, "cc_fft_multiply_load",
+       &callbacks.tree_ir, CUFFT_CB_LD_COMPLEX, info);
+  plans.fused_inverse = plan("5 C2R MakePlanMany64, multiply callback, C++ (the tree)", kShape, CUFFT_C2R, true,
+                             "cc_fft_multiply_load", &callbacks.tree_ir, CUFFT_CB_LD_COMPLEX, info);
+  plans.fused_forward = plan("6 R2C MakePlanMany64, padding callback, C++ (the tree)", kShape, CUFFT_R2C, true,
+                             "cc_fft_pad_load", &callbacks.tree_ir, CUFFT_CB_LD_REAL, info);
 #ifdef CC_PROBE_FATBIN
   const std::string fatbin = text_of(CC_PROBE_FATBIN);  // nvcc -dc -fatbin, code=lto_XX, of the tree's file
   if (fatbin.empty()) std::printf("result: 7 no fatbin at %s\n", CC_PROBE_FATBIN);
   else
-    plan("7 C2R MakePlanMany64, multiply callback, nvcc fatbin", shape, CUFFT_C2R, true, "cc_fft_multiply_load",
-         &fatbin, CUFFT_CB_LD_COMPLEX, &info_address);
+    plan("7 C2R MakePlanMany64, multiply callback, nvcc fatbin", kShape, CUFFT_C2R, true, "cc_fft_multiply_load",
+         &fatbin, CUFFT_CB_LD_COMPLEX, info);
 #endif
-  dl_iterate_phdr(print_library, nullptr);
+  return plans;
+}
 
-  if (plain_forward < 0 || fused_inverse < 0 || fused_forward < 0) {
-    std::printf("result: the tree's callbacks did not plan: no transform to check\n");
-    return 1;
-  }
-  // The filter's spectrum: its taps reversed around the origin (a correlation), wrapped, scaled by
-  // 1 / (W * H) since cuFFT's inverse does not normalize; then the fused forward and inverse.
+// The filter's spectrum input: its taps reversed around the origin (a correlation), wrapped, scaled by
+// 1 / (W * H) since cuFFT's inverse does not normalize.
+std::vector<float> placed_filter(const std::vector<float>& taps, const ConvArgs& args) {
+  std::vector<float> placed(kRealFloats, 0.0f);
+  const float scale = 1.0f / static_cast<float>(kShape.width * kShape.height);
+  for (int j = -kRadiusY; j <= kRadiusY; ++j)
+    for (int i = -kRadiusX; i <= kRadiusX; ++i) {
+      const long long u = (kShape.width - i) % kShape.width, v = (kShape.height - j) % kShape.height;
+      placed[v * kShape.pitch + u] = taps[(j + kRadiusY) * args.filter_width + i + kRadiusX] * scale;
+    }
+  return placed;
+}
+
+// The largest difference of the fused result from the host's correlation (clamp), three pixels printed.
+double worst_error(const std::vector<float>& result, const std::vector<float>& pixels, const std::vector<float>& taps,
+                   const ConvArgs& args) {
+  double worst = 0.0;
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      double expected = 0.0;
+      for (int j = -kRadiusY; j <= kRadiusY; ++j)
+        for (int i = -kRadiusX; i <= kRadiusX; ++i)
+          expected += taps[(j + kRadiusY) * args.filter_width + i + kRadiusX] *
+                      pixels[cc_border_index(y + j, kHeight, CC_BORDER_CLAMP) * kWidth +
+                             cc_border_index(x + i, kWidth, CC_BORDER_CLAMP)];
+      const double got = result[(y + kRadiusY) * kShape.pitch + x + kRadiusX];
+      worst = std::max(worst, std::fabs(got - expected));
+      if ((x == 0 && y == 0) || (x == 17 && y == 11) || (x == kWidth - 1 && y == kHeight - 1))
+        std::printf("result: pixel (%d, %d): fused %.6f, host %.6f\n", x, y, got, expected);
+    }
+  return worst;
+}
+
+// Random pixels and taps through the fused forward and inverse, against the host; true when right.
+bool check_fused_transform(const DeviceProblem& problem, const Plans& plans) {
   std::mt19937 random(7);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<float> pixels(width * height), taps(args.filter_width * args.filter_height);
+  std::vector<float> pixels(kWidth * kHeight), taps(problem.args.filter_width * problem.args.filter_height);
   for (float& pixel : pixels) pixel = value(random);
   for (float& tap : taps) tap = value(random);
-  std::vector<float> placed(real_floats, 0.0f);
-  const float scale = 1.0f / static_cast<float>(shape.width * shape.height);
-  for (int j = -radius_y; j <= radius_y; ++j)
-    for (int i = -radius_x; i <= radius_x; ++i) {
-      const long long u = (shape.width - i) % shape.width, v = (shape.height - j) % shape.height;
-      placed[v * shape.pitch + u] = taps[(j + radius_y) * args.filter_width + i + radius_x] * scale;
-    }
-  cudaMemcpy(image, pixels.data(), sizeof(float) * pixels.size(), cudaMemcpyHostToDevice);
-  cudaMemcpy(filter_spectrum, placed.data(), sizeof(float) * placed.size(), cudaMemcpyHostToDevice);
-  const cufftResult filter_done =
-      fft.cufftExecR2C(plain_forward, filter_spectrum, reinterpret_cast<cufftComplex*>(filter_spectrum));
-  const cufftResult forward_done = fft.cufftExecR2C(fused_forward, image, reinterpret_cast<cufftComplex*>(buffer));
-  const cufftResult inverse_done = fft.cufftExecC2R(fused_inverse, reinterpret_cast<cufftComplex*>(buffer), buffer);
+  const std::vector<float> placed = placed_filter(taps, problem.args);
+  cudaMemcpy(problem.image, pixels.data(), sizeof(float) * pixels.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(problem.filter_spectrum, placed.data(), sizeof(float) * placed.size(), cudaMemcpyHostToDevice);
+  const cufftResult filter_done = fft.cufftExecR2C(plans.plain_forward, problem.filter_spectrum,
+                                                   reinterpret_cast<cufftComplex*>(problem.filter_spectrum));
+  const cufftResult forward_done =
+      fft.cufftExecR2C(plans.fused_forward, problem.image, reinterpret_cast<cufftComplex*>(problem.buffer));
+  const cufftResult inverse_done =
+      fft.cufftExecC2R(plans.fused_inverse, reinterpret_cast<cufftComplex*>(problem.buffer), problem.buffer);
   const cudaError_t synchronized = cudaDeviceSynchronize();
   std::printf("result: 8 exec filter R2C %s, fused R2C %s, fused C2R %s, %s\n", name(filter_done), name(forward_done),
               name(inverse_done), cudaGetErrorString(synchronized));
-  std::vector<float> result(real_floats);
-  cudaMemcpy(result.data(), buffer, sizeof(float) * real_floats, cudaMemcpyDeviceToHost);
-  double worst = 0.0;
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      double expected = 0.0;
-      for (int j = -radius_y; j <= radius_y; ++j)
-        for (int i = -radius_x; i <= radius_x; ++i)
-          expected += taps[(j + radius_y) * args.filter_width + i + radius_x] *
-                      pixels[cc_border_index(y + j, height, CC_BORDER_CLAMP) * width +
-                             cc_border_index(x + i, width, CC_BORDER_CLAMP)];
-      const double got = result[(y + radius_y) * shape.pitch + x + radius_x];
-      worst = std::max(worst, std::fabs(got - expected));
-      if ((x == 0 && y == 0) || (x == 17 && y == 11) || (x == width - 1 && y == height - 1))
-        std::printf("result: pixel (%d, %d): fused %.6f, host %.6f\n", x, y, got, expected);
-    }
+  std::vector<float> result(kRealFloats);
+  cudaMemcpy(result.data(), problem.buffer, sizeof(float) * kRealFloats, cudaMemcpyDeviceToHost);
+  const double worst = worst_error(result, pixels, taps, problem.args);
   const bool right = worst < 1e-4;
   std::printf("result: 8 fused transform vs host correlation (clamp), max |error| %.3g: %s\n", worst,
               right ? "right" : "WRONG");
-  return right && filter_done == CUFFT_SUCCESS && forward_done == CUFFT_SUCCESS && inverse_done == CUFFT_SUCCESS ? 0
-                                                                                                                 : 1;
+  return right && filter_done == CUFFT_SUCCESS && forward_done == CUFFT_SUCCESS && inverse_done == CUFFT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!open_libraries(argc > 1 && std::strcmp(argv[1], "--preload-nvjitlink") == 0)) return 1;
+  cudaDeviceProp properties{};
+  if (!describe_device(properties)) return 1;
+  const Callbacks callbacks = compile_callbacks(properties);
+  if (callbacks.tree_ir.empty() || callbacks.c_ir.empty()) return 1;
+  DeviceProblem problem;
+  const Plans plans = plan_steps(callbacks, problem);
+  dl_iterate_phdr(print_library, nullptr);
+  if (plans.plain_forward < 0 || plans.fused_inverse < 0 || plans.fused_forward < 0) {
+    std::printf("result: the tree's callbacks did not plan: no transform to check\n");
+    return 1;
+  }
+  return check_fused_transform(problem, plans) ? 0 : 1;
 }
