@@ -204,6 +204,42 @@ void prepare_output_dir(const fs::path& dir) {
   if (!cannot_create_in(dir).empty()) throw InputError(fmt::format("--output-dir '{}' is not writable", dir.string()));
 }
 
+// Each stream claimed by one writer (claimed_stream): the console report (and --compare's table, which
+// --quiet leaves out too) claims standard output, each file its own.
+void check_streams_claimed_once(const std::vector<PlannedFile>& files, bool quiet) {
+  std::map<std::string, const PlannedFile*> claims;
+  const PlannedFile console{"the console report", "standard output", "console"};
+  if (struct stat out {}; !quiet && ::fstat(STDOUT_FILENO, &out) == 0)
+    if (const std::string stream = claimed_stream(out); !stream.empty()) claims.emplace(stream, &console);
+  for (const PlannedFile& file : files) {
+    const std::string stream = claimed_stream(file.path);
+    if (stream.empty()) continue;
+    const auto [entry, added] = claims.emplace(stream, &file);
+    const PlannedFile& other = *entry->second;
+    if (added || (!other.content.empty() && other.content == file.content)) continue;
+    if (&other == &console)
+      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
+                                   file.what, file.path));
+    throw InputError(fmt::format("{} and {} name the same {} '{}': each needs its own", other.what, file.what,
+                                 stream.starts_with("path ") || fs::is_regular_file(file.path) ? "file" : "stream",
+                                 file.path));
+  }
+}
+
+// An output that is an input, by file (file_identity: a terminal or pipe read and written is no loss).
+void check_no_output_is_an_input(const std::vector<PlannedFile>& files, const Job& job,
+                                 const std::vector<Target>& targets) {
+  std::map<std::string, const PlannedFile*> written;
+  for (const PlannedFile& file : files)
+    if (const std::string identity = file_identity(file.path); !identity.empty()) written.emplace(identity, &file);
+  for (const InputName& read : run_inputs(job, targets)) {
+    const std::string identity = file_identity(read.path);
+    if (const auto found = written.find(identity); !identity.empty() && found != written.end())
+      throw InputError(fmt::format("{} '{}' is the {} input of this run: writing it would destroy the input",
+                                   found->second->what, found->second->path, read.what));
+  }
+}
+
 }  // namespace
 
 // Every report rendered before any is written, and a JSON one larger than what merge and --compare read
@@ -265,35 +301,8 @@ OutputPlan::OutputPlan(const Job& job, const Image& input, const std::vector<Tar
     for (std::size_t i = reports; i < files.size(); ++i) check_name_length(files[i]);
   }
 
-  // Each stream claimed by one writer (claimed_stream): the console report (and --compare's table, which
-  // --quiet leaves out too) claims standard output, each file its own.
-  std::map<std::string, const PlannedFile*> claims;
-  const PlannedFile console{"the console report", "standard output", "console"};
-  if (struct stat out {}; !job.quiet && ::fstat(STDOUT_FILENO, &out) == 0)
-    if (const std::string stream = claimed_stream(out); !stream.empty()) claims.emplace(stream, &console);
-  for (const PlannedFile& file : files) {
-    const std::string stream = claimed_stream(file.path);
-    if (stream.empty()) continue;
-    const auto [entry, added] = claims.emplace(stream, &file);
-    const PlannedFile& other = *entry->second;
-    if (added || (!other.content.empty() && other.content == file.content)) continue;
-    if (&other == &console)
-      throw InputError(fmt::format("{} '{}' is standard output, where the console report goes too: add --quiet",
-                                   file.what, file.path));
-    throw InputError(fmt::format("{} and {} name the same {} '{}': each needs its own", other.what, file.what,
-                                 stream.starts_with("path ") || fs::is_regular_file(file.path) ? "file" : "stream",
-                                 file.path));
-  }
-  // An output that is an input, by file (file_identity: a terminal or pipe read and written is no loss).
-  std::map<std::string, const PlannedFile*> written;
-  for (const PlannedFile& file : files)
-    if (const std::string identity = file_identity(file.path); !identity.empty()) written.emplace(identity, &file);
-  for (const InputName& read : run_inputs(job, targets)) {
-    const std::string identity = file_identity(read.path);
-    if (const auto found = written.find(identity); !identity.empty() && found != written.end())
-      throw InputError(fmt::format("{} '{}' is the {} input of this run: writing it would destroy the input",
-                                   found->second->what, found->second->path, read.what));
-  }
+  check_streams_claimed_once(files, job.quiet);
+  check_no_output_is_an_input(files, job, targets);
 
   if (images()) prepare_output_dir(dir_);
 }
