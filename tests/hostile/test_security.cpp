@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/hostile/hostile_support.h"
@@ -213,11 +214,15 @@ TEST_CASE("lost reports: every --json report the tool writes is one merge and --
   TempDir dir("hostile");
   // Runs with long names: the bytes per run record, times the most records a --json job may make, fit the
   // reader's limit (32 MB).
-  const std::string filter = dir / (std::string(200, 'f') + ".txt");
-  cc::test::write_binary(filter, "3 1\n1 2 1\n");
+  // 25 filter files (a filter named twice is measured once), each with a 200-character name.
   std::vector<std::string> args{"--size", "1x1", "--border", "zero,clamp,mirror,wrap", "--pixel", "f32,u8",
                                 "--quiet", "--json", dir / "r.json"};
-  for (int i = 0; i < 25; ++i) args.insert(args.end(), {"--filter", "file:" + filter});
+  std::string filter;
+  for (int i = 0; i < 25; ++i) {
+    filter = dir / fmt::format("{}{:02}.txt", std::string(198, 'f'), i);
+    cc::test::write_binary(filter, "3 1\n1 2 1\n");
+    args.insert(args.end(), {"--filter", "file:" + filter});
+  }
   check_validated(convcompare(run_args(args)));
   const nlohmann::json report = nlohmann::json::parse(read_text(dir / "r.json"));
   const std::size_t runs = report.at("runs").size();
@@ -231,7 +236,7 @@ TEST_CASE("lost reports: every --json report the tool writes is one merge and --
   // A job of more records than that is refused before it runs.
   std::vector<std::string> many{"--size", "1x1", "--border", "zero,clamp,mirror,wrap", "--pixel", "f32,u8",
                                 "--memory", "both", "--json", dir / "big.json"};
-  for (int i = 0; i < 2100; ++i) many.insert(many.end(), {"--filter", "box:r=1"});
+  for (int i = 0; i < 2100; ++i) many.insert(many.end(), {"--filter", fmt::format("gaussian:sigma={:.4f}", 1 + i / 1e4)});
   check_refused(convcompare(run_args(many)), {"--json", "runs of up to", "more than the 32 MB", "split"});
   CHECK_FALSE(fs::exists(dir / "big.json"));
 }
