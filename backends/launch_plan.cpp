@@ -94,7 +94,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     return "the input holds NaN or infinity, which a Fourier transform spreads over the whole plane "
            "(the direct variants keep it where it is, as the reference does)";
   // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
-  const DeviceFormat format = problem.device_format();
+  const DeviceFormat& format = problem.format;
   plan.pixel_bytes = static_cast<std::size_t>(format.unit_pixel_bytes);
   if (variant.rank_one) {
     plan.factors = problem.correlation_factors;
