@@ -242,7 +242,7 @@ cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t st
 }
 
 // What a cluster variant's plan still needs of this build and device (the plan checked compute
-// capability: DeviceLimits::missing): its kernel compiled for compute_90 or later, since
+// capability: DeviceLimits::missing[Capability::Clusters]): its kernel compiled for compute_90 or later, since
 // CMAKE_CUDA_ARCHITECTURES may name only older targets, whose copy is empty (kernels_cuda/cluster.cu);
 // and one cluster of the plan's shape, blocks and shared memory placed on the device at once, without
 // which the launch fails (cudaOccupancyMaxActiveClusters).
