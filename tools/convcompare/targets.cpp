@@ -185,11 +185,13 @@ std::vector<ListedBackend> listed_backends(const Job& job, const std::vector<std
 }
 
 std::vector<ListedVariant> listed_variants(const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> offered;  // each backend's list, asked once
+  for (const auto& backend : backends) offered.emplace_back(backend->name(), backend->variants());
   std::vector<ListedVariant> listed;
   for (const VariantTraits& variant : all_variants()) {
     ListedVariant entry{&variant, {}, ""};
-    for (const auto& backend : backends)
-      if (contains(backend->variants(), variant.name)) entry.implementers.push_back(backend->name());
+    for (const auto& [backend, names] : offered)
+      if (contains(names, variant.name)) entry.implementers.push_back(backend);
     entry.where = variant.kind == VariantKind::Choice ? "the driver, for every backend"
                   : entry.implementers.empty()        ? "none in this build"
                                                       : fmt::format("{}", fmt::join(entry.implementers, ", "));
