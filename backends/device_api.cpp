@@ -8,7 +8,7 @@ namespace cc {
 
 FrameLayout FrameLayout::for_problem(const Problem& problem) {
   FrameLayout layout;
-  const DeviceFormat format = problem.device_format();
+  const DeviceFormat& format = problem.format;
   layout.eight_bit = format.eight_bit();
   layout.channels = problem.channels;
   layout.device_channels = format.device_channels;

@@ -94,7 +94,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     return "the input holds NaN or infinity, which a Fourier transform spreads over the whole plane "
            "(the direct variants keep it where it is, as the reference does)";
   // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
-  const DeviceFormat format = problem.device_format();
+  const DeviceFormat& format = problem.format;
   plan.pixel_bytes = static_cast<std::size_t>(format.unit_pixel_bytes);
   if (variant.rank_one) {
     plan.factors = problem.correlation_factors;
@@ -160,15 +160,12 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);
   if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
     return fmt::format("filter of {} bytes exceeds {}", plan.filter_bytes, limits.constant_name);
-  if (variant.async_copies && !limits.no_async_copies.empty()) return limits.no_async_copies;
-  if (variant.lane_shuffles) {
-    if (!limits.no_lane_shuffles.empty()) return limits.no_lane_shuffles;
-    if (!limits.lane_shuffle_define.empty()) plan.defines.push_back(limits.lane_shuffle_define);
-  }
-  if (variant.clusters && !limits.no_clusters.empty()) return limits.no_clusters;
-  if (variant.tensor_maps && !limits.no_tensor_maps.empty()) return limits.no_tensor_maps;
+  for (const CapabilityName& each : kCapabilityNames)
+    if (variant.needs.has(each.capability) && !limits.missing[each.capability].empty())
+      return limits.missing[each.capability];
+  if (variant.needs.has(Capability::LaneShuffles) && !limits.lane_shuffle_define.empty())
+    plan.defines.push_back(limits.lane_shuffle_define);
   if (variant.input_as_image) {
-    if (!limits.no_images.empty()) return limits.no_images;
     if (static_cast<std::size_t>(problem.width) > limits.image_max_width ||
         static_cast<std::size_t>(problem.height) > limits.image_max_height)
       return fmt::format("image of {}x{} exceeds {} ({}x{})", problem.width, problem.height, limits.image_name,
@@ -211,8 +208,9 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
       // TMA's tile rows are padded to whole 16-byte box rows (tile_shape.h's tma_tile_bytes).
       const auto group_tile_bytes = [&](int radius_x, int radius_y, std::size_t group_x, std::size_t group_y,
                                         std::size_t pixel_bytes) {
-        return plan.variant->tensor_maps ? tma_tile_bytes(radius_x, radius_y, group_x, group_y, pixel_bytes)
-                                         : tile_bytes(radius_x, radius_y, group_x, group_y, pixel_bytes);
+        return plan.variant->needs.has(Capability::TensorMaps)
+                   ? tma_tile_bytes(radius_x, radius_y, group_x, group_y, pixel_bytes)
+                   : tile_bytes(radius_x, radius_y, group_x, group_y, pixel_bytes);
       };
       const std::size_t budget =
           limits.on_chip_bytes > kernel.static_on_chip_bytes ? limits.on_chip_bytes - kernel.static_on_chip_bytes : 0;
@@ -223,7 +221,7 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
           plan.group = shape;
           plan.on_chip_bytes = group_tile_bytes(args.radius_x, args.radius_y, shape.x, shape.y, plan.pixel_bytes);
           plan.groups = {divide_up(args.width, shape.x), divide_up(args.height, shape.y)};
-          if (plan.variant->clusters) fit_clusters(plan);
+          if (plan.variant->needs.has(Capability::Clusters)) fit_clusters(plan);
           return "";
         }
       }

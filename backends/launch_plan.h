@@ -29,13 +29,12 @@ struct DeviceLimits {
   std::size_t constant_bytes = 0;    // the filter in constant memory
   std::size_t max_group = 0;         // work-items per group
   std::size_t max_group_x = 0, max_group_y = 0;
-  std::string no_images;  // why images cannot be used here (no support, no single-float format), or ""
-  std::string no_async_copies;  // why a kernel waiting on async_work_group_copy cannot run here, or ""
-  std::string no_lane_shuffles;    // why a kernel shuffling between sub-group lanes cannot run here, or ""
+  // Why this device lacks each capability (common/domain/capability.h), in the API's words, or "" where it
+  // has it: a variant that needs one it lacks is skipped with this reason. Images: no support, or (OpenCL,
+  // per problem) no image format for the pixel type.
+  PerCapability<std::string> missing;
   std::string lane_shuffle_define; // the -D that picks the shuffle a kernel calls (OpenCL: the device's
                                    // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
-  std::string no_clusters;  // why thread-block clusters cannot be launched here (CUDA before sm_90), or ""
-  std::string no_tensor_maps;  // why the tensor memory accelerator cannot copy here (CUDA before sm_90), or ""
   std::size_t image_max_width = 0, image_max_height = 0;
   // --memory mapped / managed / managed-faults here (README.md, --memory): why not, in the API's words
   // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES: coarse- or fine-grained), or "".

@@ -23,7 +23,7 @@ namespace cg = cooperative_groups;
 
 // Clusters exist from sm_90. CMAKE_CUDA_ARCHITECTURES may name older targets too: their copy of this
 // kernel is empty and never launched, since the backend declines a kernel built below compute_90
-// (backends/cuda/cuda_variants.cpp) and a device below 9.0 (DeviceLimits::no_clusters).
+// (backends/cuda/cuda_variants.cpp) and a device below 9.0 (DeviceLimits::missing[Capability::Clusters]).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define CC_CLUSTERS 1
 #else

@@ -22,7 +22,7 @@
 // kTmaRowBytes (common/geometry/tile_shape.h's tma_tile_lead and tma_tile_pitch, which the plan's
 // on-chip bytes count); the tile proper starts `lead` pixels into each box row. What TMA cannot do at all (a
 // row pitch that is no multiple of 16 bytes, a tile over 256 pixels a side, a device before 9.0) is a
-// reasoned skip before launch (backends/cuda/tensor_map.cpp, DeviceLimits::no_tensor_maps), not a
+// reasoned skip before launch (backends/cuda/tensor_map.cpp, DeviceLimits::missing[Capability::TensorMaps]), not a
 // second path in here.
 #include <cuda.h>  // CUtensorMap
 
@@ -36,7 +36,7 @@ namespace {
 
 // TMA exists from sm_90. CMAKE_CUDA_ARCHITECTURES may name older targets too: their copy of this
 // kernel is empty and never launched, since the backend declines a kernel built below compute_90
-// (backends/cuda/tensor_map.cpp) and a device below 9.0 (DeviceLimits::no_tensor_maps).
+// (backends/cuda/tensor_map.cpp) and a device below 9.0 (DeviceLimits::missing[Capability::TensorMaps]).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define CC_TMA 1
 #else

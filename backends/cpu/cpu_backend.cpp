@@ -162,7 +162,7 @@ class CpuBackend final : public Backend {
     auto poison = [&] { std::fill(result.output.data.begin(), result.output.data.end(), std::numeric_limits<float>::quiet_NaN()); };
 
     // 8-bit storage: the float sums rounded to nearest and saturated, as a device kernel stores them.
-    const bool eight_bit = problem.device_format().eight_bit();
+    const bool eight_bit = problem.format.eight_bit();
     const auto launch = [&] {
       convolve(input, problem.correlation_filter, args, result.output);
       if (eight_bit)

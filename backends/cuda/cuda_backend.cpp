@@ -97,12 +97,14 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
   limits.image_max_height = properties.maxTexture2D[1];
   // cudaDeviceProp::clusterLaunch is cudaDevAttrClusterLaunch: set from compute capability 9.0.
   if (!properties.clusterLaunch)
-    limits.no_clusters = fmt::format("thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); "
-                                     "this device is {}.{}", properties.major, properties.minor);
+    limits.missing[Capability::Clusters] =
+        fmt::format("thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); "
+                    "this device is {}.{}", properties.major, properties.minor);
   // Tensor maps and cp.async.bulk.tensor (the tma variant) exist from compute capability 9.0; no attribute names them.
   if (properties.major < 9)
-    limits.no_tensor_maps = fmt::format("the tensor memory accelerator (TMA) needs compute capability 9.0 or later; "
-                                        "this device is {}.{}", properties.major, properties.minor);
+    limits.missing[Capability::TensorMaps] =
+        fmt::format("the tensor memory accelerator (TMA) needs compute capability 9.0 or later; "
+                    "this device is {}.{}", properties.major, properties.minor);
   limits.memory_name = "free";
   limits.allocation_name = "global memory";
   limits.on_chip_name = "shared memory";
@@ -154,7 +156,7 @@ std::string compile_time_text(const LaunchPlan& plan, const cuda::RuntimeModule*
                         cuda::fft_fusion_text(plan.fft));
 #endif
   if (plan.cluster) text += fmt::format("; thread-block clusters of {}x{} blocks", plan.cluster->x, plan.cluster->y);
-  if (plan.variant->tensor_maps)  // the box one cp.async.bulk.tensor copies: the tile, rows padded to 16 bytes
+  if (plan.variant->needs.has(Capability::TensorMaps))  // the box one cp.async.bulk.tensor copies: the tile, rows padded to 16 bytes
     text += fmt::format("; TMA boxes of {}x{} pixels", tma_tile_pitch(plan.args.radius_x, plan.group.x, plan.pixel_bytes),
                         plan.group.y + 2 * static_cast<std::size_t>(plan.args.radius_y));
   return text;

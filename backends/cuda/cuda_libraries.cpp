@@ -8,6 +8,7 @@
 
 #include "backends/kernel_descriptions.h"
 #include "backends/shared_library.h"
+#include "common/domain/variants.h"
 #include "cuda_library_files.h"
 
 namespace cc::cuda {
@@ -101,7 +102,8 @@ std::string missing_library(const ApiVariant& variant) {
     if (!library.loaded()) return fmt::format("{}; CUDA's {} need it", library.failure(), nvrtc_variants());
   }
 #ifdef CONVCOMPARE_WITH_CUFFT
-  if (variant.variant == "fft") {
+  // cuFFT runs the variants of Fourier geometry (the table's trait, not a name).
+  if (const VariantTraits* traits = find_variant(variant.variant); traits && traits->geometry == Geometry::Fft) {
     const SharedLibrary& library = loaded_cufft().library;
     if (!library.loaded()) return fmt::format("{}; CUDA's fft needs it", library.failure());
   }

@@ -242,7 +242,7 @@ cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t st
 }
 
 // What a cluster variant's plan still needs of this build and device (the plan checked compute
-// capability: DeviceLimits::no_clusters): its kernel compiled for compute_90 or later, since
+// capability: DeviceLimits::missing[Capability::Clusters]): its kernel compiled for compute_90 or later, since
 // CMAKE_CUDA_ARCHITECTURES may name only older targets, whose copy is empty (kernels_cuda/cluster.cu);
 // and one cluster of the plan's shape, blocks and shared memory placed on the device at once, without
 // which the launch fails (cudaOccupancyMaxActiveClusters).
@@ -506,7 +506,9 @@ std::vector<ApiVariant> make_api_variants() {
     if (!variant.implemented_by("cuda")) continue;
     if (const KernelDescription* description = find_kernel_description(variant.name)) {
       made.push_back({variant.name, &prepare<DescribedVariant>, "",
-                      variant.clusters ? &cluster_declines : variant.tensor_maps ? &tensor_map_declines : nullptr,
+                      variant.needs.has(Capability::Clusters)     ? &cluster_declines
+                      : variant.needs.has(Capability::TensorMaps) ? &tensor_map_declines
+                                                                  : nullptr,
                       description});
     } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
                found != std::end(kLibraryVariants)) {

@@ -72,7 +72,7 @@ std::string tensor_map_declines(const LaunchPlan& plan, const Problem& problem) 
                        plan.args.pitch, plan.pixel_bytes);
   // Float planes lie one after the other in one buffer (FrameLayout), each a map's base address.
   const std::uint64_t unit_bytes = row_bytes * static_cast<std::uint64_t>(plan.args.height);
-  if (problem.device_format().units > 1 && unit_bytes % kTmaRowBytes != 0)
+  if (problem.format.units > 1 && unit_bytes % kTmaRowBytes != 0)
     return fmt::format("the tensor memory accelerator reads from {}-byte aligned addresses (cuTensorMapEncodeTiled's "
                        "globalAddress); this image's float planes are {} bytes each, so the second starts off one",
                        kTmaRowBytes, unit_bytes);

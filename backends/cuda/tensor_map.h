@@ -13,7 +13,8 @@ namespace cc::cuda {
 // Why the tma variant cannot run this plan here, or "": its kernel built below compute_90
 // (CMAKE_CUDA_ARCHITECTURES), a driver without cuTensorMapEncodeTiled, or an image TMA cannot describe
 // (a row pitch that is no multiple of 16 bytes, a plane that starts off a 16-byte boundary, a tile
-// over 256 pixels a side). The device's compute capability is the plan's (DeviceLimits::no_tensor_maps).
+// over 256 pixels a side). The device's compute capability is the plan's
+// (DeviceLimits::missing[Capability::TensorMaps]).
 std::string tensor_map_declines(const LaunchPlan& plan, const Problem& problem);
 
 // The map of the frame unit at `unit` (the plan's image in pixel format `format`, common/geometry/pixel.h)

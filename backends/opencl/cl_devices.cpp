@@ -162,7 +162,7 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   limits.max_group_x = item_sizes[0];
   limits.max_group_y = item_sizes[1];
   const bool image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
-  if (!image_support) limits.no_images = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
+  if (!image_support) limits.missing[Capability::Images] = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
   limits.image_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
   limits.image_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
   // --memory mapped and managed (README.md, --memory): the buffers are the host's own only where the device
@@ -202,9 +202,9 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   char pocl_release[32] = {};  // "5.0+debian"
   if (std::sscanf(platform_version.c_str(), "OpenCL %*d.%*d PoCL %31s", pocl_release) == 1 && pocl_release[0] == '5' &&
       pocl_release[1] == '.')
-    limits.no_async_copies = fmt::format("PoCL {}'s kernel library cannot link wait_group_events on a private event "
-                                         "list (OpenCL C 1.2's form): the kernel would abort the process",
-                                         pocl_release);
+    limits.missing[Capability::AsyncCopies] =
+        fmt::format("PoCL {}'s kernel library cannot link wait_group_events on a private event list (OpenCL C "
+                    "1.2's form): the kernel would abort the process", pocl_release);
   // Sub-group shuffles (the shuffle variant): the Khronos extension, whose functions need
   // cl_khr_subgroups' sub-groups under -cl-std=CL1.2, or Intel's, which brings both. The kernel reads
   // the sub-group size at run time, so no size is asked for here (kernels_cl/shuffle.cl).
@@ -214,8 +214,9 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   else if (offers("cl_khr_subgroup_shuffle") && offers("cl_khr_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";
   else if (offers("cl_intel_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_INTEL";
   else
-    limits.no_lane_shuffles = "the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS has neither "
-                              "cl_khr_subgroup_shuffle with cl_khr_subgroups nor cl_intel_subgroups)";
+    limits.missing[Capability::LaneShuffles] = "the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS has "
+                                               "neither cl_khr_subgroup_shuffle with cl_khr_subgroups nor "
+                                               "cl_intel_subgroups)";
   if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
   found.c_version = opencl_c_version(c_version);
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.

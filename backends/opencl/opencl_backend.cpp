@@ -239,7 +239,7 @@ class OpenClApi final : public GpuApi {
   // CL_UNORM_INT8 is among OpenCL 1.2's required formats, so ask. Asking needs a context.
   DeviceLimits limits(int device, const Problem& problem) override {
     DeviceLimits for_problem = discovery_.devices[device].limits;
-    if (!for_problem.no_images.empty()) return for_problem;
+    if (!for_problem.missing[Capability::Images].empty()) return for_problem;
     const ClImageFormat wanted = image_format(pixel_format(problem));
     const auto [found, added] = missing_image_formats_.try_emplace({context_devices(device), std::string(wanted.name)});
     if (added) {
@@ -251,7 +251,7 @@ class OpenClApi final : public GpuApi {
           }))
         found->second = fmt::format("device has no {} image2d format", wanted.name);
     }
-    for_problem.no_images = found->second;
+    for_problem.missing[Capability::Images] = found->second;
     return for_problem;
   }
 

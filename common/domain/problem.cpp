@@ -96,6 +96,7 @@ Problem make_problem(const Image& image, const SampleFacts& facts, const Filter&
   problem.border = border;
   problem.flip = flip;
   problem.pixel = pixel;
+  problem.format = device_format(pixel, image.channels);
   problem.correlation_filter = flip ? flipped(filter) : filter;
   problem.correlation_factors = separate(problem.correlation_filter);
   problem.correlation_low_rank = decompose(problem.correlation_filter);

@@ -29,8 +29,8 @@ PixelType parse_pixel(std::string_view name);  // throws InputError on an unknow
 // CC_PIXEL_U8X4 (common/geometry/pixel_format.h checks they agree).
 enum class KernelFormat { F32 = 1, U8 = 2, U8x4 = 3 };
 
-// The device frame of one pixel type and channel count, derived once by device_format() (issue #24):
-// the kernels' format and the frame's layout in units (what one launch reads: a float plane, or the
+// The device frame of one pixel type and channel count, derived by device_format() once per problem
+// (make_problem sets Problem::format): the kernels' format and the frame's layout in units (what one launch reads: a float plane, or the
 // 8-bit interleaved image; backends/device_api.h's FrameLayout packs them).
 struct DeviceFormat {
   KernelFormat kernel = KernelFormat::F32;
@@ -54,6 +54,9 @@ struct Problem {
   Border border = Border::Zero;
   bool flip = false;  // true convolution instead of correlation
   PixelType pixel = PixelType::F32;
+  // device_format(pixel, channels), set once by make_problem: what planning, the frames, the kernels'
+  // -D and the CPU's 8-bit rounding read, so none derives it again.
+  DeviceFormat format;
   // Every input sample is finite. A NaN or infinity stays where it is in a direct convolution, as in the
   // reference, but a Fourier transform spreads it over the whole plane: fft is skipped without it.
   bool input_finite = true;
@@ -71,9 +74,8 @@ struct Problem {
   int radius_x() const { return filter.radius_x(); }
   int radius_y() const { return filter.radius_y(); }
 
-  DeviceFormat device_format() const { return cc::device_format(pixel, channels); }
-  int device_channels() const { return device_format().device_channels; }
-  int device_bytes_per_pixel() const { return device_format().bytes_per_pixel(); }
+  int device_channels() const { return format.device_channels; }
+  int device_bytes_per_pixel() const { return format.bytes_per_pixel(); }
 
   // The kernel arguments for one plane of this problem, rows packed (pitch = width).
   ConvArgs conv_args() const;

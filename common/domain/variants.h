@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/domain/backend_names.h"
+#include "common/domain/capability.h"
 #include "common/domain/problem.h"
 
 namespace cc {
@@ -53,21 +54,15 @@ struct VariantTraits {
   Geometry geometry = Geometry::None;
   std::uint8_t apis = 0;          // in_backends(...): which backends implement it
   bool filter_in_constant = false;  // the filter must fit the device's constant memory
-  bool input_as_image = false;      // the input lives in a texture / image2d, not a buffer
+  bool input_as_image = false;      // the input lives in a texture / image2d, not a buffer: needs Capability::Images
   bool rank_one = false;            // needs a separable filter; computes column x row in two 1D passes
   bool low_rank = false;            // runs the filter's SVD terms (Problem::correlation_low_rank), up to
                                     // kMaxLowRank of them, as fused 1D passes; validated with their residual
   bool compile_time_radius = false; // built per radius (NVRTC / clBuildProgram -D)
   bool auto_candidate = false;      // measured by --variant auto (tools/convcompare/autotune.h): a new variant is
                                     // one flag; one that cannot run on a device is left out there with the reason
-  bool async_copies = false;        // OpenCL: waits on async_work_group_copy's events (wait_group_events),
-                                    // which some drivers cannot link (DeviceLimits::no_async_copies)
-  bool lane_shuffles = false;       // exchanges pixels between the lanes of a warp / sub-group: OpenCL
-                                    // needs a sub-group shuffle extension (DeviceLimits::no_lane_shuffles)
-  bool clusters = false;            // CUDA: launched in thread-block clusters (LaunchPlan::cluster) whose blocks
-                                    // read each other's shared memory: sm_90 and later (DeviceLimits::no_clusters)
-  bool tensor_maps = false;         // CUDA: its tile comes by the tensor memory accelerator (a CUtensorMap argument,
-                                    // ArgRole::TensorMap): sm_90 and later (DeviceLimits::no_tensor_maps)
+  Capabilities needs{};             // what the device must offer (common/domain/capability.h): a device lacking
+                                    // one skips the variant with the reason in DeviceLimits::missing
   // The API of the twins (CUDA, OpenCL) that has no counterpart, and why: its reports show the variant as a
   // skipped row with this reason, so a reader sees what that API lacks (docs/memory-spaces.md's map).
   std::string_view absent_from = "";
@@ -98,7 +93,7 @@ inline constexpr VariantTraits kVariants[] = {
      .pixels = kF32 | kU8, .plot_colour = 0x2ca02c},
     {.name = "texture", .memory_space = "image through the texture path (texture object / image2d_t + sampler)",
      .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .input_as_image = true,
-     .auto_candidate = true, .pixels = kF32 | kU8, .plot_colour = 0xd62728},
+     .auto_candidate = true, .needs = {Capability::Images}, .pixels = kF32 | kU8, .plot_colour = 0xd62728},
     {.name = "separable", .memory_space = "row pass then column pass fused on chip, radius compiled in, for rank-1 filters",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .rank_one = true, .compile_time_radius = true, .auto_candidate = true,
@@ -113,20 +108,20 @@ inline constexpr VariantTraits kVariants[] = {
      .pixels = kF32 | kU8, .plot_colour = 0xe377c2},
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
-     .async_copies = true, .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
+     .needs = {Capability::AsyncCopies}, .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
     {.name = "shuffle", .memory_space = "image from global memory into registers, neighbours exchanged by warp / sub-group shuffles (__shfl_sync / sub_group_shuffle)",
      .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
-     .lane_shuffles = true, .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
+     .needs = {Capability::LaneShuffles}, .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
     {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
                                         "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
-     .clusters = true, .absent_from = "opencl", .absent_reason = "OpenCL has no thread-block clusters",
+     .needs = {Capability::Clusters}, .absent_from = "opencl", .absent_reason = "OpenCL has no thread-block clusters",
      .pixels = kF32 | kU8, .plot_colour = 0x7b4173},
     {.name = "tma", .memory_space = "tiled's tile + apron copied as one box by the tensor memory accelerator, zeros "
                                     "filled by the hardware (CUDA sm_90: cp.async.bulk.tensor; OpenCL has no TMA: its "
                                     "nearest is async's async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
-     .tensor_maps = true, .absent_from = "opencl",
+     .needs = {Capability::TensorMaps}, .absent_from = "opencl",
      .absent_reason = "OpenCL has no tensor memory accelerator (its nearest is async's async_work_group_copy)",
      .pixels = kF32 | kU8, .plot_colour = 0xad494a},
     {.name = "lowrank",
@@ -143,6 +138,14 @@ inline constexpr VariantTraits kVariants[] = {
      .kind = VariantKind::Baseline, .apis = in_backends("cuda"), .rank_one = true, .borders = kClampOnly, .pixels = kF32 | kU8,
      .scratch_planes = 1, .plot_colour = 0x5a5a5a},
 };
+
+// A variant reading its input through an image needs the device's images.
+consteval bool image_inputs_need_images() {
+  for (const VariantTraits& variant : kVariants)
+    if (variant.input_as_image && !variant.needs.has(Capability::Images)) return false;
+  return true;
+}
+static_assert(image_inputs_need_images(), "a variant with input_as_image lists Capability::Images in its needs");
 
 inline std::span<const VariantTraits> all_variants() { return kVariants; }
 

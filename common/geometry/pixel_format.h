@@ -12,8 +12,8 @@ static_assert(static_cast<int>(KernelFormat::F32) == CC_PIXEL_F32 && static_cast
               static_cast<int>(KernelFormat::U8x4) == CC_PIXEL_U8X4);
 
 // CC_PIXEL_F32, CC_PIXEL_U8 or CC_PIXEL_U8X4: how a kernel reads and writes one unit of this
-// problem's frame (Problem::device_format, backends/device_api.h's FrameLayout).
-inline int pixel_format(const Problem& problem) { return static_cast<int>(problem.device_format().kernel); }
+// problem's frame (Problem::format, backends/device_api.h's FrameLayout).
+inline int pixel_format(const Problem& problem) { return static_cast<int>(problem.format.kernel); }
 
 // The -D option that builds a run-time compiled program for a format, or "" for f32, the header's
 // default, so float programs are built exactly as before.

@@ -362,6 +362,7 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
     const auto fastest = std::ranges::min_element(first.measured, {}, &std::pair<std::string, double>::second);
     CHECK(first.measured.front() == *fastest);
     CHECK(first.variant == fastest->first);
+    CHECK(first.traits == cc::find_variant(first.variant));  // the winner's table line, carried to its run
     CHECK(first.summary().starts_with(first.variant + " (measured; "));
 
     const json document = read_json(cache.file());
@@ -373,6 +374,7 @@ TEST_CASE("auto: choose_variant measures the candidates once, then answers from 
     CHECK(second.from_cache);
     CHECK(counting.runs == run);  // nothing ran
     CHECK(second.variant == first.variant);
+    CHECK(second.traits == first.traits);  // resolved from the candidates, the file holding the name alone
     CHECK(second.measured == first.measured);
     CHECK(second.left_out == first.left_out);
     CHECK(second.summary().starts_with(first.variant + " (cached; "));

@@ -189,7 +189,23 @@ TEST_CASE("--list --json: backends, devices with their limits, platforms, varian
     CHECK(listed["memory_space"] == variant.memory_space);
     CHECK(listed["pixels"].size() == ((variant.pixels & cc::kF32) ? 1u : 0u) + ((variant.pixels & cc::kU8) ? 1u : 0u));
     CHECK(listed["input"] == (variant.input_as_image ? "image" : "buffer"));
+    std::size_t needed = 0;  // each capability the table line needs, by its name, in the table's order
+    for (const cc::CapabilityName& each : cc::kCapabilityNames)
+      if (variant.needs.has(each.capability)) {
+        REQUIRE(needed < listed["needs"].size());
+        CHECK(listed["needs"][needed++] == each.name);
+      }
+    CHECK(listed["needs"].size() == needed);
   }
+  // The listing names what shuffle and cluster need (their table lines), and nothing for global.
+  const auto listed_needs = [&](std::string_view name) {
+    for (const json& listed : listing["variants"])
+      if (listed["name"] == name) return listed["needs"];
+    return json();
+  };
+  CHECK(listed_needs("shuffle") == json::array({"sub-group shuffles"}));
+  CHECK(listed_needs("cluster") == json::array({"thread-block clusters"}));
+  CHECK(listed_needs("global") == json::array());
   CHECK(listing["variants"][0]["backends"] == json::array({"cpu"}));  // naive: the CPU's alone
   CHECK(listing["borders"] == json::array({"zero", "clamp", "mirror", "wrap"}));
   CHECK(listing["filters"].back() == "file:PATH");

@@ -51,10 +51,11 @@ TEST_CASE("cluster: a grid with fewer groups than a cluster on an axis gets a sm
 
 TEST_CASE("cluster: a device without thread-block clusters skips it with the device's reason") {
   cc::DeviceLimits limits = cc::testing::h100_limits();
-  limits.no_clusters = "thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); "
-                       "this device is 8.6";
+  limits.missing[cc::Capability::Clusters] =
+      "thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); this device is 8.6";
   cc::LaunchPlan launch;
-  CHECK(plan_variant(launch, "cluster", box_problem(67, 45, 2, 2, cc::Border::Mirror), limits) == limits.no_clusters);
+  CHECK(plan_variant(launch, "cluster", box_problem(67, 45, 2, 2, cc::Border::Mirror), limits) ==
+        limits.missing[cc::Capability::Clusters]);
   cc::LaunchPlan tiled;  // the others do not ask
   CHECK(plan_variant(tiled, "tiled", box_problem(67, 45, 2, 2, cc::Border::Mirror), limits) == "");
 }

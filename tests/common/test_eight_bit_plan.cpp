@@ -73,8 +73,9 @@ TEST_CASE("shuffle: the device's shuffle -D beside the format's, nothing on chip
   CHECK(plan("global", eight_bit_problem(1, cc::PixelType::F32, 3), limits).plan.defines.empty());  // only where it shuffles
   limits.lane_shuffle_define.clear();  // CUDA: a warp always shuffles, no -D
   CHECK(plan("shuffle", eight_bit_problem(1, cc::PixelType::F32, 3), limits).plan.defines.empty());
-  limits.no_lane_shuffles = "the device offers no sub-group shuffle";
-  CHECK(plan("shuffle", eight_bit_problem(4, cc::PixelType::U8, 3), limits).reason == limits.no_lane_shuffles);
+  limits.missing[cc::Capability::LaneShuffles] = "the device offers no sub-group shuffle";
+  CHECK(plan("shuffle", eight_bit_problem(4, cc::PixelType::U8, 3), limits).reason ==
+        limits.missing[cc::Capability::LaneShuffles]);
   CHECK(plan("global", eight_bit_problem(4, cc::PixelType::U8, 3), limits).reason.empty());
 }
 

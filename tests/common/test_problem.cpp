@@ -33,6 +33,15 @@ TEST_CASE("make_problem and conv_args") {
   CHECK(problem.border == cc::Border::Wrap);
   CHECK_FALSE(problem.flip);
   CHECK(problem.correlation_filter.weights == filter.weights);
+  // The device format, set once: f32 keeps a plane per channel; u8 pads 3 channels to one RGBA8 image.
+  CHECK(problem.format.kernel == cc::KernelFormat::F32);
+  CHECK(problem.format.units == 3);
+  CHECK(problem.device_bytes_per_pixel() == 12);
+  const cc::Problem eight_bit = cc::make_problem(image, filter, cc::Border::Wrap, false, cc::PixelType::U8);
+  CHECK(eight_bit.format.kernel == cc::KernelFormat::U8x4);
+  CHECK(eight_bit.format.units == 1);
+  CHECK(eight_bit.device_channels() == 4);
+  CHECK(eight_bit.device_bytes_per_pixel() == 4);
 
   const ConvArgs args = problem.conv_args();
   CHECK(args.width == 37);

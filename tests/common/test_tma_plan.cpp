@@ -68,9 +68,11 @@ TEST_CASE("tma: every block's box starts on a 16-byte boundary and still holds i
 
 TEST_CASE("tma: a device without the tensor memory accelerator skips it with the device's reason") {
   cc::DeviceLimits limits = cc::testing::h100_limits();
-  limits.no_tensor_maps = "the tensor memory accelerator (TMA) needs compute capability 9.0 or later; this device is 8.6";
+  limits.missing[cc::Capability::TensorMaps] =
+      "the tensor memory accelerator (TMA) needs compute capability 9.0 or later; this device is 8.6";
   cc::LaunchPlan launch;
-  CHECK(plan_variant(launch, "tma", box_problem(640, 360, 2, 2, cc::Border::Clamp, cc::PixelType::F32), limits) == limits.no_tensor_maps);
+  CHECK(plan_variant(launch, "tma", box_problem(640, 360, 2, 2, cc::Border::Clamp, cc::PixelType::F32), limits) ==
+        limits.missing[cc::Capability::TensorMaps]);
   cc::LaunchPlan tiled;  // the others do not ask
   CHECK(plan_variant(tiled, "tiled", box_problem(640, 360, 2, 2, cc::Border::Clamp, cc::PixelType::F32), limits) == "");
 }

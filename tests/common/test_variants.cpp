@@ -60,8 +60,9 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
     described.emplace_back(description.variant);
     CHECK(traits->implemented_by("cuda"));
     // OpenCL has every described kernel but those that need CUDA's thread-block clusters or its TMA.
-    CHECK(traits->implemented_by("opencl") != (traits->clusters || traits->tensor_maps));
-    CHECK(description.args.has(cc::ArgRole::TensorMap) == traits->tensor_maps);
+    CHECK(traits->implemented_by("opencl") !=
+          (traits->needs.has(cc::Capability::Clusters) || traits->needs.has(cc::Capability::TensorMaps)));
+    CHECK(description.args.has(cc::ArgRole::TensorMap) == traits->needs.has(cc::Capability::TensorMaps));
     CHECK(description.args.has(cc::ArgRole::Image) == traits->input_as_image);
     CHECK(description.args.has(cc::ArgRole::Input) != traits->input_as_image);
     CHECK(description.args.has(cc::ArgRole::Output));

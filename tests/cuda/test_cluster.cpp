@@ -62,7 +62,7 @@ TEST_CASE("cuda: cluster validates with aprons wider than a block, every border,
             const cc::Problem problem = cc::make_problem(input, filter, border, flip, pixel);
             const cc::BackendRun run = cuda->run(problem, input, "cluster", 0, options);
             if (run.status == cc::Status::Skipped && run.reason.find("thread-block clusters need") != std::string::npos) {
-              MESSAGE("skipped: " << run.reason);  // a device before sm_90 (DeviceLimits::no_clusters)
+              MESSAGE("skipped: " << run.reason);  // a device before sm_90 (DeviceLimits::missing)
               return;
             }
             REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);

@@ -32,7 +32,8 @@ namespace {
 std::vector<std::string_view> memory_space_variants() {
   std::vector<std::string_view> names;
   for (const cc::KernelDescription& description : cc::kKernelDescriptions)
-    if (!cc::find_variant(description.variant)->tensor_maps) names.push_back(description.variant);
+    if (!cc::find_variant(description.variant)->needs.has(cc::Capability::TensorMaps))
+      names.push_back(description.variant);
   return names;
 }
 

@@ -47,7 +47,7 @@ cc::BackendRun run_tma(const cc::Image& input, const cc::Filter& filter, cc::Bor
   return cuda->run(cc::make_problem(input, filter, border, flip, pixel), input, "tma", 0, one_run());
 }
 
-// A device before 9.0 skips every tma run with this reason (DeviceLimits::no_tensor_maps).
+// A device before 9.0 skips every tma run with this reason (DeviceLimits::missing).
 bool no_tma_here(const cc::BackendRun& run) {
   return run.status == cc::Status::Skipped &&
          run.reason.find("accelerator (TMA) needs compute capability") != std::string::npos;

@@ -78,13 +78,13 @@ std::size_t work_group_items(const std::string& compile_time) {
   return compile_time.find("-DTHREADS=") != std::string::npos ? value("THREADS") : value("BLOCK_X") * value("BLOCK_Y");
 }
 
-// Whether a variant may skip every case here, by its traits: one read through an image on a device
-// without images, or fft in a build without VkFFT (each skip's reason is checked where it is made).
+// Whether a variant may skip every case here, by its traits: one that needs a capability the device
+// lacks (images, sub-group shuffles, ...: DeviceLimits::missing), or fft in a build without VkFFT (each
+// skip's reason is checked where it is made).
 bool may_decline_every_case(const std::string& variant) {
   const cc::VariantTraits& traits = *cc::find_variant(variant);
-  if (traits.input_as_image && !device_limits().no_images.empty()) return true;
-  if (traits.async_copies && !device_limits().no_async_copies.empty()) return true;
-  if (traits.lane_shuffles && !device_limits().no_lane_shuffles.empty()) return true;
+  for (const cc::CapabilityName& each : cc::kCapabilityNames)
+    if (traits.needs.has(each.capability) && !device_limits().missing[each.capability].empty()) return true;
 #ifndef CONVCOMPARE_WITH_VKFFT
   if (traits.kind == cc::VariantKind::Fft) return true;
 #endif
@@ -683,7 +683,7 @@ TEST_CASE("limits: a variant that cannot run here is skipped with the reason") {
   }
   SUBCASE("an image wider than CL_DEVICE_IMAGE2D_MAX_WIDTH") {
     const cc::DeviceLimits& device = device_limits();
-    if (!device.no_images.empty()) {
+    if (!device.missing[cc::Capability::Images].empty()) {
       const cc::BackendRun run = run_variant("texture", input, uniform_filter(3, 3, 1.0f));
       CHECK(run.reason.find("CL_DEVICE_IMAGE_SUPPORT") != std::string::npos);
       return;

@@ -121,7 +121,8 @@ TEST_CASE("stress: every variant over sizes and radii, twice in one process: all
   // Not tma: a fault of the tensor memory accelerator loses the CUDA context for the rest of a process;
   // tests/cuda/test_tma.cpp runs it in a process of its own.
   for (const std::string& variant : cuda->variants())
-    if (!cc::find_variant(variant)->tensor_maps) targets.push_back({cuda.get(), 0, variant});
+    if (!cc::find_variant(variant)->needs.has(cc::Capability::TensorMaps))
+      targets.push_back({cuda.get(), 0, variant});
   if (opencl) {
     if (const int device = opencl_device(*opencl); device >= 0) {
       MESSAGE("OpenCL device: " << opencl->devices()[device].id << " " << opencl->devices()[device].name);

@@ -252,10 +252,14 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
   }
 
   const TuningKey key = make_tuning_key(backend.name(), backend.devices().at(device), problem);
-  if (!retune)
-    if (std::optional<AutoChoice> cached = cache.find(key);
-        cached && std::ranges::find(candidates, cached->variant, &VariantTraits::name) != candidates.end())
-      return *cached;
+  const auto candidate_named = [&](std::string_view name) -> const VariantTraits* {
+    const auto found = std::ranges::find(candidates, name, &VariantTraits::name);
+    return found == candidates.end() ? nullptr : *found;
+  };
+  if (std::optional<AutoChoice> cached = retune ? std::nullopt : cache.find(key); cached) {
+    cached->traits = candidate_named(cached->variant);  // a winner this backend no longer offers is measured again
+    if (cached->traits) return *cached;
+  }
 
   // A rank-1 filter is one term: lowrank would run separable's passes (docs/architecture.md, "The variant
   // table"), so where separable is measured lowrank is left out, a build and a run saved.
@@ -302,6 +306,7 @@ AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, 
   std::ranges::stable_sort(choice.left_out, {}, table_place);
   std::ranges::stable_sort(choice.measured, {}, &std::pair<std::string, double>::second);
   choice.variant = choice.measured.front().first;
+  choice.traits = candidate_named(choice.variant);
   cache.store(key, choice);
   return choice;
 }

@@ -39,6 +39,9 @@ double tuning_budget_s(std::size_t candidates);
 
 struct AutoChoice {
   std::string variant;      // the winner, e.g. "fast"; empty when no candidate could run (see reason)
+  // The winner's table line, resolved from the backend's candidates by choose_variant (the cache file
+  // keeps the name alone); null when none could run.
+  const VariantTraits* traits = nullptr;
   bool from_cache = false;  // true: no measurement this time
   // Candidate -> median kernel ms (this time or cached), fastest first; skipped candidates absent.
   std::vector<std::pair<std::string, double>> measured;

@@ -80,7 +80,7 @@ namespace {
 BackendRun run_auto(const Target& target, const Problem& problem, const Image& input, const RunOptions& options,
                     AutoTuner& tuner, const VariantTraits*& ran, std::string& choice) {
   const auto run_choice = [&](const AutoChoice& chosen, std::string_view note) {
-    ran = chosen.variant.empty() ? nullptr : find_variant(chosen.variant);
+    ran = chosen.traits;
     // "auto: <variant> (<why>); ...": common/report/record.cpp reads the variant that ran from the front.
     choice = fmt::format("auto: {}; {}", chosen.summary(), note);
     return ran ? target.backend->run(problem, input, *ran, target.device, options)

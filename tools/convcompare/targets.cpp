@@ -185,11 +185,13 @@ std::vector<ListedBackend> listed_backends(const Job& job, const std::vector<std
 }
 
 std::vector<ListedVariant> listed_variants(const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> offered;  // each backend's list, asked once
+  for (const auto& backend : backends) offered.emplace_back(backend->name(), backend->variants());
   std::vector<ListedVariant> listed;
   for (const VariantTraits& variant : all_variants()) {
     ListedVariant entry{&variant, {}, ""};
-    for (const auto& backend : backends)
-      if (contains(backend->variants(), variant.name)) entry.implementers.push_back(backend->name());
+    for (const auto& [backend, names] : offered)
+      if (contains(names, variant.name)) entry.implementers.push_back(backend);
     entry.where = variant.kind == VariantKind::Choice ? "the driver, for every backend"
                   : entry.implementers.empty()        ? "none in this build"
                                                       : fmt::format("{}", fmt::join(entry.implementers, ", "));
@@ -205,12 +207,21 @@ std::vector<std::string_view> border_names() {
   return borders;
 }
 
+// The names of the capabilities a variant needs (common/domain/capability.h), in the table's order.
+std::vector<std::string_view> needed_capabilities(const VariantTraits& variant) {
+  std::vector<std::string_view> names;
+  for (const CapabilityName& each : kCapabilityNames)
+    if (variant.needs.has(each.capability)) names.push_back(each.name);
+  return names;
+}
+
 // "{pixels: f32, u8; input: buffer; needs: sub-group shuffles}": the traits scripts select variants by
 // (tests/oclgrind.sh: 8-bit kernels, image input, and sub-group shuffles, which Oclgrind 21.10 lacks).
 std::string trait_braces(const VariantTraits& variant) {
-  return fmt::format("{{pixels: {}; input: {}{}}}", pixel_names(variant.pixels),
-                     variant.input_as_image ? "image" : "buffer",
-                     variant.lane_shuffles ? "; needs: sub-group shuffles" : "");
+  const std::vector<std::string_view> needs = needed_capabilities(variant);
+  return fmt::format("{{pixels: {}; input: {}{}{}}}", pixel_names(variant.pixels),
+                     variant.input_as_image ? "image" : "buffer", needs.empty() ? "" : "; needs: ",
+                     fmt::join(needs, ", "));
 }
 
 constexpr std::size_t kListWidth = 100;  // the console's width (README: the console fits in 100 columns)
@@ -285,8 +296,6 @@ std::string listing_json(const Job& job, const std::vector<std::unique_ptr<Backe
     nlohmann::ordered_json pixels = nlohmann::ordered_json::array();
     for (const PixelType pixel : {PixelType::F32, PixelType::U8})
       if (variant.traits->pixels & (pixel == PixelType::U8 ? kU8 : kF32)) pixels.push_back(to_string(pixel));
-    nlohmann::ordered_json needs = nlohmann::ordered_json::array();
-    if (variant.traits->lane_shuffles) needs.push_back("sub-group shuffles");
     variants.push_back({{"name", variant.traits->name},
                         {"memory_space", variant.traits->memory_space},
                         {"backends", variant.implementers},
@@ -294,7 +303,7 @@ std::string listing_json(const Job& job, const std::vector<std::unique_ptr<Backe
                         {"chooses", variant.traits->kind == VariantKind::Choice},
                         {"pixels", pixels},
                         {"input", variant.traits->input_as_image ? "image" : "buffer"},
-                        {"needs", needs}});
+                        {"needs", needed_capabilities(*variant.traits)}});
   }
   listing["variants"] = variants;
   std::vector<std::string> filters = builtin_filter_names();
