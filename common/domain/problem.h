@@ -65,10 +65,10 @@ struct Problem {
   // never flip themselves; the CPU reference applies `flip` on its own, so --flip is still checked.
   Filter correlation_filter;
   // separate(correlation_filter): its rank-1 factors, or nullopt when it is not separable. Found once
-  // here, for the launch plan, the tolerance and the tuning key alike (issue #24).
+  // here, for the launch plan, the tolerance and the tuning key alike.
   std::optional<SeparableFactors> correlation_factors;
   // decompose(correlation_filter): its singular values, numerical rank and, up to kMaxLowRank, the
-  // separable terms the lowrank variant runs; nullopt for a filter too wide to decompose (issue #29).
+  // separable terms the lowrank variant runs; nullopt for a filter too wide to decompose.
   std::optional<LowRank> correlation_low_rank;
 
   int radius_x() const { return filter.radius_x(); }

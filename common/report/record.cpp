@@ -62,7 +62,7 @@ void derive_rates(RunRecord& record) {
   const double seconds = ms / 1e3;
   const Footprint footprint = footprint_of(record);
   const double taps = static_cast<double>(2 * record.radius_x + 1) * (2 * record.radius_y + 1);
-  record.mpix_per_s = footprint.pixels / 1e6 / seconds;  // pixels, not samples: a 3-channel pixel counts once (issue #28)
+  record.mpix_per_s = footprint.pixels / 1e6 / seconds;  // pixels, not samples: a 3-channel pixel counts once
   record.gb_per_s = footprint.bytes / 1e9 / seconds;
   // One multiply and one add per tap of the full 2D filter: the work of a direct 2D sum, whatever the
   // variant did, so that it ranks variants as MPix/s does. Separable and fft do less, and theirs can

@@ -34,8 +34,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Bumped when the file layout changes; a file of another format is rebuilt like a corrupt one.
-// 2: the key holds the pixel type (issue #16), so an f32 choice is never reused for u8.
-// 3: the key holds the filter's rank and the choice the candidates left out, with why (issue #25 item 5).
+// 2: the key holds the pixel type, so an f32 choice is never reused for u8.
+// 3: the key holds the filter's rank and the choice the candidates left out, with why.
 constexpr int kCacheFormat = 3;
 
 // Letters, digits, '.' and '-' kept (case too, so the file name still reads as the device); every
@@ -233,7 +233,7 @@ void TuningCache::write(int directory, const std::vector<std::pair<TuningKey, Au
 
 AutoChoice choose_variant(Backend& backend, int device, const Problem& problem, const Image& input,
                           const RunOptions& options, TuningCache& cache, bool retune) {
-  // The backend's variants as table lines, resolved once and carried to its runs (issue #24); only the
+  // The backend's variants as table lines, resolved once and carried to its runs; only the
   // candidates with kernels for the problem's pixel type (the table's `pixels`).
   AutoChoice choice;
   std::vector<const VariantTraits*> candidates;

@@ -17,7 +17,7 @@ namespace cc {
 
 // Auto chooses among the variants the table marks auto_candidate (common/domain/variants.h) that store the
 // problem's pixel type (the table's `pixels`: fft does not run u8, so an 8-bit auto never measures it): every one of
-// the project's own single-pass, two-pass and low-rank forms and the memory paths of issue #25 (async, shuffle,
+// the project's own single-pass, two-pass and low-rank forms and the memory paths (async, shuffle,
 // cluster), so that "auto" is never slower than the best of them by more than the timing noise; not naive (a
 // one-thread CPU baseline) nor the vendor baselines. A candidate that cannot run here (no lane shuffles, no
 // clusters, a rank over lowrank's terms, no kernels for the pixel type) is left out with its reason, never an error.
@@ -29,8 +29,7 @@ inline constexpr int kTuningRepetitions = 5;
 inline constexpr int kTuningWarmup = 1;
 inline constexpr double kTuningTimeBudgetS = 0.3;
 // The time budget (RunOptions::time_budget_s) of all candidates' runs together: each gets an equal share, at
-// most kTuningTimeBudgetS, so a new candidate shortens the others' runs instead of adding its own 0.3 s (issue
-// #25 item 5). What still adds up per candidate: its build (NVRTC, clBuildProgram), outside every run's
+// most kTuningTimeBudgetS, so a new candidate shortens the others' runs instead of adding its own 0.3 s. What still adds up per candidate: its build (NVRTC, clBuildProgram), outside every run's
 // budget, and the launches a run makes whatever its budget (a warm-up and one sample, backends/measure.h).
 inline constexpr double kTuningTotalBudgetS = 2.0;
 

@@ -1,4 +1,4 @@
-// completion.cpp: the values each option takes and the table the bash completion is built from (issue #28).
+// completion.cpp: the values each option takes and the table the bash completion is built from.
 #include "tools/convcompare/completion.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// completion.h: the values each option takes and the table the bash completion is built from (issue #28).
+// completion.h: the values each option takes and the table the bash completion is built from.
 #pragma once
 
 #include <string>

@@ -68,7 +68,7 @@ void write_address_space_limit() {
   write_text(" MB");
 }
 
-// The one line for a crash inside a driver stage or a run, then exit 2 (issue #30).
+// The one line for a crash inside a driver stage or a run, then exit 2 (docs/correctness.md, "Build failures").
 [[noreturn]] void report_crash(int signal, const char* variant, const char* stage) {
   // One line though several threads crash at once (PoCL runs a bad kernel's work-groups on every core:
   // two lines came interleaved): the first reports and ends the process, the others wait for that.
@@ -104,7 +104,7 @@ void write_address_space_limit() {
 }
 
 // A device fault inside a run: PoCL runs kernels on the host's threads and memory, so a --kernel-dir
-// kernel that writes past its buffer crashes this process (issue #30). And a driver that aborts
+// kernel that writes past its buffer crashes this process. And a driver that aborts
 // (SIGABRT: PoCL's failed assertions and thread starts, LLVM's "out of memory" under ulimit -v) inside
 // one of its stages (backends/device_watchdog.h, DriverStage) or a run. One line naming the variant
 // or the stage (static buffers, set before each), then exit 2. Only async-signal-safe calls. Outside
@@ -152,7 +152,7 @@ void report_device_crashes() {
 
 // abort() for the whole process: this definition comes before libc's for every library (PoCL and LLVM
 // included), so a driver that calls abort inside a stage or a run gets the one line even while LLVM's
-// SIGABRT handler stands over ours. That happens when PoCL first loads (issue #30, about 300 MB under
+// SIGABRT handler stands over ours. That happens when PoCL first loads (about 300 MB under
 // ulimit -v on 2 cores): its first clGetPlatformIDs installs LLVM's handlers (llvm::sys::RemoveFileOnSignal)
 // and, in the same call, cannot start its threads and aborts; LLVM's handler puts ours back and returns,
 // and glibc's abort then resets SIGABRT to the default action and raises it again, so no handler of ours

@@ -351,7 +351,7 @@ fs::path OutputPlan::reference_path(const std::string& stem) const { return dir_
 
 fs::path OutputPlan::result_path(const std::string& stem, const Target& target, HostMemory memory) const {
   // The device id names its backend ("cpu", "cuda-0", "opencl-1-0"): the backend once, not again in
-  // front of it ("_opencl_opencl-0-0_global": #28). The pinned run keeps the plain name; another mode's
+  // front of it ("_opencl_opencl-0-0_global"). The pinned run keeps the plain name; another mode's
   // says which it was ("_pageable", "_mapped").
   std::string device = slug(target.device_id);
   if (!device.starts_with(target.backend_name)) device = fmt::format("{}_{}", target.backend_name, device);

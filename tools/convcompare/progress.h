@@ -12,7 +12,7 @@ namespace cc {
 // The width of the terminal on `fd` (TIOCGWINSZ, else $COLUMNS, else 80).
 int terminal_columns(int fd);
 
-// The columns the console report fits (issue #28): the terminal's on stdout, at most `widest`; off a
+// The columns the console report fits: the terminal's on stdout, at most `widest`; off a
 // terminal (a log, a pipe) `widest`.
 std::size_t report_columns(std::size_t widest);
 
