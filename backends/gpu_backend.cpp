@@ -33,7 +33,11 @@ class GpuBackend final : public Backend {
     return discovery_.devices.empty() ? discovery_.unavailable_reason : "";
   }
 
-  std::vector<std::string> variants() const override { return api_->variants(); }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names;
+    for (const ApiVariant& implemented : api_->variants()) names.emplace_back(implemented.traits->name);
+    return names;
+  }
 
   BackendRun run(const Problem& problem, const Image& input, const VariantTraits& variant, int device,
                  const RunOptions& options) override {
@@ -173,18 +177,18 @@ class GpuBackend final : public Backend {
   std::string plan(Planned& planned, const Problem& problem, const VariantTraits& traits, int device,
                    const RunOptions& options, int frames_in_flight) {
     discover();
-    const std::vector<std::string> names = variants();
-    if (std::ranges::find(names, traits.name) == names.end())
-      throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), traits.name, fmt::join(names, ", ")));
+    const ApiVariant* implemented = find_api_variant(api_->variants(), traits);
+    if (!implemented)
+      throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), traits.name, fmt::join(variants(), ", ")));
     if (discovery_.devices.empty()) return discovery_.unavailable_reason;
     check_device(device);
-    if (std::string reason = api_->refuses(traits.name, device); !reason.empty()) return reason;
+    if (std::string reason = api_->refuses(*implemented, device); !reason.empty()) return reason;
     const DeviceLimits limits = api_->limits(device, problem);
     if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
     if (frames_in_flight > 1 && is_managed(options.memory) && !limits.no_overlapped_managed.empty())
       return limits.no_overlapped_managed;
     planned.memory_note = memory_note(limits, options.memory);
-    planned.build = api_->make_build(traits, device, options);
+    planned.build = api_->make_build(*implemented, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,
                                      [&](const LaunchPlan& plan) { return planned.build->build(plan); });
     if (reason.empty()) reason = planned.build->declines(planned.plan, problem);

@@ -29,8 +29,8 @@
 
 namespace cc::cuda {
 
-const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, const Problem& problem) {
-  const std::string entry(find_kernel_description(plan.variant->name)->entry);
+const cuda_kernels::OfflineKernel& offline_kernel_of(const KernelDescription& description, const Problem& problem) {
+  const std::string entry(description.entry);
   const cuda_kernels::OfflineKernel* kernel = cuda_kernels::find_offline_kernel(pixel_format(problem), entry);
   if (!kernel) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
   return *kernel;
@@ -219,9 +219,10 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue>, public PeerRows {
   int format_;  // the frame's pixel format (common/geometry/pixel.h): which kernels read it
 };
 
+// An API variant's prepare (backends/api_variant.h): the setup is CUDA's, the queue a CudaQueue.
 template <typename Variant>
-std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, cudaStream_t stream) {
-  return std::make_unique<Variant>(setup, stream);
+std::unique_ptr<PreparedVariant> prepare(const VariantSetup& setup, DeviceQueue& queue) {
+  return std::make_unique<Variant>(static_cast<const ApiVariantSetup&>(setup), static_cast<CudaQueue&>(queue).stream());
 }
 
 // A launch in thread-block clusters (LaunchPlan::cluster): cudaLaunchKernel's grid, block and dynamic
@@ -246,8 +247,8 @@ cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t st
 // CMAKE_CUDA_ARCHITECTURES may name only older targets, whose copy is empty (kernels_cuda/cluster.cu);
 // and one cluster of the plan's shape, blocks and shared memory placed on the device at once, without
 // which the launch fails (cudaOccupancyMaxActiveClusters).
-std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
-  const kernels::OfflineKernel* kernel = &offline_kernel_of(plan, problem);
+std::string cluster_declines(const ApiVariant& variant, const LaunchPlan& plan, const Problem& problem) {
+  const kernels::OfflineKernel* kernel = &offline_kernel_of(*variant.description, problem);
   if (std::string reason = lacks_compute_90(*kernel, "thread-block clusters need"); !reason.empty())
     return reason;
   // The occupancy counts the dynamic shared memory only up to what the kernel is allowed (DescribedVariant
@@ -467,59 +468,50 @@ class NppSeparableVariant final : public NppVariant {
 };
 
 // npp-separable declines an 8-bit problem whose factors both have negative weights (eight_bit_passes.h).
-std::string npp_separable_declines(const LaunchPlan& plan, const Problem& problem) {
+std::string npp_separable_declines(const ApiVariant&, const LaunchPlan& plan, const Problem& problem) {
   if (problem.pixel == PixelType::F32 || npp::eight_bit_passes(*plan.factors)) return "";
   return std::string(npp::kNoEightBitPasses);
 }
 #endif
 
 #ifdef CONVCOMPARE_WITH_CUFFT
-constexpr auto kFft = &prepare<FftVariant>;
+constexpr PrepareVariantFn kFft = &prepare<FftVariant>;
 constexpr std::string_view kNoFft = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kFft)(const ApiVariantSetup&, cudaStream_t) = nullptr;
+constexpr PrepareVariantFn kFft = nullptr;
 constexpr std::string_view kNoFft = "cuFFT not found at build time";
 #endif
 #ifdef CONVCOMPARE_WITH_NPP
-constexpr auto kNpp = &prepare<Npp2dVariant>;
-constexpr auto kNppSeparable = &prepare<NppSeparableVariant>;
-constexpr auto kNppSeparableDeclines = &npp_separable_declines;
+constexpr PrepareVariantFn kNpp = &prepare<Npp2dVariant>;
+constexpr PrepareVariantFn kNppSeparable = &prepare<NppSeparableVariant>;
+constexpr DeclinesFn kNppSeparableDeclines = &npp_separable_declines;
 constexpr std::string_view kNoNpp = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kNpp)(const ApiVariantSetup&, cudaStream_t) = nullptr;
-constexpr auto kNppSeparable = kNpp;
-constexpr std::string (*kNppSeparableDeclines)(const LaunchPlan&, const Problem&) = nullptr;
+constexpr PrepareVariantFn kNpp = nullptr;
+constexpr PrepareVariantFn kNppSeparable = nullptr;
+constexpr DeclinesFn kNppSeparableDeclines = nullptr;
 constexpr std::string_view kNoNpp = "NPP not found at build time";
 #endif
 
 // The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
-constexpr ApiVariant kLibraryVariants[] = {
-    {"fft", kFft, kNoFft},
-    {"npp", kNpp, kNoNpp},
-    {"npp-separable", kNppSeparable, kNoNpp, kNppSeparableDeclines},
+constexpr LibraryVariant kLibraryVariants[] = {
+    {.variant = "fft", .prepare = kFft, .missing = kNoFft},
+    {.variant = "npp", .prepare = kNpp, .missing = kNoNpp},
+    {.variant = "npp-separable", .prepare = kNppSeparable, .missing = kNoNpp, .declines = kNppSeparableDeclines},
 };
 
-std::vector<ApiVariant> make_api_variants() {
-  std::vector<ApiVariant> made;
-  for (const VariantTraits& variant : all_variants()) {
-    if (!variant.implemented_by("cuda")) continue;
-    if (const KernelDescription* description = find_kernel_description(variant.name)) {
-      made.push_back({variant.name, &prepare<DescribedVariant>, "",
-                      variant.clusters ? &cluster_declines : variant.tensor_maps ? &tensor_map_declines : nullptr,
-                      description});
-    } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
-               found != std::end(kLibraryVariants)) {
-      made.push_back(*found);
-    }
-  }
-  return made;
+// What a described variant's table line asks of the build and device beyond the plan: sm_90 code and room
+// for a cluster, or a tensor map's alignment (tensor_map.h).
+DeclinesFn described_declines(const VariantTraits& variant) {
+  return variant.clusters ? &cluster_declines : variant.tensor_maps ? &tensor_map_declines : nullptr;
 }
 
 }  // namespace
 
 std::span<const ApiVariant> api_variants() {
-  static const std::vector<ApiVariant> made = make_api_variants();
+  static const std::vector<ApiVariant> made =
+      make_api_variants("cuda", {&prepare<DescribedVariant>, &described_declines}, kLibraryVariants);
   return made;
 }
 

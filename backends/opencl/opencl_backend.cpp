@@ -148,9 +148,9 @@ class OpenClApi;
 // fft's VkFFT plan, and its API variant.
 class ClBuild final : public VariantBuild {
  public:
-  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string file,
-          std::string source, bool from_kernel_dir)
-      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), file_(std::move(file)),
+  ClBuild(OpenClApi& api, const ApiVariant& api_variant, int device, std::string file, std::string source,
+          bool from_kernel_dir)
+      : api_(api), traits_(*api_variant.traits), api_variant_(api_variant), device_(device), file_(std::move(file)),
         source_(std::move(source)), from_kernel_dir_(from_kernel_dir) {}
 
   KernelLimits build(const LaunchPlan& plan) override;
@@ -219,14 +219,10 @@ class OpenClApi final : public GpuApi {
     return found;
   }
 
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (const ApiVariant& api_variant : api_variants()) names.emplace_back(api_variant.variant);
-    return names;
-  }
+  std::span<const ApiVariant> variants() const override { return api_variants(); }
 
-  std::string refuses(std::string_view variant, int device) override {
-    if (const std::string_view missing = api_variant(variant).missing; !missing.empty()) return std::string(missing);
+  std::string refuses(const ApiVariant& variant, int device) override {
+    if (!variant.missing.empty()) return std::string(variant.missing);
     const ClDevice& cl_device = discovery_.devices[device];
     if (cl_device.c_version < kNeededCVersion)
       return fmt::format("the device's OpenCL C is {}.{}; the kernels need 1.2 (-cl-std=CL1.2)",
@@ -255,11 +251,10 @@ class OpenClApi final : public GpuApi {
     return for_problem;
   }
 
-  std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
-    const ApiVariant& found = api_variant(traits.name);
-    std::string file = std::string(found.file) + ".cl";
+  std::unique_ptr<VariantBuild> make_build(const ApiVariant& variant, int device, const RunOptions& options) override {
+    std::string file = std::string(variant.file) + ".cl";
     std::string source = program_source(file, options.kernel_dir);
-    return std::make_unique<ClBuild>(*this, traits, found, device, std::move(file), std::move(source),
+    return std::make_unique<ClBuild>(*this, variant, device, std::move(file), std::move(source),
                                      !options.kernel_dir.empty());
   }
 
@@ -402,10 +397,6 @@ class OpenClApi final : public GpuApi {
   }
 
  private:
-  static const ApiVariant& api_variant(std::string_view variant) {
-    return *std::ranges::find(api_variants(), variant, &ApiVariant::variant);
-  }
-
   static cl_platform_id platform_of(const ClDevice& device) {
     return CC_CL_OUT(device.device.getInfo<CL_DEVICE_PLATFORM>(err));
   }
@@ -442,7 +433,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
   const bool local_tile = api_variant_.description && api_variant_.description->args.has(ArgRole::LocalTile);
   KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = local_tile};
   kernels_.clear();
-  for (const std::string& name : api_variant_.kernel_names()) {
+  for (const std::string_view kernel_name : api_variant_.kernels) {
+    const std::string name(kernel_name);
     // A --kernel-dir source that compiled but defines no kernel of this name is the user's input, as a
     // compile error in it is (refuse_build_failure): one line naming the file and the kernel, exit 2.
     cl_int made_status = CL_SUCCESS;
@@ -464,8 +456,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
 std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
                                                   DeviceQueue& queue) const {
   const ApiVariantSetup setup{
-      plan, problem, api_.context(device_).context, program_, kernels_, fft_, api_variant_.description, api_.unshared()};
-  return api_variant_.prepare(setup, static_cast<ClQueue&>(queue).get());
+      {plan, problem, api_variant_.description}, api_.context(device_).context, program_, kernels_, fft_, api_.unshared()};
+  return api_variant_.prepare(setup, queue);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -336,9 +335,10 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
   std::string unshared_;          // ApiVariantSetup::unshared
 };
 
+// An API variant's prepare (backends/api_variant.h): the setup is OpenCL's, the queue a ClQueue.
 template <typename Variant>
-std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, const cl::CommandQueue& queue) {
-  return std::make_unique<Variant>(setup, queue);
+std::unique_ptr<PreparedVariant> prepare(const VariantSetup& setup, DeviceQueue& queue) {
+  return std::make_unique<Variant>(static_cast<const ApiVariantSetup&>(setup), static_cast<ClQueue&>(queue).get());
 }
 
 // --- every variant but fft: our kernels, as backends/kernel_descriptions.h
@@ -382,8 +382,8 @@ class DescribedVariant final : public ClVariant {
         case ArgRole::ColumnFactor: CC_CL(kernel.setArg(index++, filters_[filter++])); break;
         case ArgRole::Args: CC_CL(kernel.setArg(index++, plan_.args)); break;
         case ArgRole::LocalTile: CC_CL(kernel.setArg(index++, cl::Local(plan_.on_chip_bytes))); break;
-        case ArgRole::TensorMap:  // CUDA's TMA alone: the table gives no such variant to OpenCL
-          throw std::logic_error(std::string(description_.variant) + ": OpenCL has no tensor map argument");
+        default:  // a role of another API's kernels alone: the table gives no such variant to OpenCL
+          throw std::logic_error(std::string(description_.variant) + ": OpenCL's kernels take no such argument");
       }
     }
     enqueue(queue);
@@ -413,44 +413,24 @@ class FftVariant final : public ClVariant {
   cl::Program program_;
   VkFftPlan& fft_plan_;
 };
-constexpr auto kFft = &prepare<FftVariant>;
+constexpr PrepareVariantFn kFft = &prepare<FftVariant>;
 constexpr std::string_view kNoFft = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kFft)(const ApiVariantSetup&, const cl::CommandQueue&) = nullptr;
+constexpr PrepareVariantFn kFft = nullptr;
 constexpr std::string_view kNoFft = "VkFFT not found at build time";
 #endif
 
 // The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
-constexpr ApiVariant kLibraryVariants[] = {
-    {"fft", kFft, kNoFft, "fft", "fft_pad fft_multiply fft_crop fft_bands"},
+constexpr std::string_view kFftKernels[] = {"fft_pad", "fft_multiply", "fft_crop", "fft_bands"};
+constexpr LibraryVariant kLibraryVariants[] = {
+    {.variant = "fft", .prepare = kFft, .missing = kNoFft, .file = "fft", .kernels = kFftKernels},
 };
-
-std::vector<ApiVariant> make_api_variants() {
-  std::vector<ApiVariant> made;
-  for (const VariantTraits& variant : all_variants()) {
-    if (!variant.implemented_by("opencl")) continue;  // cluster: CUDA's alone, no kernels_cl file
-    if (const KernelDescription* description = find_kernel_description(variant.name)) {
-      made.push_back({variant.name, &prepare<DescribedVariant>, "", description->file, description->entry, description});
-    } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
-               found != std::end(kLibraryVariants)) {
-      made.push_back(*found);
-    }
-  }
-  return made;
-}
 
 }  // namespace
 
-std::vector<std::string> ApiVariant::kernel_names() const {
-  std::vector<std::string> names;
-  std::istringstream words{std::string(kernels)};
-  for (std::string name; words >> name;) names.push_back(name);
-  return names;
-}
-
 std::span<const ApiVariant> api_variants() {
-  static const std::vector<ApiVariant> made = make_api_variants();
+  static const std::vector<ApiVariant> made = make_api_variants("opencl", {&prepare<DescribedVariant>}, kLibraryVariants);
   return made;
 }
 
