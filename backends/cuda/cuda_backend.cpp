@@ -7,7 +7,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +20,7 @@
 #include "backends/cuda/cuda_peaks.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/runtime_module.h"
+#include "backends/build_cache.h"
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
@@ -287,24 +287,22 @@ class CudaApi final : public GpuApi {
 
  private:
   // An embedded kernel file (fast.cu, separable.cu) compiled by NVRTC with these -D options, once per
-  // (file, device, options), as the OpenCL backend caches its programs: later runs report the first build's time.
+  // (device, file, options) in the build cache both APIs use (backends/build_cache.h): later runs report
+  // the first build's time.
   const cuda::RuntimeModule& runtime_module(int ordinal, const std::string& file,
                                             const std::vector<std::string>& defines) {
-    auto& module = runtime_modules_[{file, ordinal, defines}];
-    if (!module) {
+    return *runtime_modules_.get({ordinal, {ordinal}, file, defines}, [&] {
       const auto& sources = embedded_cuda_sources();
       const cuda::RuntimeSource source{
           file,
           embedded_source(sources, file),
           {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")},
            {"common/geometry/pixel.h", embedded_source(sources, "pixel.h")}}};
-      module = std::make_unique<cuda::RuntimeModule>(source, defines);
-    }
-    return *module;
+      return std::make_unique<cuda::RuntimeModule>(source, defines);
+    });
   }
 
-  std::map<std::tuple<std::string, int, std::vector<std::string>>, std::unique_ptr<cuda::RuntimeModule>>
-      runtime_modules_;
+  BuildCache<std::unique_ptr<cuda::RuntimeModule>> runtime_modules_;
   std::vector<DeviceLimits> limits_;  // parallel to the discovered devices
   std::vector<int> ordinals_;         // CUDA device number of each discovered device
 };
