@@ -338,8 +338,7 @@ class CudaKernel {
     if (module_) {
       function_ = reinterpret_cast<const void*>(module_->kernel(entry_.c_str()));  // cudaKernel_t passes as one
     } else {
-      offline_ = kernels::find_offline_kernel(format_, entry_);
-      if (!offline_) throw std::logic_error("no offline CUDA kernel " + entry_ + " (kernels_cuda/launchers.h)");
+      offline_ = &offline_kernel_of(*setup.description, setup.problem);
       function_ = offline_->function;
     }
     if (setup.plan.on_chip_bytes > setup.limits.on_chip_default) allow_shared_bytes(setup.plan.on_chip_bytes);
