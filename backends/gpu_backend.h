@@ -21,7 +21,7 @@ struct GpuDiscovery {
 };
 
 // One variant being planned on one device, as the API builds and sets it up (NVRTC or nvcc's kernels
-// and their launcher; clBuildProgram's program, its kernels and VkFFT's plan). Made before the planning
+// and their API variant; clBuildProgram's program, its kernels and VkFFT's plan). Made before the planning
 // rule runs, built by it, kept until the run ends.
 class VariantBuild {
  public:
@@ -40,7 +40,7 @@ class VariantBuild {
                                                    DeviceQueue& queue) const = 0;
 };
 
-// What only an API says: its devices and their limits, its build step and launchers, its peak kernels.
+// What only an API says: its devices and their limits, its build step and API variants, its peak kernels.
 // Device numbers are indexes into discover()'s devices; GpuBackend checks them before asking.
 class GpuApi {
  public:
