@@ -10,7 +10,7 @@ std::vector<ApiVariant> make_api_variants(std::string_view api, const DescribedK
   std::vector<ApiVariant> made;
   for (const VariantTraits& variant : all_variants()) {
     if (!variant.implemented_by(api)) continue;
-    if (const KernelDescription* description = find_kernel_description(variant.name)) {
+    if (const KernelDescription* description = kernel_description(variant)) {
       made.push_back({.traits = &variant,
                       .prepare = described.prepare,
                       .declines = described.declines_for ? described.declines_for(variant) : nullptr,
