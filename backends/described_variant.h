@@ -11,12 +11,10 @@
 
 namespace cc {
 
-// What an API gives the generic variant, as types of `Api`:
-//   Api::Variant  its FrameVariant base (the frame loop, the setup, --split's rows), built from
-//                 (const Api::Setup&, setup queue);
-//   Api::Setup    its ApiVariantSetup (backends/api_variant.h's VariantSetup and what only it has);
-//   Api::Frame, Api::Queue  its DeviceFrame and DeviceQueue;
-//   Api::Kernel   the kernel, translation only:
+// What an API gives the generic variant:
+//   Variant  its FrameVariant base (the frame loop, the setup, --split's rows), built from the API's
+//            setup (backends/api_variant.h's VariantSetup and what only it has) and its setup queue;
+//   Kernel   the kernel, translation only:
 //     Kernel(const Setup&)                                      finds or makes it (a module's, nvcc's, a program's)
 //     Filter upload_filter(name, values, in_constant, queue)    CUDA: a __constant__ symbol where in_constant,
 //                                                                else a buffer; OpenCL: a buffer argument
@@ -27,12 +25,15 @@ namespace cc {
 //     value(const ConvArgs&), local_bytes(n), and tensor_map(frame, unit, plan) where the API has one.
 // A role the API's kernels never take (a variant of another API alone) needs no member: the table
 // gives the API no such variant, and reaching it anyway is a logic error.
-template <typename Api>
-class DescribedVariant final : public Api::Variant {
+template <typename Variant, typename Kernel>
+class DescribedVariant final : public Variant {
+  using Frame = typename Variant::frame_type;
+  using Queue = typename Variant::queue_type;
+
  public:
-  template <typename SetupQueue>
-  DescribedVariant(const typename Api::Setup& setup, const SetupQueue& queue)
-      : Api::Variant(setup, queue), description_(*setup.description), kernel_(setup) {
+  template <typename Setup, typename SetupQueue>
+  DescribedVariant(const Setup& setup, const SetupQueue& queue)
+      : Variant(setup, queue), description_(*setup.description), kernel_(setup) {
     const bool in_constant = this->plan_.variant->filter_in_constant;
     for (const ArgRole role : description_.args) {
       if (role == ArgRole::Filter)
@@ -46,8 +47,8 @@ class DescribedVariant final : public Api::Variant {
 
  private:
   // The arguments in the description's order, each role as the API passes it.
-  void launch_unit(typename Api::Frame& frame, int unit, typename Api::Queue& queue) const override {
-    typename Api::Kernel::Arguments arguments = kernel_.bind(frame, unit, queue);
+  void launch_unit(Frame& frame, int unit, Queue& queue) const override {
+    typename Kernel::Arguments arguments = kernel_.bind(frame, unit, queue);
     std::size_t filter = 0;
     for (const ArgRole role : description_.args) {
       switch (role) {
@@ -75,8 +76,8 @@ class DescribedVariant final : public Api::Variant {
   }
 
   const KernelDescription& description_;
-  typename Api::Kernel kernel_;
-  std::vector<typename Api::Kernel::Filter> filters_;  // in the description's order
+  Kernel kernel_;
+  std::vector<typename Kernel::Filter> filters_;  // in the description's order
 };
 
 }  // namespace cc

@@ -33,6 +33,9 @@ template <typename Frame, typename Queue>
   requires DeviceFrameOf<Frame, Queue>
 class FrameVariant : public PreparedVariant {
  public:
+  using frame_type = Frame;
+  using queue_type = Queue;
+
   FrameVariant(const LaunchPlan& plan, const Problem& problem)
       : plan_(plan), problem_(problem), layout_(FrameLayout::for_problem(problem)) {}
 

@@ -401,15 +401,7 @@ class CudaKernel {
   const void* function_ = nullptr;
 };
 
-// CUDA's types for the generic variant (backends/described_variant.h).
-struct CudaTypes {
-  using Variant = CudaVariant;
-  using Setup = ApiVariantSetup;
-  using Frame = CudaFrame;
-  using Queue = CudaQueue;
-  using Kernel = CudaKernel;
-};
-using CudaDescribedVariant = DescribedVariant<CudaTypes>;
+using CudaDescribedVariant = DescribedVariant<CudaVariant, CudaKernel>;
 
 #ifdef CONVCOMPARE_WITH_CUFFT
 // --- fft: cuFFT transforms, each frame its own convolver (plans, buffers, the filter's spectrum) ------

@@ -400,15 +400,7 @@ class ClKernel {
   cl::Sampler sampler_;  // an Image's
 };
 
-// OpenCL's types for the generic variant (backends/described_variant.h).
-struct ClTypes {
-  using Variant = ClVariant;
-  using Setup = ApiVariantSetup;
-  using Frame = ClFrame;
-  using Queue = ClQueue;
-  using Kernel = ClKernel;
-};
-using ClDescribedVariant = DescribedVariant<ClTypes>;
+using ClDescribedVariant = DescribedVariant<ClVariant, ClKernel>;
 
 #ifdef CONVCOMPARE_WITH_VKFFT
 // --- fft: VkFFT's transforms and fft.cl's kernels, each frame its own convolver --------------------------
