@@ -1,6 +1,7 @@
 // described_variant.h: the one generic variant of our described kernels (backends/kernel_descriptions.h) for every GPU API, over the API's thin kernel wrapper.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -8,24 +9,38 @@
 #include <vector>
 
 #include "backends/kernel_descriptions.h"
+#include "backends/launch_plan.h"
+#include "common/geometry/conv_args.h"
 
 namespace cc {
 
-// What an API gives the generic variant:
-//   Variant  its FrameVariant base (the frame loop, the setup, --split's rows), built from the API's
-//            setup (backends/api_variant.h's VariantSetup and what only it has) and its setup queue;
-//   Kernel   the kernel, translation only:
-//     Kernel(const Setup&)                                      finds or makes it (a module's, nvcc's, a program's)
-//     Filter upload_filter(name, values, in_constant, queue)    CUDA: a __constant__ symbol where in_constant,
-//                                                                else a buffer; OpenCL: a buffer argument
-//     Arguments bind(Frame&, int unit, Queue&) const             one launch's argument list
-//     void launch(Arguments&, const LaunchPlan&, Queue&) const   over the plan's groups
-//   and its Arguments, in the kernel's parameter order, one member per ArgRole:
-//     input(frame, unit), image(frame, unit), output(frame, unit), filter(const Filter&),
-//     value(const ConvArgs&), local_bytes(n), and tensor_map(frame, unit, plan) where the API has one.
-// A role the API's kernels never take (a variant of another API alone) needs no member: the table
-// gives the API no such variant, and reaching it anyway is a logic error.
+// An API's kernel, translation only, as the generic variant launches it on `Frame`s queued on `Queue`:
+// its Arguments, one launch's list in the kernel's parameter order with one member per ArgRole (CUDA:
+// parameter slots; OpenCL: setArg), and its Filter, one filter role's upload. Besides these members:
+//   Kernel(const Setup&)                                    finds or makes it (a module's, nvcc's, a program's)
+//   Filter upload_filter(name, values, in_constant, queue)  CUDA: the __constant__ symbol `name` where
+//                                                           in_constant, else a buffer; OpenCL: a buffer
+// A role the API's kernels never take (TensorMap: CUDA's alone) needs no member of its Arguments: the
+// table gives the API no such variant, and reaching it anyway is a logic error.
+template <typename Kernel, typename Frame, typename Queue>
+concept KernelWrapperOf = requires(const Kernel& kernel, Frame& frame, Queue& queue, int unit,
+                                   typename Kernel::Arguments& arguments, const typename Kernel::Filter& filter,
+                                   const ConvArgs& args, std::size_t bytes, const LaunchPlan& plan) {
+  { kernel.bind(frame, unit, queue) } -> std::same_as<typename Kernel::Arguments>;  // before the first argument
+  kernel.launch(arguments, plan, queue);                                           // over the plan's groups
+  arguments.input(frame, unit);
+  arguments.image(frame, unit);
+  arguments.output(frame, unit);
+  arguments.filter(filter);
+  arguments.value(args);
+  arguments.local_bytes(bytes);
+};
+
+// The generic variant over an API's FrameVariant base (`Variant`: the frame loop, the setup, --split's
+// rows), built from the API's setup (backends/api_variant.h's VariantSetup and what only it has) and its
+// setup queue.
 template <typename Variant, typename Kernel>
+  requires KernelWrapperOf<Kernel, typename Variant::frame_type, typename Variant::queue_type>
 class DescribedVariant final : public Variant {
   using Frame = typename Variant::frame_type;
   using Queue = typename Variant::queue_type;
