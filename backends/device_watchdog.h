@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace cc {
@@ -40,6 +41,17 @@ bool device_stuck() noexcept;
 // that threw a C++ exception out of its C API (its locks left held: backends/opencl/cl_build.h). From
 // then on no call may reach the driver, and main ends the process with _Exit.
 void abandon_device() noexcept;
+
+// Moves `object` (driver handles: a program, the contexts) into static storage that is never destroyed,
+// once the device is abandoned: their release could wait for a lock a stuck driver call holds, and the
+// process ends with _Exit anyway. Allocates nothing, as running out of memory may be why it is called.
+// One slot per type: a later object of the same type leaks the one before it too.
+template <class Object>
+void leave_to_process_end(Object&& object) noexcept {
+  using Kept = std::remove_cvref_t<Object>;
+  alignas(Kept) static unsigned char never_released[sizeof(Kept)];
+  ::new (static_cast<void*>(never_released)) Kept(std::forward<Object>(object));
+}
 
 // While alive: the driver stage in progress ("building tiled.cl on pthread-...", "loading the OpenCL
 // drivers"), named by tools/convcompare's line for a driver that aborts the process (SIGABRT). Nests.

@@ -1,28 +1,41 @@
 // frame_variant.h: the one frame loop of a GPU variant (units, upload, launch, download, poison, device bytes) over an API's frame type.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "backends/device_api.h"
 #include "backends/launch_plan.h"
 
 namespace cc {
 
-// A PreparedVariant whose frame is `Frame`, an API's DeviceFrame (cuda_variants.cpp's CudaFrame,
-// opencl_variants.cpp's ClFrame), queued on `Queue`, that API's DeviceQueue. The loop over the
-// FrameLayout's units (docs/architecture.md, "The GPU backend") is written here once; the frame says
-// how one unit crosses and how the output is filled, with these members:
-//   void write(int unit, const std::byte* host, Queue& queue);      // host -> the unit's input
-//   void read(int unit, std::byte* host, Queue& queue) const;       // the unit's output -> host
-//   void fill(unsigned char byte, Queue& queue);                    // every output byte
-//   std::vector<std::byte*> host_units(bool output) const;          // mapped / managed: the host's view
-//   void write_rows(int unit, const std::byte* host, int row, int rows, Queue& queue);  // --split: rows only
-//   void read_rows(int unit, std::byte* host, int row, int rows, Queue& queue) const;
-// and a variant says how it sets its filter up (its constructor) and launches one unit.
+// What an API's frame (cuda_variants.cpp's CudaFrame, opencl_variants.cpp's ClFrame) gives the frame
+// loop: how one unit of the FrameLayout (a float plane, or the 8-bit image) crosses, on `Queue`, that
+// API's DeviceQueue. The loop over the units (docs/architecture.md, "The GPU backend") is FrameVariant's.
 template <typename Frame, typename Queue>
+concept DeviceFrameOf =
+    std::derived_from<Frame, DeviceFrame> && std::derived_from<Queue, DeviceQueue> &&
+    requires(Frame& frame, const Frame& made, int unit, int row, int rows, std::byte* host, const std::byte* from,
+             unsigned char byte, bool output, Queue& queue) {
+      frame.write(unit, from, queue);                  // host -> the unit's input
+      made.read(unit, host, queue);                    // the unit's output -> host
+      frame.fill(byte, queue);                         // every output byte
+      { made.host_units(output) } -> std::same_as<std::vector<std::byte*>>;  // mapped / managed: the host's view
+      frame.write_rows(unit, from, row, rows, queue);  // --split: rows of the unit only
+      made.read_rows(unit, host, row, rows, queue);
+    };
+
+// A PreparedVariant whose frame is `Frame`, queued on `Queue`: the frame loop written once. A variant
+// says how it sets its filter up (its constructor) and launches one unit.
+template <typename Frame, typename Queue>
+  requires DeviceFrameOf<Frame, Queue>
 class FrameVariant : public PreparedVariant {
  public:
+  using frame_type = Frame;
+  using queue_type = Queue;
+
   FrameVariant(const LaunchPlan& plan, const Problem& problem)
       : plan_(plan), problem_(problem), layout_(FrameLayout::for_problem(problem)) {}
 

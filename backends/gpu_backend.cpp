@@ -33,7 +33,11 @@ class GpuBackend final : public Backend {
     return discovery_.devices.empty() ? discovery_.unavailable_reason : "";
   }
 
-  std::vector<std::string> variants() const override { return api_->variants(); }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names;
+    for (const ApiVariant& implemented : api_->variants()) names.emplace_back(implemented.traits->name);
+    return names;
+  }
 
   BackendRun run(const Problem& problem, const Image& input, const VariantTraits& variant, int device,
                  const RunOptions& options) override {
@@ -52,40 +56,12 @@ class GpuBackend final : public Backend {
 
   StreamRun stream(const Problem& problem, const Image& input, const VariantTraits& variant, int device, int frames,
                    const RunOptions& options) override {
-    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
-    Planned planned;
-    if (std::string reason = plan(planned, problem, variant, device, options, kStreamSlots); !reason.empty()) {
-      StreamRun skip;
-      skip.reason = std::move(reason);
-      return skip;
-    }
-    const RunningVariant running(variant.name, options.kernel_timeout_s);
-    const auto session = api_->make_session(device);
-    StreamRun run = measure_stream(*session, prepare(planned, problem), problem, input, frames, options);
-    run.memory_note = planned.memory_note;
-    return run;
+    return stream_on({device}, false, problem, input, variant, frames, options);
   }
 
   StreamRun stream_over(const Problem& problem, const Image& input, const VariantTraits& variant,
                         const std::vector<int>& devices, int frames, const RunOptions& options) override {
-    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
-    std::vector<Planned> planned(devices.size());
-    for (std::size_t i = 0; i < devices.size(); ++i)
-      if (std::string reason = plan(planned[i], problem, variant, devices[i], options, kStreamSlots); !reason.empty()) {
-        StreamRun skip;
-        skip.reason = fmt::format("{}: {}", device_id(devices[i]), reason);
-        return skip;
-      }
-    const RunningVariant running(variant.name, options.kernel_timeout_s);
-    std::vector<std::unique_ptr<DeviceSession>> sessions;
-    std::vector<StreamDevice> dealt;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      sessions.push_back(api_->make_session(devices[i]));
-      dealt.push_back({*sessions.back(), prepare(planned[i], problem)});
-    }
-    StreamRun run = measure_stream(dealt, problem, input, frames, options);
-    run.memory_note = planned.front().memory_note;
-    return run;
+    return stream_on(devices, true, problem, input, variant, frames, options);
   }
 
   BackendRun split(const Problem& problem, const Image& input, const VariantTraits& variant,
@@ -173,23 +149,49 @@ class GpuBackend final : public Backend {
   std::string plan(Planned& planned, const Problem& problem, const VariantTraits& traits, int device,
                    const RunOptions& options, int frames_in_flight) {
     discover();
-    const std::vector<std::string> names = variants();
-    if (std::ranges::find(names, traits.name) == names.end())
-      throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), traits.name, fmt::join(names, ", ")));
+    const ApiVariant* implemented = find_api_variant(api_->variants(), traits);
+    if (!implemented)
+      throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), traits.name, fmt::join(variants(), ", ")));
     if (discovery_.devices.empty()) return discovery_.unavailable_reason;
     check_device(device);
-    if (std::string reason = api_->refuses(traits.name, device); !reason.empty()) return reason;
+    if (std::string reason = api_->refuses(*implemented, device); !reason.empty()) return reason;
     const DeviceLimits limits = api_->limits(device, problem);
     if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
     if (frames_in_flight > 1 && is_managed(options.memory) && !limits.no_overlapped_managed.empty())
       return limits.no_overlapped_managed;
     planned.memory_note = memory_note(limits, options.memory);
-    planned.build = api_->make_build(traits, device, options);
+    planned.build = api_->make_build(*implemented, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,
                                      [&](const LaunchPlan& plan) { return planned.build->build(plan); });
     if (reason.empty()) reason = planned.build->declines(planned.plan, problem);
     planned.plan.memory = options.memory;
     return reason;
+  }
+
+  // --stream on one device, or with its frames dealt over `devices` (measure.h's two protocols); a skip
+  // names the device that cannot run the variant where they are dealt.
+  StreamRun stream_on(const std::vector<int>& devices, bool dealt, const Problem& problem, const Image& input,
+                      const VariantTraits& variant, int frames, const RunOptions& options) {
+    if (frames < 1) throw InputError(fmt::format("--stream needs at least 1 frame, got {}", frames));
+    std::vector<Planned> planned(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (std::string reason = plan(planned[i], problem, variant, devices[i], options, kStreamSlots); !reason.empty()) {
+        StreamRun skip;
+        skip.reason = dealt ? fmt::format("{}: {}", device_id(devices[i]), reason) : std::move(reason);
+        return skip;
+      }
+    const RunningVariant running(variant.name, options.kernel_timeout_s);
+    std::vector<std::unique_ptr<DeviceSession>> sessions;
+    std::vector<StreamDevice> dealt_to;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      sessions.push_back(api_->make_session(devices[i]));
+      if (dealt) dealt_to.push_back({*sessions.back(), prepare(planned[i], problem)});
+    }
+    StreamRun run = dealt ? measure_stream(dealt_to, problem, input, frames, options)
+                          : measure_stream(*sessions.front(), prepare(planned.front(), problem), problem, input,
+                                           frames, options);
+    run.memory_note = planned.front().memory_note;
+    return run;
   }
 
   static PrepareVariant prepare(const Planned& planned, const Problem& problem) {

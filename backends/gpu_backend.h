@@ -2,10 +2,12 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "backends/api_variant.h"
 #include "backends/backend.h"
 #include "backends/device_api.h"
 #include "backends/launch_plan.h"
@@ -19,7 +21,7 @@ struct GpuDiscovery {
 };
 
 // One variant being planned on one device, as the API builds and sets it up (NVRTC or nvcc's kernels
-// and their launcher; clBuildProgram's program, its kernels and VkFFT's plan). Made before the planning
+// and their API variant; clBuildProgram's program, its kernels and VkFFT's plan). Made before the planning
 // rule runs, built by it, kept until the run ends.
 class VariantBuild {
  public:
@@ -38,7 +40,7 @@ class VariantBuild {
                                                    DeviceQueue& queue) const = 0;
 };
 
-// What only an API says: its devices and their limits, its build step and launchers, its peak kernels.
+// What only an API says: its devices and their limits, its build step and API variants, its peak kernels.
 // Device numbers are indexes into discover()'s devices; GpuBackend checks them before asking.
 class GpuApi {
  public:
@@ -47,14 +49,14 @@ class GpuApi {
   virtual std::string_view display_name() const = 0;  // "CUDA", in messages
   // Called once, on first use; never throws: a machine without the API is a reason, not an error.
   virtual GpuDiscovery discover() = 0;
-  // The variants of the table this API implements, in table order (its launcher list).
-  virtual std::vector<std::string> variants() const = 0;
+  // The variants of the table this API implements, in table order (backends/api_variant.h).
+  virtual std::span<const ApiVariant> variants() const = 0;
   // Why `variant` (one of variants()) cannot run on `device` whatever the problem: a library missing
   // from this build, an OpenCL C too old; or "".
-  virtual std::string refuses(std::string_view variant, int device) = 0;
+  virtual std::string refuses(const ApiVariant& variant, int device) = 0;
   // The device's limits for this problem (CUDA: free memory now; OpenCL: the image format texture needs).
   virtual DeviceLimits limits(int device, const Problem& problem) = 0;
-  virtual std::unique_ptr<VariantBuild> make_build(const VariantTraits& variant, int device,
+  virtual std::unique_ptr<VariantBuild> make_build(const ApiVariant& variant, int device,
                                                    const RunOptions& options) = 0;
   virtual std::unique_ptr<DeviceSession> make_session(int device) = 0;
   // Runs the copy and FMA peak kernels; GpuBackend caches the result per device.

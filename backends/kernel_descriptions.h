@@ -1,15 +1,21 @@
-// kernel_descriptions.h: each kernel variant described once for both GPU APIs (entry point, source file, argument roles, CUDA's build), read by each API's one generic variant.
+// kernel_descriptions.h: each kernel variant described once for both GPU APIs (entry point, source file, argument roles, CUDA's build), reached from its line of the variant table and read by the one generic variant.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
+#include <iterator>
+#include <span>
 #include <string_view>
+
+#include "common/domain/variants.h"
 
 namespace cc {
 
-// What one kernel argument is, in the OpenCL kernel's parameter order. Each API's generic variant
-// turns a role into what its kernel takes (docs/architecture.md, "Kernel descriptions"):
+// What one kernel argument is, in the OpenCL kernel's parameter order. The generic variant
+// (backends/described_variant.h) has each API's kernel wrapper turn a role into what its kernel takes
+// (docs/architecture.md, "Kernel descriptions"):
 enum class ArgRole {
   Input,         // the unit's input buffer
   Image,         // the unit's input as an image: OpenCL an image2d_t then its sampler; CUDA one texture object
@@ -86,11 +92,25 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
 };
 
-// The description of `variant`, or null where a library does its work (fft, npp) or it is not a GPU variant.
-constexpr const KernelDescription* find_kernel_description(std::string_view variant) {
-  for (const KernelDescription& description : kKernelDescriptions)
-    if (description.variant == variant) return &description;
-  return nullptr;
+// Each line of the variant table's description, by the line's place in kVariants (null where a library
+// does its work, or it is no GPU variant): matched by name once, when compiling, and every description
+// must name a line.
+inline constexpr auto kDescriptionOfLine = [] {
+  std::array<const KernelDescription*, std::size(kVariants)> of_line{};
+  for (const KernelDescription& description : kKernelDescriptions) {
+    std::size_t line = 0;
+    while (kVariants[line].name != description.variant) ++line;  // past the end: not a constant expression
+    of_line[line] = &description;
+  }
+  return of_line;
+}();
+
+// The description of the table's line `variant` (an entry of all_variants(), as every VariantTraits
+// the program passes is), or null where a library does its work (fft, npp) or it is no GPU variant.
+inline const KernelDescription* kernel_description(const VariantTraits& variant) {
+  const std::span<const VariantTraits> table = all_variants();
+  if (std::less<>{}(&variant, table.data()) || !std::less<>{}(&variant, table.data() + table.size())) return nullptr;
+  return kDescriptionOfLine[static_cast<std::size_t>(&variant - table.data())];
 }
 
 }  // namespace cc

@@ -5,8 +5,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,6 +20,7 @@
 #include "backends/cuda/cuda_peaks.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/runtime_module.h"
+#include "backends/build_cache.h"
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
@@ -167,7 +168,7 @@ class CudaVariantBuild final : public VariantBuild {
  public:
   using ModuleFor =
       std::function<const cuda::RuntimeModule&(std::string_view file, const std::vector<std::string>& defines)>;
-  CudaVariantBuild(const cuda::ApiVariant& api_variant, const DeviceLimits& limits, ModuleFor module_for)
+  CudaVariantBuild(const ApiVariant& api_variant, const DeviceLimits& limits, ModuleFor module_for)
       : api_variant_(api_variant), limits_(limits), module_for_(std::move(module_for)) {}
 
   KernelLimits build(const LaunchPlan& plan) override {
@@ -186,7 +187,7 @@ class CudaVariantBuild final : public VariantBuild {
 
   // An API variant may decline what the rule accepted: a vendor library's own limit (cuda_variants.h).
   std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
-    return api_variant_.declines ? api_variant_.declines(plan, problem) : "";
+    return api_variant_.declines ? api_variant_.declines(api_variant_, plan, problem) : "";
   }
 
   std::string compile_time(const LaunchPlan& plan, const RunOptions&) const override {
@@ -197,12 +198,12 @@ class CudaVariantBuild final : public VariantBuild {
 
   std::unique_ptr<PreparedVariant> prepare(const LaunchPlan& plan, const Problem& problem,
                                            DeviceQueue& queue) const override {
-    const cuda::ApiVariantSetup setup{plan, problem, limits_, api_variant_.description, module_};
-    return api_variant_.prepare(setup, static_cast<cuda::CudaQueue&>(queue).stream());
+    const cuda::ApiVariantSetup setup{{plan, problem, api_variant_.description}, limits_, module_};
+    return api_variant_.prepare(setup, queue);
   }
 
  private:
-  const cuda::ApiVariant& api_variant_;
+  const ApiVariant& api_variant_;
   const DeviceLimits& limits_;  // as discovered: on_chip_default says when to opt in
   ModuleFor module_for_;
   const cuda::RuntimeModule* module_ = nullptr;  // variants with a compile-time radius
@@ -213,16 +214,11 @@ class CudaApi final : public GpuApi {
   std::string_view name() const override { return "cuda"; }
   std::string_view display_name() const override { return "CUDA"; }
 
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (const cuda::ApiVariant& api_variant : cuda::api_variants()) names.emplace_back(api_variant.variant);
-    return names;
-  }
+  std::span<const ApiVariant> variants() const override { return cuda::api_variants(); }
 
   // A library missing from the build, or one that did not load here (cuFFT, NVRTC: opened on this first ask).
-  std::string refuses(std::string_view variant, int) override {
-    const cuda::ApiVariant& found = api_variant(variant);
-    return found.missing.empty() ? cuda::missing_library(found) : std::string(found.missing);
+  std::string refuses(const ApiVariant& variant, int) override {
+    return variant.missing.empty() ? cuda::missing_library(variant) : std::string(variant.missing);
   }
 
   DeviceLimits limits(int device, const Problem&) override {
@@ -232,10 +228,10 @@ class CudaApi final : public GpuApi {
     return limits;
   }
 
-  std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions&) override {
+  std::unique_ptr<VariantBuild> make_build(const ApiVariant& variant, int device, const RunOptions&) override {
     const int ordinal = ordinals_[device];
     return std::make_unique<CudaVariantBuild>(
-        api_variant(traits.name), limits_[device],
+        variant, limits_[device],
         [this, ordinal](std::string_view file, const std::vector<std::string>& defines) -> const cuda::RuntimeModule& {
           return runtime_module(ordinal, std::string(file) + ".cu", defines);
         });
@@ -292,29 +288,23 @@ class CudaApi final : public GpuApi {
   }
 
  private:
-  static const cuda::ApiVariant& api_variant(std::string_view variant) {
-    return *std::ranges::find(cuda::api_variants(), variant, &cuda::ApiVariant::variant);
-  }
-
   // An embedded kernel file (fast.cu, separable.cu) compiled by NVRTC with these -D options, once per
-  // (file, device, options), as the OpenCL backend caches its programs: later runs report the first build's time.
+  // (device, file, options) in the build cache both APIs use (backends/build_cache.h): later runs report
+  // the first build's time.
   const cuda::RuntimeModule& runtime_module(int ordinal, const std::string& file,
                                             const std::vector<std::string>& defines) {
-    auto& module = runtime_modules_[{file, ordinal, defines}];
-    if (!module) {
+    return *runtime_modules_.get({ordinal, {ordinal}, file, defines}, [&] {
       const auto& sources = embedded_cuda_sources();
       const cuda::RuntimeSource source{
           file,
           embedded_source(sources, file),
           {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")},
            {"common/geometry/pixel.h", embedded_source(sources, "pixel.h")}}};
-      module = std::make_unique<cuda::RuntimeModule>(source, defines);
-    }
-    return *module;
+      return std::make_unique<cuda::RuntimeModule>(source, defines);
+    });
   }
 
-  std::map<std::tuple<std::string, int, std::vector<std::string>>, std::unique_ptr<cuda::RuntimeModule>>
-      runtime_modules_;
+  BuildCache<std::unique_ptr<cuda::RuntimeModule>> runtime_modules_;
   std::vector<DeviceLimits> limits_;  // parallel to the discovered devices
   std::vector<int> ordinals_;         // CUDA device number of each discovered device
 };

@@ -84,7 +84,7 @@ const Functions& checked(const SharedLibrary& library, const Functions& function
 std::string nvrtc_variants() {
   std::vector<std::string_view> names;
   for (const ApiVariant& variant : api_variants())
-    if (variant.description && variant.description->cuda_build == CudaBuild::Nvrtc) names.push_back(variant.variant);
+    if (variant.description && variant.description->cuda_build == CudaBuild::Nvrtc) names.push_back(variant.traits->name);
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -102,8 +102,7 @@ std::string missing_library(const ApiVariant& variant) {
     if (!library.loaded()) return fmt::format("{}; CUDA's {} need it", library.failure(), nvrtc_variants());
   }
 #ifdef CONVCOMPARE_WITH_CUFFT
-  // cuFFT runs the variants of Fourier geometry (the table's trait, not a name).
-  if (const VariantTraits* traits = find_variant(variant.variant); traits && traits->geometry == Geometry::Fft) {
+  if (variant.traits->kind == VariantKind::Fft) {
     const SharedLibrary& library = loaded_cufft().library;
     if (!library.loaded()) return fmt::format("{}; CUDA's fft needs it", library.failure());
   }

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/tensor_map.h"
+#include "backends/described_variant.h"
 #include "backends/frame_variant.h"
 #include "backends/split_session.h"
 #include "backends/kernel_descriptions.h"
@@ -29,8 +32,8 @@
 
 namespace cc::cuda {
 
-const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, const Problem& problem) {
-  const std::string entry(find_kernel_description(plan.variant->name)->entry);
+const cuda_kernels::OfflineKernel& offline_kernel_of(const KernelDescription& description, const Problem& problem) {
+  const std::string entry(description.entry);
   const cuda_kernels::OfflineKernel* kernel = cuda_kernels::find_offline_kernel(pixel_format(problem), entry);
   if (!kernel) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
   return *kernel;
@@ -161,13 +164,19 @@ struct CudaFrame final : DeviceFrame {
   }
 };
 
+// `values` in a new device buffer, copied on `stream`.
+DeviceBuffer upload_floats(const std::vector<float>& values, cudaStream_t stream) {
+  DeviceBuffer buffer(values.size());
+  CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, stream));
+  return buffer;
+}
+
 // What every CUDA variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
-// its filter setup (constructor) and its launch of one plane.
+// its filter setup (constructor) and its launch of one unit.
 class CudaVariant : public FrameVariant<CudaFrame, CudaQueue>, public PeerRows {
  public:
   CudaVariant(const ApiVariantSetup& setup, cudaStream_t stream)
-      : FrameVariant(setup.plan, setup.problem), limits_(setup.limits), setup_stream_(stream),
-        format_(pixel_format(setup.problem)) {
+      : FrameVariant(setup.plan, setup.problem), setup_stream_(stream), format_(pixel_format(setup.problem)) {
     int concurrent = 0;
     CC_CUDA_CHECK(cudaGetDevice(&ordinal_));
     CC_CUDA_CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, ordinal_));
@@ -193,35 +202,38 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue>, public PeerRows {
   std::unique_ptr<CudaFrame> new_frame() const final {
     return std::make_unique<CudaFrame>(layout_, plan_, problem_, format_, prefetches_);
   }
-  void launch_unit(CudaFrame& frame, int unit, CudaQueue& queue) const final {
-    const void* in = frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
-    launch_plane(frame, unit, in, frame.at(frame.output_at, unit), queue.stream());
-  }
   // Mapped frames have no upload or download command; managed ones without prefetch neither, and
   // managed-faults' hand-back to the host is no transfer to the kernel: its faults are in the kernel's span.
   bool handover_is_command() const final {
     return copies_frames(plan_.memory) || (plan_.memory == HostMemory::Managed && prefetches_);
   }
-  // One unit of the frame (a float plane, or the 8-bit image): `in` is null when the input is a
-  // texture (frame.textures[unit]).
-  virtual void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
+  DeviceBuffer upload_buffer(const std::vector<float>& values) const { return upload_floats(values, setup_stream_); }
 
-  DeviceBuffer upload_buffer(const std::vector<float>& values) const {
-    DeviceBuffer buffer(values.size());
-    CC_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(), cudaMemcpyHostToDevice, setup_stream_));
-    return buffer;
-  }
-
-  const DeviceLimits& limits_;
   int ordinal_ = 0;  // the device this variant was set up on
   cudaStream_t setup_stream_;  // filter uploads; fft: each frame's filter spectrum
   bool prefetches_ = false;  // managed memory may be prefetched here (concurrentManagedAccess)
   int format_;  // the frame's pixel format (common/geometry/pixel.h): which kernels read it
 };
 
+// A library's variant (fft, npp), handed each unit's input and output where they are.
+class PlaneVariant : public CudaVariant {
+ public:
+  using CudaVariant::CudaVariant;
+
+ protected:
+  void launch_unit(CudaFrame& frame, int unit, CudaQueue& queue) const final {
+    const void* in = frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
+    launch_plane(frame, unit, in, frame.at(frame.output_at, unit), queue.stream());
+  }
+  // One unit of the frame (a float plane, or the 8-bit image): `in` is null when the input is a
+  // texture (frame.textures[unit]).
+  virtual void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
+};
+
+// An API variant's prepare (backends/api_variant.h): the setup is CUDA's, the queue a CudaQueue.
 template <typename Variant>
-std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, cudaStream_t stream) {
-  return std::make_unique<Variant>(setup, stream);
+std::unique_ptr<PreparedVariant> prepare(const VariantSetup& setup, DeviceQueue& queue) {
+  return std::make_unique<Variant>(static_cast<const ApiVariantSetup&>(setup), static_cast<CudaQueue&>(queue).stream());
 }
 
 // A launch in thread-block clusters (LaunchPlan::cluster): cudaLaunchKernel's grid, block and dynamic
@@ -246,8 +258,8 @@ cudaLaunchConfig_t cluster_launch_config(const LaunchPlan& plan, cudaStream_t st
 // CMAKE_CUDA_ARCHITECTURES may name only older targets, whose copy is empty (kernels_cuda/cluster.cu);
 // and one cluster of the plan's shape, blocks and shared memory placed on the device at once, without
 // which the launch fails (cudaOccupancyMaxActiveClusters).
-std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
-  const kernels::OfflineKernel* kernel = &offline_kernel_of(plan, problem);
+std::string cluster_declines(const ApiVariant& variant, const LaunchPlan& plan, const Problem& problem) {
+  const kernels::OfflineKernel* kernel = &offline_kernel_of(*variant.description, problem);
   if (std::string reason = lacks_compute_90(*kernel, "thread-block clusters need"); !reason.empty())
     return reason;
   // The occupancy counts the dynamic shared memory only up to what the kernel is allowed (DescribedVariant
@@ -264,85 +276,94 @@ std::string cluster_declines(const LaunchPlan& plan, const Problem& problem) {
                      plan.group.x, plan.group.y, plan.on_chip_bytes);
 }
 
-// --- every variant but fft and npp: our kernels, as backends/kernel_descriptions.h
-// describes them -------------------------------------------------------------------------------------
-// One path whichever way the kernel was built: nvcc's offline table for the frame's pixel format or the
-// plan's NVRTC module gives a function and its __constant__ symbols; the filter goes to those symbols
-// where the variant table says filter_in_constant, else to buffer arguments; the launch is
+// --- every variant but fft and npp: our kernels, as backends/kernel_descriptions.h describes them, through
+// the one generic variant (backends/described_variant.h) over CUDA's kernel --------------------------------
+// A described kernel as CUDA launches it, whichever way it was built: nvcc's offline table for the frame's
+// pixel format or the plan's NVRTC module gives a function and its __constant__ symbols; a filter goes to
+// those symbols where the variant table says filter_in_constant, else to a buffer argument; the launch is
 // cudaLaunchKernel over the plan's grid and block with the plan's on-chip bytes as dynamic shared memory
 // (0 where the kernel has no tile), opted in above the device's default; cudaLaunchKernelExC with the
 // cluster's shape where the plan has one (LaunchPlan::cluster); a tensor map of the unit's input where the
 // description has one (ArgRole::TensorMap: the tma variant, backends/cuda/tensor_map.h).
-class DescribedVariant final : public CudaVariant {
+class CudaKernel {
  public:
-  DescribedVariant(const ApiVariantSetup& setup, cudaStream_t stream)
-      : CudaVariant(setup, stream), description_(*setup.description), module_(setup.module) {
-    const std::string entry(description_.entry);
+  // A filter role's upload: in the kernel's __constant__ symbol (no argument), or a buffer argument.
+  struct Filter {
+    DeviceBuffer buffer;
+    bool in_constant = false;
+  };
+
+  // One launch's parameters in the kernel's order, each value in a slot of its own: cudaLaunchKernel
+  // takes pointers to them. A filter in constant memory and the tile are no parameter.
+  class Arguments {
+   public:
+    explicit Arguments(int format) : format_(format) {}
+    void input(const CudaFrame& frame, int unit) { add(input_of(frame, unit)); }
+    void image(const CudaFrame& frame, int unit) { add(frame.textures[static_cast<std::size_t>(unit)].texture()); }
+    void output(const CudaFrame& frame, int unit) { add(static_cast<void*>(frame.at(frame.output_at, unit))); }
+    void tensor_map(const CudaFrame& frame, int unit, const LaunchPlan& plan) {
+      add(tile_tensor_map(input_of(frame, unit), plan, format_));
+    }
+    void filter(const Filter& filter) {
+      if (!filter.in_constant) add(static_cast<const float*>(filter.buffer.get()));
+    }
+    void value(const ConvArgs& args) { add(args); }
+    void local_bytes(std::size_t) {}  // every launch passes the plan's on-chip bytes as dynamic shared memory
+    void** parameters() { return pointers_.data(); }
+
+   private:
+    // The unit's input buffer, or null where the input is a texture.
+    static const void* input_of(const CudaFrame& frame, int unit) {
+      return frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
+    }
+    template <typename Value>
+    void add(const Value& value) {
+      static_assert(sizeof(Value) <= sizeof(Slot) && alignof(Value) <= alignof(Slot) &&
+                    std::is_trivially_copyable_v<Value>);
+      std::memcpy(slots_[count_].bytes, &value, sizeof(Value));
+      pointers_[count_] = slots_[count_].bytes;
+      ++count_;
+    }
+    struct alignas(alignof(CUtensorMap)) Slot {  // the largest parameter's size and alignment
+      std::byte bytes[sizeof(CUtensorMap)];
+    };
+    int format_;
+    std::array<Slot, ArgRoles::kMax> slots_;
+    std::array<void*, ArgRoles::kMax> pointers_{};
+    std::size_t count_ = 0;
+  };
+
+  explicit CudaKernel(const ApiVariantSetup& setup)
+      : module_(setup.module), format_(pixel_format(setup.problem)), entry_(setup.description->entry) {
     if (module_) {
-      function_ = reinterpret_cast<const void*>(module_->kernel(entry.c_str()));  // cudaKernel_t passes as one
+      function_ = reinterpret_cast<const void*>(module_->kernel(entry_.c_str()));  // cudaKernel_t passes as one
     } else {
-      offline_ = kernels::find_offline_kernel(format_, entry);
-      if (!offline_) throw std::logic_error("no offline CUDA kernel " + entry + " (kernels_cuda/launchers.h)");
+      offline_ = &offline_kernel_of(*setup.description, setup.problem);
       function_ = offline_->function;
     }
-    for (const ArgRole role : description_.args) {
-      const std::vector<float>* values = role == ArgRole::Filter         ? &weights()
-                                         : role == ArgRole::RowFactor    ? &plan_.factors->row
-                                         : role == ArgRole::ColumnFactor ? &plan_.factors->column
-                                                                         : nullptr;
-      if (!values) continue;
-      if (plan_.variant->filter_in_constant)
-        upload_symbol(role == ArgRole::Filter ? "c_filter" : role == ArgRole::RowFactor ? "c_row_filter" : "c_column_filter",
-                      *values, stream);
-      else
-        filters_.push_back(upload_buffer(*values));
+    if (setup.plan.on_chip_bytes > setup.limits.on_chip_default) allow_shared_bytes(setup.plan.on_chip_bytes);
+  }
+
+  Filter upload_filter(const char* symbol, const std::vector<float>& values, bool in_constant, cudaStream_t stream) const {
+    if (!in_constant) return {upload_floats(values, stream), false};
+    upload_symbol(symbol, values, stream);
+    return {{}, true};
+  }
+
+  Arguments bind(CudaFrame&, int, CudaQueue&) const { return Arguments(format_); }
+
+  void launch(Arguments& arguments, const LaunchPlan& plan, CudaQueue& queue) const {
+    if (plan.cluster) {
+      cudaLaunchAttribute attribute{};
+      const cudaLaunchConfig_t config = cluster_launch_config(plan, queue.stream(), attribute);
+      CC_CUDA_CHECK(cudaLaunchKernelExC(&config, function_, arguments.parameters()));
+    } else {
+      CC_CUDA_CHECK(cudaLaunchKernel(function_, dim3(plan.groups.x, plan.groups.y), dim3(plan.group.x, plan.group.y),
+                                     arguments.parameters(), plan.on_chip_bytes, queue.stream()));
     }
-    if (plan_.on_chip_bytes > limits_.on_chip_default) allow_shared_bytes(plan_.on_chip_bytes);
   }
 
  private:
-  // The kernel's parameters in the description's order, less what CUDA does not pass as an argument
-  // (filters in constant memory, the tile: kernel_descriptions.h's ArgRole).
-  void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const override {
-    ConvArgs args = plan_.args;
-    cudaTextureObject_t texture = 0;
-    CUtensorMap map{};
-    std::array<const float*, ArgRoles::kMax> filters{};
-    std::array<void*, ArgRoles::kMax> parameters{};
-    std::size_t count = 0, filter = 0;
-    for (const ArgRole role : description_.args) {
-      switch (role) {
-        case ArgRole::Input: parameters[count++] = &in; break;
-        case ArgRole::Image:
-          texture = frame.textures[unit].texture();
-          parameters[count++] = &texture;
-          break;
-        case ArgRole::Output: parameters[count++] = &out; break;
-        case ArgRole::TensorMap:
-          map = tile_tensor_map(in, plan_, format_);
-          parameters[count++] = &map;
-          break;
-        case ArgRole::Filter:
-        case ArgRole::RowFactor:
-        case ArgRole::ColumnFactor:
-          if (plan_.variant->filter_in_constant) break;
-          filters[filter] = filters_[filter].get();
-          parameters[count++] = &filters[filter++];
-          break;
-        case ArgRole::Args: parameters[count++] = &args; break;
-        case ArgRole::LocalTile: break;
-      }
-    }
-    if (plan_.cluster) {
-      cudaLaunchAttribute attribute{};
-      const cudaLaunchConfig_t config = cluster_launch_config(plan_, stream, attribute);
-      CC_CUDA_CHECK(cudaLaunchKernelExC(&config, function_, parameters.data()));
-    } else {
-      CC_CUDA_CHECK(cudaLaunchKernel(function_, dim3(plan_.groups.x, plan_.groups.y), dim3(plan_.group.x, plan_.group.y),
-                                     parameters.data(), plan_.on_chip_bytes, stream));
-    }
-  }
-
   // A __constant__ array of the kernel's module or offline file, filled on the setup stream.
   void upload_symbol(const char* name, const std::vector<float>& values, cudaStream_t stream) const {
     void* symbol = nullptr;
@@ -351,7 +372,7 @@ class DescribedVariant final : public CudaVariant {
       symbol = module_->global(name, &symbol_bytes);
     } else {
       if (!offline_->filter_symbol || std::string_view(name) != "c_filter")
-        throw std::logic_error(std::string(description_.entry) + "'s file has no " + name);
+        throw std::logic_error(entry_ + "'s file has no " + name);
       CC_CUDA_CHECK(cudaGetSymbolAddress(&symbol, offline_->filter_symbol));
       CC_CUDA_CHECK(cudaGetSymbolSize(&symbol_bytes, offline_->filter_symbol));
     }
@@ -365,7 +386,7 @@ class DescribedVariant final : public CudaVariant {
     if (module_) {
       int device = 0;
       CC_CUDA_CHECK(cudaGetDevice(&device));
-      CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_->kernel(std::string(description_.entry).c_str()),
+      CC_CUDA_CHECK(cudaKernelSetAttributeForDevice(module_->kernel(entry_.c_str()),
                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                     static_cast<int>(bytes), device));
     } else {
@@ -373,18 +394,20 @@ class DescribedVariant final : public CudaVariant {
     }
   }
 
-  const KernelDescription& description_;
-  const RuntimeModule* module_;                           // NVRTC's build, or null
-  const kernels::OfflineKernel* offline_ = nullptr;       // nvcc's, for the frame's pixel format
+  const RuntimeModule* module_;                      // NVRTC's build, or null
+  int format_;                                       // the frame's pixel format: which offline kernel
+  std::string entry_;                                // the kernel's name (the description's entry)
+  const kernels::OfflineKernel* offline_ = nullptr;  // nvcc's, for the frame's pixel format
   const void* function_ = nullptr;
-  std::vector<DeviceBuffer> filters_;  // the filter arguments, in the description's order
 };
+
+using CudaDescribedVariant = DescribedVariant<CudaVariant, CudaKernel>;
 
 #ifdef CONVCOMPARE_WITH_CUFFT
 // --- fft: cuFFT transforms, each frame its own convolver (plans, buffers, the filter's spectrum) ------
-class FftVariant final : public CudaVariant {
+class FftVariant final : public PlaneVariant {
  public:
-  using CudaVariant::CudaVariant;
+  using PlaneVariant::PlaneVariant;
 
  private:
   void add_to_frame(CudaFrame& frame) const override {
@@ -404,9 +427,9 @@ const unsigned char* as_bytes(const void* unit) { return static_cast<const unsig
 unsigned char* as_bytes(void* unit) { return static_cast<unsigned char*>(unit); }
 
 // NPP takes its stream in a context: one per stream launched on, made on first use.
-class NppVariant : public CudaVariant {
+class NppVariant : public PlaneVariant {
  public:
-  using CudaVariant::CudaVariant;
+  using PlaneVariant::PlaneVariant;
 
  protected:
   const NppStreamContext& context(cudaStream_t stream) const {
@@ -467,61 +490,52 @@ class NppSeparableVariant final : public NppVariant {
 };
 
 // npp-separable declines an 8-bit problem whose factors both have negative weights (eight_bit_passes.h).
-std::string npp_separable_declines(const LaunchPlan& plan, const Problem& problem) {
+std::string npp_separable_declines(const ApiVariant&, const LaunchPlan& plan, const Problem& problem) {
   if (problem.pixel == PixelType::F32 || npp::eight_bit_passes(*plan.factors)) return "";
   return std::string(npp::kNoEightBitPasses);
 }
 #endif
 
 #ifdef CONVCOMPARE_WITH_CUFFT
-constexpr auto kFft = &prepare<FftVariant>;
+constexpr PrepareVariantFn kFft = &prepare<FftVariant>;
 constexpr std::string_view kNoFft = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kFft)(const ApiVariantSetup&, cudaStream_t) = nullptr;
+constexpr PrepareVariantFn kFft = nullptr;
 constexpr std::string_view kNoFft = "cuFFT not found at build time";
 #endif
 #ifdef CONVCOMPARE_WITH_NPP
-constexpr auto kNpp = &prepare<Npp2dVariant>;
-constexpr auto kNppSeparable = &prepare<NppSeparableVariant>;
-constexpr auto kNppSeparableDeclines = &npp_separable_declines;
+constexpr PrepareVariantFn kNpp = &prepare<Npp2dVariant>;
+constexpr PrepareVariantFn kNppSeparable = &prepare<NppSeparableVariant>;
+constexpr DeclinesFn kNppSeparableDeclines = &npp_separable_declines;
 constexpr std::string_view kNoNpp = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kNpp)(const ApiVariantSetup&, cudaStream_t) = nullptr;
-constexpr auto kNppSeparable = kNpp;
-constexpr std::string (*kNppSeparableDeclines)(const LaunchPlan&, const Problem&) = nullptr;
+constexpr PrepareVariantFn kNpp = nullptr;
+constexpr PrepareVariantFn kNppSeparable = nullptr;
+constexpr DeclinesFn kNppSeparableDeclines = nullptr;
 constexpr std::string_view kNoNpp = "NPP not found at build time";
 #endif
 
 // The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
-constexpr ApiVariant kLibraryVariants[] = {
-    {"fft", kFft, kNoFft},
-    {"npp", kNpp, kNoNpp},
-    {"npp-separable", kNppSeparable, kNoNpp, kNppSeparableDeclines},
+constexpr LibraryVariant kLibraryVariants[] = {
+    {.variant = "fft", .prepare = kFft, .missing = kNoFft},
+    {.variant = "npp", .prepare = kNpp, .missing = kNoNpp},
+    {.variant = "npp-separable", .prepare = kNppSeparable, .missing = kNoNpp, .declines = kNppSeparableDeclines},
 };
 
-std::vector<ApiVariant> make_api_variants() {
-  std::vector<ApiVariant> made;
-  for (const VariantTraits& variant : all_variants()) {
-    if (!variant.implemented_by("cuda")) continue;
-    if (const KernelDescription* description = find_kernel_description(variant.name)) {
-      made.push_back({variant.name, &prepare<DescribedVariant>, "",
-                      variant.needs.has(Capability::Clusters)     ? &cluster_declines
-                      : variant.needs.has(Capability::TensorMaps) ? &tensor_map_declines
-                                                                  : nullptr,
-                      description});
-    } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
-               found != std::end(kLibraryVariants)) {
-      made.push_back(*found);
-    }
-  }
-  return made;
+// What a described variant's table line asks of the build and device beyond the plan: sm_90 code and room
+// for a cluster, or a tensor map's alignment (tensor_map.h).
+DeclinesFn described_declines(const VariantTraits& variant) {
+  return variant.needs.has(Capability::Clusters)     ? &cluster_declines
+         : variant.needs.has(Capability::TensorMaps) ? &tensor_map_declines
+                                                     : nullptr;
 }
 
 }  // namespace
 
 std::span<const ApiVariant> api_variants() {
-  static const std::vector<ApiVariant> made = make_api_variants();
+  static const std::vector<ApiVariant> made =
+      make_api_variants("cuda", {&prepare<CudaDescribedVariant>, &described_declines}, kLibraryVariants);
   return made;
 }
 

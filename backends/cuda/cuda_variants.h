@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "backends/api_variant.h"
 #include "backends/cuda/runtime_module.h"
 #include "backends/device_api.h"
 #include "backends/kernel_descriptions.h"
@@ -17,30 +18,15 @@
 
 namespace cc::cuda {
 
-// What an API variant is set up from: the plan (backends/launch_plan.h), the problem, the device, the
-// kernel's description and, where it says NVRTC, the module built for the plan.
-struct ApiVariantSetup {
-  const LaunchPlan& plan;
-  const Problem& problem;
+// What a CUDA variant is set up from besides the plan, problem and description: the device's limits and,
+// where the description says NVRTC, the module built for the plan.
+struct ApiVariantSetup : VariantSetup {
   const DeviceLimits& limits;
-  const KernelDescription* description = nullptr;  // null for a library's variant (fft, npp)
   const RuntimeModule* module = nullptr;
 };
 
-struct ApiVariant {
-  std::string_view variant;  // a name of the variant table (common/domain/variants.h)
-  // Sets the variant up with its filter uploads queued on `stream`; null where `missing` says why.
-  std::unique_ptr<PreparedVariant> (*prepare)(const ApiVariantSetup& setup, cudaStream_t stream);
-  std::string_view missing;  // why this build cannot run it ("cuFFT not found at build time"), or ""
-  // Why it cannot run a problem the plan accepted, where a vendor library has a limit of its own, or "".
-  std::string (*declines)(const LaunchPlan& plan, const Problem& problem) = nullptr;
-  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic variant; null
-  // for a library's variant.
-  const KernelDescription* description = nullptr;
-};
-
-// The offline kernel a plan's variant launches in the problem's pixel format (kernels_cuda/launchers.h).
-const cuda_kernels::OfflineKernel& offline_kernel_of(const LaunchPlan& plan, const Problem& problem);
+// The offline kernel of a described variant in the problem's pixel format (kernels_cuda/launchers.h).
+const cuda_kernels::OfflineKernel& offline_kernel_of(const KernelDescription& description, const Problem& problem);
 
 // Why `kernel` cannot use an sm_90 feature ("" if it can): CMAKE_CUDA_ARCHITECTURES may name only older
 // targets, whose copy of the kernel is empty. `needs` is the feature and its verb, "thread-block clusters need".

@@ -57,8 +57,9 @@ std::uint64_t row_stride_bytes(const LaunchPlan& plan) {
 
 }  // namespace
 
-std::string tensor_map_declines(const LaunchPlan& plan, const Problem& problem) {
-  if (std::string reason = lacks_compute_90(offline_kernel_of(plan, problem), "the tensor memory accelerator needs");
+std::string tensor_map_declines(const ApiVariant& variant, const LaunchPlan& plan, const Problem& problem) {
+  if (std::string reason =
+          lacks_compute_90(offline_kernel_of(*variant.description, problem), "the tensor memory accelerator needs");
       !reason.empty())
     return reason;
   if (!tensor_map_encoder())

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/build_cache.h"
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
@@ -148,9 +149,9 @@ class OpenClApi;
 // fft's VkFFT plan, and its API variant.
 class ClBuild final : public VariantBuild {
  public:
-  ClBuild(OpenClApi& api, const VariantTraits& traits, const ApiVariant& api_variant, int device, std::string file,
-          std::string source, bool from_kernel_dir)
-      : api_(api), traits_(traits), api_variant_(api_variant), device_(device), file_(std::move(file)),
+  ClBuild(OpenClApi& api, const ApiVariant& api_variant, int device, std::string file, std::string source,
+          bool from_kernel_dir)
+      : api_(api), traits_(*api_variant.traits), api_variant_(api_variant), device_(device), file_(std::move(file)),
         source_(std::move(source)), from_kernel_dir_(from_kernel_dir) {}
 
   KernelLimits build(const LaunchPlan& plan) override;
@@ -203,9 +204,7 @@ class OpenClApi final : public GpuApi {
       decltype(programs_) programs;
       decltype(fft_plans_) fft_plans;
     };
-    alignas(DriverObjects) static unsigned char never_released[sizeof(DriverObjects)];
-    ::new (static_cast<void*>(never_released))
-        DriverObjects{std::move(contexts_), std::move(programs_), std::move(fft_plans_)};
+    leave_to_process_end(DriverObjects{std::move(contexts_), std::move(programs_), std::move(fft_plans_)});
   }
 
   std::string_view name() const override { return "opencl"; }
@@ -219,14 +218,10 @@ class OpenClApi final : public GpuApi {
     return found;
   }
 
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (const ApiVariant& api_variant : api_variants()) names.emplace_back(api_variant.variant);
-    return names;
-  }
+  std::span<const ApiVariant> variants() const override { return api_variants(); }
 
-  std::string refuses(std::string_view variant, int device) override {
-    if (const std::string_view missing = api_variant(variant).missing; !missing.empty()) return std::string(missing);
+  std::string refuses(const ApiVariant& variant, int device) override {
+    if (!variant.missing.empty()) return std::string(variant.missing);
     const ClDevice& cl_device = discovery_.devices[device];
     if (cl_device.c_version < kNeededCVersion)
       return fmt::format("the device's OpenCL C is {}.{}; the kernels need 1.2 (-cl-std=CL1.2)",
@@ -255,11 +250,10 @@ class OpenClApi final : public GpuApi {
     return for_problem;
   }
 
-  std::unique_ptr<VariantBuild> make_build(const VariantTraits& traits, int device, const RunOptions& options) override {
-    const ApiVariant& found = api_variant(traits.name);
-    std::string file = std::string(found.file) + ".cl";
+  std::unique_ptr<VariantBuild> make_build(const ApiVariant& variant, int device, const RunOptions& options) override {
+    std::string file = std::string(variant.file) + ".cl";
     std::string source = program_source(file, options.kernel_dir);
-    return std::make_unique<ClBuild>(*this, traits, found, device, std::move(file), std::move(source),
+    return std::make_unique<ClBuild>(*this, variant, device, std::move(file), std::move(source),
                                      !options.kernel_dir.empty());
   }
 
@@ -354,36 +348,8 @@ class OpenClApi final : public GpuApi {
   // past its limit (CONVCOMPARE_BUILD_TIMEOUT), or when the driver throws out of it, the program is left to the driver unreleased.
   const BuiltProgram& program_for(int device, std::string_view file, std::string_view purpose,
                                   const std::string& source, const std::string& options, bool from_kernel_dir = false) {
-    const auto key = std::make_tuple(source, options, device, context_devices(device));
-    if (auto found = programs_.find(key); found != programs_.end()) return found->second;
-    const cl::Device& cl_device = discovery_.devices[device].device;
-    const std::string& device_id = discovery_.devices[device].info.id;
-    const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
-    return DriverStage::run("building " + what, [&]() -> const BuiltProgram& {
-      const auto start = Clock::now();
-      cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
-      cl_int status = CL_SUCCESS;
-      try {
-        status = build_program(program(), cl_device(), options, what);
-      } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
-        // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock):
-        // moved into static storage never destroyed, as allocating may be what just failed.
-        alignas(cl::Program) static unsigned char never_released[sizeof(cl::Program)];
-        if (device_stuck()) ::new (static_cast<void*>(never_released)) cl::Program(std::move(program));
-        throw;
-      }
-      if (status != CL_SUCCESS) {
-        cl_int log_status = CL_SUCCESS;
-        const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
-        // Clang's count ("2 errors generated."), printed by PoCL's compiler: the error carries the log itself.
-        if (!log.empty())
-          drop_driver_output_lines([](std::string_view line) { return line.ends_with(" generated."); });
-        refuse_build_failure(status, file, device_id, log, from_kernel_dir);
-        throw ApiError("OpenCL", status, std::string(error_name(status)),
-                       fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
-                       summarize_build_log(log), log);
-      }
-      return programs_.emplace(key, BuiltProgram{program, ms_since(start)}).first->second;
+    return programs_.get({device, context_devices(device), source, {options}}, [&] {
+      return build_program_now(device, file, purpose, source, options, from_kernel_dir);
     });
   }
 
@@ -402,8 +368,36 @@ class OpenClApi final : public GpuApi {
   }
 
  private:
-  static const ApiVariant& api_variant(std::string_view variant) {
-    return *std::ranges::find(api_variants(), variant, &ApiVariant::variant);
+  // program_for's build, on a miss of the cache.
+  BuiltProgram build_program_now(int device, std::string_view file, std::string_view purpose,
+                                 const std::string& source, const std::string& options, bool from_kernel_dir) {
+    const cl::Device& cl_device = discovery_.devices[device].device;
+    const std::string& device_id = discovery_.devices[device].info.id;
+    const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
+    return DriverStage::run("building " + what, [&] {
+      const auto start = Clock::now();
+      cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
+      cl_int status = CL_SUCCESS;
+      try {
+        status = build_program(program(), cl_device(), options, what);
+      } catch (...) {  // DeviceStuckError, or std::bad_alloc while saying so (memory ran out)
+        // Leaked on purpose once the driver is given up on (its release would wait for the driver's lock).
+        if (device_stuck()) leave_to_process_end(std::move(program));
+        throw;
+      }
+      if (status != CL_SUCCESS) {
+        cl_int log_status = CL_SUCCESS;
+        const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(cl_device, &log_status);
+        // Clang's count ("2 errors generated."), printed by PoCL's compiler: the error carries the log itself.
+        if (!log.empty())
+          drop_driver_output_lines([](std::string_view line) { return line.ends_with(" generated."); });
+        refuse_build_failure(status, file, device_id, log, from_kernel_dir);
+        throw ApiError("OpenCL", status, std::string(error_name(status)),
+                       fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
+                       summarize_build_log(log), log);
+      }
+      return BuiltProgram{program, ms_since(start)};
+    });
   }
 
   static cl_platform_id platform_of(const ClDevice& device) {
@@ -417,8 +411,8 @@ class OpenClApi final : public GpuApi {
   std::map<DeviceSet, DeviceContext> contexts_;  // each device's own, and each split's shared
   DeviceSet shared_;      // the split's devices while they share one context (share_devices)
   std::string unshared_;  // why the split's devices do not
-  // (source, options, device, the context's devices): a program belongs to one context.
-  std::map<std::tuple<std::string, std::string, int, DeviceSet>, BuiltProgram> programs_;
+  // Per (device, the context's devices, source, options): a program belongs to one context.
+  BuildCache<BuiltProgram> programs_;
   // fft: VkFFT's plans, made once per (context's devices, device, transform width, height, real pitch,
   // unpadded) as programs are built once.
   std::map<std::tuple<DeviceSet, int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
@@ -442,7 +436,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
   const bool local_tile = api_variant_.description && api_variant_.description->args.has(ArgRole::LocalTile);
   KernelLimits kernel{.max_group = cl_device.limits.max_group, .on_chip_is_dynamic = local_tile};
   kernels_.clear();
-  for (const std::string& name : api_variant_.kernel_names()) {
+  for (const std::string_view kernel_name : api_variant_.kernels) {
+    const std::string name(kernel_name);
     // A --kernel-dir source that compiled but defines no kernel of this name is the user's input, as a
     // compile error in it is (refuse_build_failure): one line naming the file and the kernel, exit 2.
     cl_int made_status = CL_SUCCESS;
@@ -464,8 +459,8 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
 std::unique_ptr<PreparedVariant> ClBuild::prepare(const LaunchPlan& plan, const Problem& problem,
                                                   DeviceQueue& queue) const {
   const ApiVariantSetup setup{
-      plan, problem, api_.context(device_).context, program_, kernels_, fft_, api_variant_.description, api_.unshared()};
-  return api_variant_.prepare(setup, static_cast<ClQueue&>(queue).get());
+      {plan, problem, api_variant_.description}, api_.context(device_).context, program_, kernels_, fft_, api_.unshared()};
+  return api_variant_.prepare(setup, queue);
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "backends/described_variant.h"
 #include "backends/frame_variant.h"
 #include "backends/kernel_descriptions.h"
 #include "backends/opencl/cl_api.h"
@@ -284,6 +284,21 @@ struct ClFrame final : DeviceFrame {
   }
 };
 
+// `values` in a new read-only buffer of `context`, written on `queue`.
+cl::Buffer upload_floats(const cl::Context& context, const cl::CommandQueue& queue, const std::vector<float>& values) {
+  const std::size_t bytes = values.size() * sizeof(float);
+  cl::Buffer buffer = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, bytes, nullptr, err));
+  CC_CL(queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, values.data()));
+  return buffer;
+}
+
+// `kernel` over the plan's groups.
+void enqueue_groups(const cl::Kernel& kernel, const LaunchPlan& plan, ClQueue& queue) {
+  const cl::NDRange global(plan.groups.x * plan.group.x, plan.groups.y * plan.group.y);
+  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(kernel, cl::NullRange, global, cl::NDRange(plan.group.x, plan.group.y),
+                                            nullptr, event));
+}
+
 // What every OpenCL variant shares over the one frame loop (backends/frame_variant.h): an API variant adds
 // its filter setup (constructor) and its kernel arguments for one plane. --split's halo rows go device to
 // device where the devices share one context (backends/split_session.h's PeerRows; docs/multi-device.md).
@@ -291,7 +306,7 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
  public:
   ClVariant(const ApiVariantSetup& setup, const cl::CommandQueue& queue)
       : FrameVariant(setup.plan, setup.problem), context_(setup.context), setup_queue_(queue),
-        kernels_(setup.kernels), image_format_(image_format(pixel_format(setup.problem)).format),
+        image_format_(image_format(pixel_format(setup.problem)).format),
         shared_context_(CC_CL_OUT(context_.getInfo<CL_CONTEXT_NUM_DEVICES>(err)) > 1), unshared_(setup.unshared) {}
 
   std::string_view peer_route() const override {
@@ -315,84 +330,77 @@ class ClVariant : public FrameVariant<ClFrame, ClQueue>, public PeerRows {
   // Fine-grained SVM (managed-faults) has no map or unmap: nothing crosses before or after the kernel.
   bool handover_is_command() const final { return plan_.memory != HostMemory::ManagedFaults; }
 
-  // The variant's one kernel over the plan's groups.
-  void enqueue(ClQueue& queue) const {
-    const cl::NDRange global(plan_.groups.x * plan_.group.x, plan_.groups.y * plan_.group.y);
-    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(kernels_[0], cl::NullRange, global,
-                                              cl::NDRange(plan_.group.x, plan_.group.y), nullptr, event));
-  }
-  cl::Buffer upload_buffer(const std::vector<float>& values) const {
-    const std::size_t bytes = values.size() * sizeof(float);
-    cl::Buffer buffer = CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, bytes, nullptr, err));
-    CC_CL(setup_queue_.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, values.data()));
-    return buffer;
-  }
-
   cl::Context context_;
   cl::CommandQueue setup_queue_;  // filter uploads; fft: each frame's filter spectrum
-  std::vector<cl::Kernel> kernels_;
   cl::ImageFormat image_format_;  // texture's input
   bool shared_context_;           // a split's context over several devices: frames placed on this one
   std::string unshared_;          // ApiVariantSetup::unshared
 };
 
+// An API variant's prepare (backends/api_variant.h): the setup is OpenCL's, the queue a ClQueue.
 template <typename Variant>
-std::unique_ptr<PreparedVariant> prepare(const ApiVariantSetup& setup, const cl::CommandQueue& queue) {
-  return std::make_unique<Variant>(setup, queue);
+std::unique_ptr<PreparedVariant> prepare(const VariantSetup& setup, DeviceQueue& queue) {
+  return std::make_unique<Variant>(static_cast<const ApiVariantSetup&>(setup), static_cast<ClQueue&>(queue).get());
 }
 
-// --- every variant but fft: our kernels, as backends/kernel_descriptions.h
-// describes them: each filter role uploaded as a buffer (the kernel declares it __global or __constant,
-// the host passes a buffer either way), an image with its sampler, the tile as a __local argument of the
-// plan's on-chip bytes; the arguments set in the description's order, then the plan's groups. ----------
-class DescribedVariant final : public ClVariant {
+// --- every variant but fft: our kernels, as backends/kernel_descriptions.h describes them, through the one
+// generic variant (backends/described_variant.h) over OpenCL's kernel -------------------------------------
+// A described kernel as OpenCL launches it: each filter role uploaded as a buffer (the kernel declares it
+// __global or __constant, the host passes a buffer either way), an image with its sampler, the tile as a
+// __local argument of the plan's on-chip bytes; the arguments set in the description's order, then the
+// plan's groups.
+class ClKernel {
  public:
-  DescribedVariant(const ApiVariantSetup& setup, const cl::CommandQueue& queue)
-      : ClVariant(setup, queue), description_(*setup.description) {
-    for (const ArgRole role : description_.args) {
-      if (role == ArgRole::Filter) filters_.push_back(upload_buffer(weights()));
-      if (role == ArgRole::RowFactor) filters_.push_back(upload_buffer(plan_.factors->row));
-      if (role == ArgRole::ColumnFactor) filters_.push_back(upload_buffer(plan_.factors->column));
-      // Zero border from CLK_ADDRESS_CLAMP, clamp from CLAMP_TO_EDGE; texture.cl folds the rest.
-      if (role == ArgRole::Image)
-        sampler_ = CC_CL_OUT(cl::Sampler(context_, CL_FALSE,
-                                         problem_.border == Border::Zero ? CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE,
-                                         CL_FILTER_NEAREST, err));
+  using Filter = cl::Buffer;
+
+  // setArg changes a kernel, but each enqueue captures the arguments it had: one kernel serves every
+  // plane and frame, so launching stays a const operation on the variant.
+  class Arguments {
+   public:
+    Arguments(cl::Kernel& kernel, const cl::Sampler& sampler) : kernel_(kernel), sampler_(sampler) {}
+    void input(const ClFrame& frame, int unit) { frame.set_arg(kernel_, index_++, false, unit); }
+    void image(const ClFrame& frame, int unit) {
+      CC_CL(kernel_.setArg(index_++, frame.images[static_cast<std::size_t>(unit)]));
+      CC_CL(kernel_.setArg(index_++, sampler_));
     }
+    void output(const ClFrame& frame, int unit) { frame.set_arg(kernel_, index_++, true, unit); }
+    void filter(const Filter& filter) { CC_CL(kernel_.setArg(index_++, filter)); }
+    void value(const ConvArgs& args) { CC_CL(kernel_.setArg(index_++, args)); }
+    void local_bytes(std::size_t bytes) { CC_CL(kernel_.setArg(index_++, cl::Local(bytes))); }
+
+   private:
+    cl::Kernel& kernel_;
+    const cl::Sampler& sampler_;
+    cl_uint index_ = 0;
+  };
+
+  explicit ClKernel(const ApiVariantSetup& setup) : context_(setup.context), kernel_(setup.kernels[0]) {
+    // Zero border from CLK_ADDRESS_CLAMP, clamp from CLAMP_TO_EDGE; texture.cl folds the rest.
+    if (setup.description->args.has(ArgRole::Image))
+      sampler_ = CC_CL_OUT(cl::Sampler(context_, CL_FALSE,
+                                       setup.problem.border == Border::Zero ? CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE,
+                                       CL_FILTER_NEAREST, err));
   }
+
+  Filter upload_filter(const char*, const std::vector<float>& values, bool, const cl::CommandQueue& queue) const {
+    return upload_floats(context_, queue, values);
+  }
+
+  // Mapped and managed: the host's map of the unit ends before the kernel reads it.
+  Arguments bind(ClFrame& frame, int unit, ClQueue& queue) const {
+    frame.to_device(unit, queue);
+    return Arguments(const_cast<cl::Kernel&>(kernel_), sampler_);
+  }
+
+  void launch(Arguments&, const LaunchPlan& plan, ClQueue& queue) const { enqueue_groups(kernel_, plan, queue); }
 
  private:
-  void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
-    // setArg changes a kernel, but each enqueue captures the arguments it had: one kernel serves every
-    // plane and frame, so launching stays a const operation on the variant.
-    cl::Kernel& kernel = const_cast<cl::Kernel&>(kernels_[0]);
-    frame.to_device(c, queue);  // mapped and managed: the host's map ends before the kernel reads
-    cl_uint index = 0;
-    std::size_t filter = 0;
-    for (const ArgRole role : description_.args) {
-      switch (role) {
-        case ArgRole::Input: frame.set_arg(kernel, index++, false, c); break;
-        case ArgRole::Image:
-          CC_CL(kernel.setArg(index++, frame.images[c]));
-          CC_CL(kernel.setArg(index++, sampler_));
-          break;
-        case ArgRole::Output: frame.set_arg(kernel, index++, true, c); break;
-        case ArgRole::Filter:
-        case ArgRole::RowFactor:
-        case ArgRole::ColumnFactor: CC_CL(kernel.setArg(index++, filters_[filter++])); break;
-        case ArgRole::Args: CC_CL(kernel.setArg(index++, plan_.args)); break;
-        case ArgRole::LocalTile: CC_CL(kernel.setArg(index++, cl::Local(plan_.on_chip_bytes))); break;
-        case ArgRole::TensorMap:  // CUDA's TMA alone: the table gives no such variant to OpenCL
-          throw std::logic_error(std::string(description_.variant) + ": OpenCL has no tensor map argument");
-      }
-    }
-    enqueue(queue);
-  }
-
-  const KernelDescription& description_;
-  std::vector<cl::Buffer> filters_;  // in the description's order
-  cl::Sampler sampler_;              // an Image's
+  cl::Context context_;
+  cl::Kernel kernel_;
+  cl::Sampler sampler_;  // an Image's
 };
+
+using ClDescribedVariant = DescribedVariant<ClVariant, ClKernel>;
 
 #ifdef CONVCOMPARE_WITH_VKFFT
 // --- fft: VkFFT's transforms and fft.cl's kernels, each frame its own convolver --------------------------
@@ -413,44 +421,24 @@ class FftVariant final : public ClVariant {
   cl::Program program_;
   VkFftPlan& fft_plan_;
 };
-constexpr auto kFft = &prepare<FftVariant>;
+constexpr PrepareVariantFn kFft = &prepare<FftVariant>;
 constexpr std::string_view kNoFft = "";
 #else
-constexpr std::unique_ptr<PreparedVariant> (*kFft)(const ApiVariantSetup&, const cl::CommandQueue&) = nullptr;
+constexpr PrepareVariantFn kFft = nullptr;
 constexpr std::string_view kNoFft = "VkFFT not found at build time";
 #endif
 
 // The API's own variants, where a library does the work; every other variant of the table is a
 // DescribedVariant.
-constexpr ApiVariant kLibraryVariants[] = {
-    {"fft", kFft, kNoFft, "fft", "fft_pad fft_multiply fft_crop fft_bands"},
+constexpr std::string_view kFftKernels[] = {"fft_pad", "fft_multiply", "fft_crop", "fft_bands"};
+constexpr LibraryVariant kLibraryVariants[] = {
+    {.variant = "fft", .prepare = kFft, .missing = kNoFft, .file = "fft", .kernels = kFftKernels},
 };
-
-std::vector<ApiVariant> make_api_variants() {
-  std::vector<ApiVariant> made;
-  for (const VariantTraits& variant : all_variants()) {
-    if (!variant.implemented_by("opencl")) continue;  // cluster: CUDA's alone, no kernels_cl file
-    if (const KernelDescription* description = find_kernel_description(variant.name)) {
-      made.push_back({variant.name, &prepare<DescribedVariant>, "", description->file, description->entry, description});
-    } else if (const auto found = std::ranges::find(kLibraryVariants, variant.name, &ApiVariant::variant);
-               found != std::end(kLibraryVariants)) {
-      made.push_back(*found);
-    }
-  }
-  return made;
-}
 
 }  // namespace
 
-std::vector<std::string> ApiVariant::kernel_names() const {
-  std::vector<std::string> names;
-  std::istringstream words{std::string(kernels)};
-  for (std::string name; words >> name;) names.push_back(name);
-  return names;
-}
-
 std::span<const ApiVariant> api_variants() {
-  static const std::vector<ApiVariant> made = make_api_variants();
+  static const std::vector<ApiVariant> made = make_api_variants("opencl", {&prepare<ClDescribedVariant>}, kLibraryVariants);
   return made;
 }
 

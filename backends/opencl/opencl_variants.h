@@ -9,6 +9,7 @@
 
 #include <CL/opencl.hpp>
 
+#include "backends/api_variant.h"
 #include "backends/device_api.h"
 #include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
@@ -16,30 +17,14 @@
 
 namespace cc::opencl {
 
-// What an API variant is set up from: the plan, the problem, the context and the variant's built kernels.
-struct ApiVariantSetup {
-  const LaunchPlan& plan;
-  const Problem& problem;
+// What an OpenCL variant is set up from besides the plan, problem and description: the context and the
+// variant's built kernels.
+struct ApiVariantSetup : VariantSetup {
   const cl::Context& context;
   const cl::Program& program;
   const std::vector<cl::Kernel>& kernels;  // as the API variant names them
   VkFftPlan* fft = nullptr;                // fft: VkFFT's transforms, kept by the backend
-  const KernelDescription* description = nullptr;  // null for a library's variant (fft)
   std::string unshared;  // --split: why this device's context is not the other devices' (the halo route), or ""
-};
-
-struct ApiVariant {
-  std::string_view variant;  // a name of the variant table (common/domain/variants.h)
-  // Sets the variant up with its filter uploads queued on `queue`; null where `missing` says why.
-  std::unique_ptr<PreparedVariant> (*prepare)(const ApiVariantSetup& setup, const cl::CommandQueue& queue);
-  std::string_view missing;  // why this build cannot run it ("VkFFT not found at build time"), or ""
-  std::string_view file;     // its program's source, kernels_cl/<file>.cl
-  std::string_view kernels;  // its kernels, space-separated
-  // Our kernel's description (backends/kernel_descriptions.h), launched by the generic variant; null
-  // for a library's variant.
-  const KernelDescription* description = nullptr;
-
-  std::vector<std::string> kernel_names() const;
 };
 
 // Every variant of the table with a kernel description, and the library variant, in the table's order.

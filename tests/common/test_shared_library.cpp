@@ -82,8 +82,8 @@ TEST_CASE("shared library: a file found but not loadable gives its reason, not t
 #ifdef CONVCOMPARE_WITH_CUDA
 TEST_CASE("shared library: a CUDA build opens NVRTC and cuFFT by the names it generated, every function found") {
   // The toolkit's libraries, not a GPU: NVRTC compiles without a device, and no cuFFT call is made.
-  for (const cc::cuda::ApiVariant& variant : cc::cuda::api_variants()) {
-    CAPTURE(variant.variant);
+  for (const cc::ApiVariant& variant : cc::cuda::api_variants()) {
+    CAPTURE(variant.traits->name);
     const std::string missing = cc::cuda::missing_library(variant);
     CHECK_MESSAGE(missing.empty(), missing);
   }

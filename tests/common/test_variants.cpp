@@ -73,7 +73,7 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
     CHECK(description.args.has(cc::ArgRole::LocalTile) == (traits->geometry == cc::Geometry::Tile));
     // NVRTC builds per radius; the offline kernels take it at run time.
     CHECK((description.cuda_build == cc::CudaBuild::Nvrtc) == traits->compile_time_radius);
-    CHECK(cc::find_kernel_description(description.variant) == &description);
+    CHECK(cc::kernel_description(*traits) == &description);
   }
   // Every GPU variant of ours has one, in the table's order; a library's (fft, npp) has none.
   std::vector<std::string> ours;
@@ -85,8 +85,10 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
   CHECK(std::ranges::find(described, "tiled") != described.end());
   CHECK(std::ranges::find(described, "cluster") != described.end());
   CHECK(std::ranges::find(described, "tma") != described.end());
-  CHECK(cc::find_kernel_description("fft") == nullptr);  // a library's: each API launches it its own way
-  CHECK(cc::find_kernel_description("npp") == nullptr);
+  CHECK(cc::kernel_description(*cc::find_variant("fft")) == nullptr);  // a library's: each API launches it its own way
+  CHECK(cc::kernel_description(*cc::find_variant("npp")) == nullptr);
+  const cc::VariantTraits copy = *cc::find_variant("tiled");  // not a line of the table: no description
+  CHECK(cc::kernel_description(copy) == nullptr);
 }
 
 #ifdef CONVCOMPARE_WITH_CUDA
