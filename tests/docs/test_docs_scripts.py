@@ -171,7 +171,7 @@ class Diagrams(unittest.TestCase):
             self.assertNotIn(mode, cl_host)
         for mode in ("cudaAddressModeWrap", "cudaAddressModeMirror"):
             self.assertNotIn(mode, cuda_host)
-        self.assertRegex(cl_host, r"cl::Sampler\(context_, CL_FALSE,\s*problem_\.border == Border::Zero \? "
+        self.assertRegex(cl_host, r"cl::Sampler\(context_, CL_FALSE,\s*(setup\.)?problem_?\.border == Border::Zero \? "
                                   r"CL_ADDRESS_CLAMP : CL_ADDRESS_CLAMP_TO_EDGE")
         self.assertIn("normalizedCoords = 0", cuda_host)
         for path in ("kernels_cuda/texture.cu", "kernels_cl/texture.cl"):
