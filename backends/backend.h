@@ -19,7 +19,7 @@ namespace cc {
 
 // The one time budget of a run (RunOptions::time_budget_s, docs/performance.md): it bounds every timed
 // phase, setup, warm-ups, samples, batch, host to host and reuse, not the samples alone (a 15 s launch
-// under --time-budget 2 took 62 s: #28). A phase after the samples begins only while some budget is
+// under --time-budget 2 took 62 s). A phase after the samples begins only while some budget is
 // left, so a run ends at most one launch per phase past it; the phases it stops are recorded
 // (PhaseTimes::budget_skipped). Two costs are kept out of it: the kernel's compile, before the run (a
 // compiler cannot be stopped half way, and it is cached for the next run: build_ms), and the first
@@ -188,7 +188,7 @@ class Backend {
   // (backends/measure.h). A variant that cannot run here (filter over constant memory, not separable,
   // image over the largest image2d...) returns Skipped with the reason; API failures throw ApiError;
   // a variant this backend does not implement, or an unknown device, is an InputError. The variant is
-  // its table line (common/domain/variants.h), resolved once by the caller and carried (issue #24).
+  // its table line (common/domain/variants.h), resolved once by the caller and carried.
   virtual BackendRun run(const Problem& problem, const Image& input, const VariantTraits& variant,
                          int device, const RunOptions& options) = 0;
   // The same for a caller that holds a name (the tests): the table's line of that name, or InputError.

@@ -1,4 +1,4 @@
-// device_watchdog.cpp: the polling wait behind every device wait, and the driver stage a crash is blamed on (issue #30: a --kernel-dir kernel that never returns, a driver that aborts).
+// device_watchdog.cpp: the polling wait behind every device wait, and the driver stage a crash is blamed on (a --kernel-dir kernel that never returns, a driver that aborts).
 #include "backends/device_watchdog.h"
 
 #include "backends/device_completion.h"

@@ -58,7 +58,7 @@ void leave_to_process_end(Object&& object) noexcept {
 // The outermost one also holds the driver's standard error (descriptor 2) in an unnamed in-memory file
 // and writes it out when the stage ends: a driver that aborts prints its own words first (PoCL's
 // "PTHREAD ERROR ...", LLVM's "LLVM ERROR: out of memory", a failed assertion), and the crash line takes
-// them into its one line instead (docs/correctness.md, "Build failures"; issue #30).
+// them into its one line instead (docs/correctness.md, "Build failures").
 class DriverStage {
  public:
   explicit DriverStage(std::string_view stage);
@@ -85,7 +85,7 @@ class DriverStage {
 };
 
 // How a line about a driver out of memory ends: "free more memory or raise the address-space limit
-// (ulimit -v, now 557 MB)", the limit's figure where one is set (where this was seen: issue #30).
+// (ulimit -v, now 557 MB)", the limit's figure where one is set (where this is seen: PoCL under ulimit -v).
 std::string out_of_memory_advice();
 
 // Async-signal-safe, for tools/convcompare's crash line: puts the process's standard error back where
@@ -99,7 +99,7 @@ int release_driver_output() noexcept;
 void drop_driver_output_lines(bool (*redundant)(std::string_view line));
 
 // Called (when set) as each DriverStage and RunningVariant starts: tools/convcompare/main.cpp takes
-// SIGABRT back from LLVM, which PoCL loads and which installs its own handler over it (issue #30).
+// SIGABRT back from LLVM, which PoCL loads and which installs its own handler over it.
 void set_driver_stage_hook(void (*hook)() noexcept) noexcept;
 
 // The driver stage in progress, NUL-terminated in a static buffer ("" outside one): safe to read from a

@@ -37,7 +37,7 @@ std::size_t compile_time_group_limit(const DeviceLimits& limits) {
   return std::min({limits.max_group, limits.max_group_x, limits.max_group_y});
 }
 
-// Why the lowrank variant cannot run this filter, or "" (issue #29): its terms are those of
+// Why the lowrank variant cannot run this filter, or "": its terms are those of
 // Problem::correlation_low_rank, each within the tolerance docs/correctness.md gives it.
 std::string low_rank_reason(const Problem& problem) {
   const std::optional<LowRank>& low_rank = problem.correlation_low_rank;
@@ -145,8 +145,8 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     case Geometry::Fft:
       // VkFFT plans its kernels for the device's work-group size; on a device allowing few work-items
       // it fails to launch (1-2) or never finishes planning (8, a 48x30 transform: over 10 minutes at
-      // 100% CPU). Tried with PoCL's POCL_MAX_WORK_GROUP_SIZE at 1, 2, 4, 8, 16, 32, 64, 128, 256 (issue
-      // #30): at 16 and 32 the 48x30 plan had not finished after 50 s and 120 s (a cold PoCL cache), at 64
+      // 100% CPU). Tried with PoCL's POCL_MAX_WORK_GROUP_SIZE at 1, 2, 4, 8, 16, 32, 64, 128, 256: at 16
+      // and 32 the 48x30 plan had not finished after 50 s and 120 s (a cold PoCL cache), at 64
       // it planned and validated in 9 s (cold) and so did every size tried; cuFFT's devices allow 1024.
       if (limits.max_group < kFftLeastGroup)
         return fmt::format("the device allows {} work-items per group; the FFT library needs at least {} to plan",

@@ -93,7 +93,7 @@ if(CONVCOMPARE_CUDA)
   file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/generated/cuda_library_files.h CONTENT "${_library_files}")
   # Each check is a device-only compile (nvcc --cubin: the front end and ptxas, as NVRTC's run-time build
   # is, for the first listed architecture), not an object library: the host compile an object adds
-  # checks nothing NVRTC builds and cost a third of each check (fast quads: 3.5 -> 2.3 CPU-s; issue #24).
+  # checks nothing NVRTC builds and cost a third of each check (fast quads: 3.5 -> 2.3 CPU-s).
   # The first listed architecture's number (90 of "90" or "90-real"): the checks' target, and below the
   # cuFFT probe's LTO fatbin's.
   set(_first_cuda_arch "")
@@ -128,7 +128,7 @@ if(CONVCOMPARE_CUDA)
           "fast;wide_rows_32;BLOCK_X=8;BLOCK_Y=4;RADIUS_X=20;RADIUS_Y=17;OUT_X=8;OUT_Y=2"
           "fast;columns_32;BLOCK_X=32;BLOCK_Y=1;RADIUS_X=32;RADIUS_Y=32;OUT_X=1;OUT_Y=4"
           "separable;bands_32;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=20;RADIUS_Y=20;THREADS=32;TILE_W=32;TILE_H=128;BAND=24;BANDS=7"
-          # 8-bit (issue #16, common/geometry/pixel.h): every scheme for one channel and for RGBA8
+          # 8-bit (common/geometry/pixel.h): every scheme for one channel and for RGBA8
           "fast;quads_u8;BLOCK_X=32;BLOCK_Y=8;RADIUS_X=3;RADIUS_Y=2;OUT_X=4;OUT_Y=4;CC_PIXEL=CC_PIXEL_U8"
           "fast;quads_u8x4;BLOCK_X=32;BLOCK_Y=8;RADIUS_X=1;RADIUS_Y=1;OUT_X=4;OUT_Y=4;CC_PIXEL=CC_PIXEL_U8X4"
           "fast;rows_u8;BLOCK_X=8;BLOCK_Y=16;RADIUS_X=7;RADIUS_Y=5;OUT_X=8;OUT_Y=4;CC_PIXEL=CC_PIXEL_U8"
@@ -138,11 +138,11 @@ if(CONVCOMPARE_CUDA)
           "fast;columns_u8x4;BLOCK_X=32;BLOCK_Y=1;RADIUS_X=32;RADIUS_Y=32;OUT_X=1;OUT_Y=4;CC_PIXEL=CC_PIXEL_U8X4"
           "separable;one_band_u8;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=3;RADIUS_Y=2;THREADS=256;TILE_W=64;TILE_H=32;BAND=36;BANDS=1;CC_PIXEL=CC_PIXEL_U8"
           "separable;bands_u8x4;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=16;RADIUS_Y=12;THREADS=128;TILE_W=32;TILE_H=128;BAND=38;BANDS=4;CC_PIXEL=CC_PIXEL_U8X4"
-          # lowrank (issue #29): separable's shapes with 2 and 4 terms
+          # lowrank: separable's shapes with 2 and 4 terms
           "lowrank;one_band;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=3;RADIUS_Y=3;THREADS=256;TILE_W=64;TILE_H=32;BAND=38;BANDS=1"
           "lowrank;bands_u8;TERMS=4;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=16;RADIUS_Y=16;THREADS=128;TILE_W=32;TILE_H=128;BAND=40;BANDS=4;CC_PIXEL=CC_PIXEL_U8"
           "lowrank;bands_u8x4;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=7;RADIUS_Y=7;THREADS=256;TILE_W=64;TILE_H=64;BAND=39;BANDS=2;CC_PIXEL=CC_PIXEL_U8X4"
-          # fft's cuFFT callbacks (issue #29), which take no -D
+          # fft's cuFFT callbacks, which take no -D
           "fft_callbacks;callbacks")
     list(POP_FRONT check kernel name)
     list(TRANSFORM check PREPEND -D)
@@ -156,7 +156,7 @@ if(CONVCOMPARE_CUDA)
     list(APPEND _cu_check_outputs ${_cubin})
   endforeach()
   # Out of `all`, as Oclgrind's checks are out of the README's test command: 70 CPU-s, about 35 s of its
-  # twelve minutes on two cores, for kernels a user's build never compiles (issue #24). CI builds the
+  # twelve minutes on two cores, for kernels a user's build never compiles. CI builds the
   # target in a stage of its own (.ci/run); `cmake --build build --target cuda_kernel_checks` after a
   # kernel edit.
   add_custom_target(cuda_kernel_checks DEPENDS ${_cu_check_outputs})
@@ -179,8 +179,8 @@ if(CONVCOMPARE_CUDA)
     list(APPEND _cuda_libraries cufft)
     target_compile_definitions(convcompare_backends PUBLIC CONVCOMPARE_WITH_CUFFT=1)
     # tools/probes/cufft_lto_probe.cu: each step of planning fft's LTO callbacks, for one run on the GPU
-    # host (issue #29). It also passes the callbacks as nvcc's fatbin (code=lto_XX) for the first listed
-    # architecture, the other form cufftXtSetJITCallback takes. Out of `all` (issue #24: the README's test
+    # host. It also passes the callbacks as nvcc's fatbin (code=lto_XX) for the first listed
+    # architecture, the other form cufftXtSetJITCallback takes. Out of `all` (the README's test
     # command builds nothing that runs only on a GPU host): `cmake --build build-gpu --target cufft_lto_probe`.
     add_executable(cufft_lto_probe EXCLUDE_FROM_ALL tools/probes/cufft_lto_probe.cu)
     set_target_properties(cufft_lto_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)
@@ -202,15 +202,15 @@ if(CONVCOMPARE_CUDA)
     message(STATUS "cuFFT not found: the CUDA fft variant is reported as skipped")
   endif()
   convcompare_backend(cuda OPTION CONVCOMPARE_CUDA LIBRARIES ${_cuda_libraries} SOURCES ${CUDA_BACKEND_SOURCES} ${CUDA_EMBEDDED})
-  # The tma variant's step-by-step diagnostic for the GPU host (issue #25): kernels_cuda/tma.cu included
+  # The tma variant's step-by-step diagnostic for the GPU host: kernels_cuda/tma.cu included
   # as it is, each step in a process of its own (tools/probes/tma_probe.cu). Not a test: tools/gpu_check.sh
-  # builds it (`--target tma_probe`, out of `all`: issue #24's test command builds nothing GPU-host-only) and runs it.
+  # builds it (`--target tma_probe`, out of `all`: the README's test command builds nothing GPU-host-only) and runs it.
   add_executable(tma_probe EXCLUDE_FROM_ALL tools/probes/tma_probe.cu)
   target_include_directories(tma_probe PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(tma_probe PRIVATE CUDA::cudart)
   set_target_properties(tma_probe PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tools/probes)
-  # --memory managed-faults' cost counted (issue #26, docs/memory-spaces-evidence.md "Managed memory without prefetch"):
+  # --memory managed-faults' cost counted (docs/memory-spaces-evidence.md "Managed memory without prefetch"):
   # GPU page faults and bytes migrated by CUPTI's unified-memory counters. Out of `all` like tma_probe;
   # built only where the toolkit has CUPTI (FindCUDAToolkit's CUDA::cupti).
   if(TARGET CUDA::cupti)

@@ -16,7 +16,7 @@ if(CONVCOMPARE_OPENCL)
   target_compile_definitions(convcompare_backends PUBLIC
                              CL_HPP_TARGET_OPENCL_VERSION=120 CL_HPP_MINIMUM_OPENCL_VERSION=120)
   # --split's halo routes on two devices of one platform, command by command (docs/multi-device.md). Out of
-  # `all` (issue #24's test command builds nothing it does not run): `cmake --build build --target cl_halo_probe`.
+  # `all` (the README's test command builds nothing it does not run): `cmake --build build --target cl_halo_probe`.
   add_executable(cl_halo_probe EXCLUDE_FROM_ALL tools/probes/cl_halo_probe.cpp)
   target_link_libraries(cl_halo_probe PRIVATE OpenCL::OpenCL)
   set_target_properties(cl_halo_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tools/probes)

@@ -173,7 +173,7 @@ void wait_for_event(const cl::Event& event, std::string_view what) {
       completion->signal(status);
     }).detach();
   } catch (const std::system_error&) {
-    // No thread to spare (EAGAIN under ulimit -v, issue #30: "Resource temporarily unavailable", exit 1):
+    // No thread to spare (EAGAIN under ulimit -v: "Resource temporarily unavailable", exit 1):
     // the status is polled on, within --kernel-timeout as ever.
     cl_int execution = CL_QUEUED;
     wait_for_device([&] { return (execution = execution_status(event())) <= CL_COMPLETE; }, what);

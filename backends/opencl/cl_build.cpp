@@ -1,4 +1,4 @@
-// cl_build.cpp: clBuildProgram on a watched thread (issue #30: a build that hung the process under ulimit -v, and one that may never return).
+// cl_build.cpp: clBuildProgram on a watched thread (a build that hung the process under ulimit -v, and one that may never return).
 #include "backends/opencl/cl_build.h"
 
 #include <chrono>
@@ -95,7 +95,7 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
   }
   const cl_int status = outcome->status;
   // Out of memory returned rather than thrown: the driver is in the state it throws from, so it is
-  // treated the same (defensive: seen thrown, issue #30), the build log not asked for, the program kept.
+  // treated the same (defensive: PoCL throws it), the build log not asked for, the program kept.
   if (status == CL_OUT_OF_HOST_MEMORY || status == CL_OUT_OF_RESOURCES) {
     abandon_device();
     throw DeviceStuckError(fmt::format(

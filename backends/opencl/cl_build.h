@@ -13,7 +13,7 @@ namespace cc::opencl {
 // abandoned (backends/device_watchdog.h, abandon_device: main then ends with _Exit), when
 // - the build takes longer than build_limit_s(): a driver that never returns from a build is left on
 //   its thread, which cannot be cancelled; or
-// - the driver throws a C++ exception out of clBuildProgram (issue #30: under ulimit -v, PoCL's LLVM
+// - the driver throws a C++ exception out of clBuildProgram (under ulimit -v, PoCL's LLVM
 //   throws std::bad_alloc through the C API with a lock of its own held, and the clReleaseProgram or
 //   clGetProgramBuildInfo that followed blocked for good), or returns CL_OUT_OF_HOST_MEMORY or
 //   CL_OUT_OF_RESOURCES (the same state, returned rather than thrown).

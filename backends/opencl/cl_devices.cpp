@@ -34,7 +34,7 @@ constexpr const char* kNoPlatform =
     "/etc/OpenCL/vendors";
 
 // Why clGetPlatformIDs found nothing. With no .icd file there is no driver; with some, the loader could
-// not load any of them, and a low open-file or address-space limit is the usual cause (issue #30: under
+// not load any of them, and a low open-file or address-space limit is the usual cause (under
 // ulimit -v 500000 PoCL's LLVM does not fit, and "install a driver" sent the user the wrong way).
 std::string no_platform_reason() {
   const char* vendors_override = std::getenv("OCL_ICD_VENDORS");  // ocl-icd reads its directory from here
@@ -321,7 +321,7 @@ Discovery discover_now() {
     std::vector<cl::Device> devices;
     const cl_int found = platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
     if (found != CL_SUCCESS || devices.empty()) {
-      // Under ulimit -v PoCL alone answered CL_OUT_OF_HOST_MEMORY here (280-300 MB; issue #30).
+      // Under ulimit -v PoCL alone answered CL_OUT_OF_HOST_MEMORY here (280-300 MB).
       problems.push_back(fmt::format("platform {}: no device ({})", p, no_device_reason(platforms[p], found)));
       continue;
     }

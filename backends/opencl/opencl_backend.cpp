@@ -195,7 +195,7 @@ class OpenClApi final : public GpuApi {
   // Once the device is abandoned (a build given up on or one the driver threw out of, cl_build.h), a
   // release may wait for a lock the stuck build holds: PoCL's clReleaseProgram of peak.cl's program did,
   // after a --kernel-dir source #included a FIFO and its build never returned, and the process hung here,
-  // before its error line (issue #30). The contexts, programs and VkFFT plans are then left to the
+  // before its error line. The contexts, programs and VkFFT plans are then left to the
   // process's end (main ends it with _Exit), moved into storage never destroyed: no allocation here.
   ~OpenClApi() override {
     if (!device_stuck()) return;
