@@ -110,6 +110,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   switch (variant.geometry) {
     case Geometry::Fast: {
       if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
+      if (format.kernel == KernelFormat::U8x4 && !limits.no_fast_rgba8.empty()) return limits.no_fast_rgba8;
       plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits),
                              format.values);
       // RGBA8 in the columns scheme (a device whose on-chip memory holds no rows tile) validates on Rusticl

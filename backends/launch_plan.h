@@ -33,6 +33,9 @@ struct DeviceLimits {
   // has it: a variant that needs one it lacks is skipped with this reason. Images: no support, or (OpenCL,
   // per problem) no image format for the pixel type.
   PerCapability<std::string> missing;
+  // Why fast's RGBA8 kernels must not be built here: a fault of the implementation that no query finds
+  // out and that ends the process (docs/portability.md, "Implementation faults"), or "".
+  std::string no_fast_rgba8;
   std::string lane_shuffle_define; // the -D that picks the shuffle a kernel calls (OpenCL: the device's
                                    // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
   std::size_t image_max_width = 0, image_max_height = 0;

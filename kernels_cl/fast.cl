@@ -187,6 +187,7 @@ void convolve_fast(__global const cc_pixel* restrict input,
     /* RGBA8: one channel at a time through the float tile (CC_CHANNELS; f32 and 8-bit: once) */
     #pragma unroll 1
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        if (channel > 0) barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item is done reading the previous channel's tile */
         load_tile(tile, channels_in, args, tile_x0, tile_y0, channel);
         barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -210,14 +211,11 @@ void convolve_fast(__global const cc_pixel* restrict input,
             }
         }
 
-        if (x < args.width) {  /* no return: the channel's last barrier needs every work-item */
+        if (x < args.width) {  /* no return: the next channel's barrier needs every work-item */
             #pragma unroll
             for (int o = 0; o < OUT_Y; ++o)
                 if (y0 + o < args.height) cc_store_channel(channels_out, ((y0 + o) * args.pitch + x) * CC_CHANNELS + channel, sum[o]);
         }
-        /* every work-item is done reading this channel's tile before the next channel's load: at the loop's
-           end, so that no barrier is conditional (docs/portability.md, "Barriers") */
-        if (CC_CHANNELS > 1) barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -247,6 +245,7 @@ void convolve_fast(__global const cc_pixel* restrict input,
     /* RGBA8: one channel at a time through the float tile (CC_CHANNELS; f32 and 8-bit: once) */
     #pragma unroll 1
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        if (channel > 0) barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item is done reading the previous channel's tile */
         load_tile((__local float*)tile, channels_in, args, tile_x0, tile_y0, channel);
         barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -292,15 +291,12 @@ void convolve_fast(__global const cc_pixel* restrict input,
 
         #pragma unroll
         for (int o = 0; o < OUT_Y; ++o) {
-            if (y0 + o >= args.height) break;  /* no return: the channel's last barrier needs every work-item */
+            if (y0 + o >= args.height) break;  /* no return: the next channel's barrier needs every work-item */
             #pragma unroll
             for (int x = 0; x < OUT_X; ++x)
                 if (x0 + x < args.width)
                     cc_store_channel(channels_out, ((y0 + o) * args.pitch + x0 + x) * CC_CHANNELS + channel, sum[o][x]);
         }
-        /* every work-item is done reading this channel's tile before the next channel's load: at the loop's
-           end, so that no barrier is conditional (docs/portability.md, "Barriers") */
-        if (CC_CHANNELS > 1) barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 #endif

@@ -188,6 +188,7 @@ convolve_fast(const cc_pixel* __restrict__ input,
     // RGBA8: one channel at a time through the float tile (CC_CHANNELS; f32 and 8-bit: once)
     #pragma unroll 1
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        if (channel > 0) __syncthreads();  // every thread is done reading the previous channel's tile
         load_tile(tile, channels_in, args, tile_x0, tile_y0, channel);
         __syncthreads();
 
@@ -211,14 +212,11 @@ convolve_fast(const cc_pixel* __restrict__ input,
             }
         }
 
-        if (x < args.width) {  // no return: the channel's last barrier needs every thread
+        if (x < args.width) {  // no return: the next channel's barrier needs every thread
             #pragma unroll
             for (int o = 0; o < OUT_Y; ++o)
                 if (y0 + o < args.height) cc_store_channel(channels_out, ((y0 + o) * args.pitch + x) * CC_CHANNELS + channel, sum[o]);
         }
-        // every thread is done reading this channel's tile before the next channel's load: at the loop's
-        // end, so that no barrier is conditional (docs/portability.md, "Barriers")
-        if (CC_CHANNELS > 1) __syncthreads();
     }
 }
 
@@ -247,6 +245,7 @@ convolve_fast(const cc_pixel* __restrict__ input,
     // RGBA8: one channel at a time through the float tile (CC_CHANNELS; f32 and 8-bit: once)
     #pragma unroll 1
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
+        if (channel > 0) __syncthreads();  // every thread is done reading the previous channel's tile
         load_tile((float*)tile, channels_in, args, tile_x0, tile_y0, channel);
         __syncthreads();
 
@@ -292,15 +291,12 @@ convolve_fast(const cc_pixel* __restrict__ input,
 
         #pragma unroll
         for (int o = 0; o < OUT_Y; ++o) {
-            if (y0 + o >= args.height) break;  // no return: the channel's last barrier needs every thread
+            if (y0 + o >= args.height) break;  // no return: the next channel's barrier needs every thread
             #pragma unroll
             for (int x = 0; x < OUT_X; ++x)
                 if (x0 + x < args.width)
                     cc_store_channel(channels_out, ((y0 + o) * args.pitch + x0 + x) * CC_CHANNELS + channel, sum[o][x]);
         }
-        // every thread is done reading this channel's tile before the next channel's load: at the loop's
-        // end, so that no barrier is conditional (docs/portability.md, "Barriers")
-        if (CC_CHANNELS > 1) __syncthreads();
     }
 }
 #endif

@@ -67,7 +67,7 @@ ACCEPTED_SKIPS = (
     ("API lacks the variant", re.compile(r"OpenCL has no|CUDA has no")),
     ("device limit", re.compile(r"the device allows|exceeds|the device has|needs \S+ MB")),
     ("TMA row stride", re.compile(r"tensor memory accelerator steps between rows in multiples of 16 bytes")),
-    ("implementation fault", re.compile(r"PoCL \S+'s kernel library cannot link")),
+    ("implementation fault", re.compile(r"PoCL \S+'s (kernel library cannot link|work-group compiler aborts)")),
 )
 
 # NPP rounds its 8-bit results its own way, which NPP does not document (docs/correctness.md, "NPP's

@@ -201,10 +201,18 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   const std::string platform_version = trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)));
   char pocl_release[32] = {};  // "5.0+debian"
   if (std::sscanf(platform_version.c_str(), "OpenCL %*d.%*d PoCL %31s", pocl_release) == 1 && pocl_release[0] == '5' &&
-      pocl_release[1] == '.')
+      pocl_release[1] == '.') {
     limits.missing[Capability::AsyncCopies] =
         fmt::format("PoCL {}'s kernel library cannot link wait_group_events on a private event list (OpenCL C "
                     "1.2's form): the kernel would abort the process", pocl_release);
+    // Its work-group compiler fails an assertion on fast's RGBA8 kernels (seen at r = 1 and 5 to 32, with
+    // the channel loop's barrier at its top or end, rolled or unrolled; one channel and f32 build):
+    // docs/portability.md, "Implementation faults".
+    limits.no_fast_rgba8 = fmt::format(
+        "PoCL {}'s work-group compiler aborts the process building fast's RGBA8 kernel (Kernel.cc: "
+        "createParallelRegionBefore: region_entry_barrier != NULL); one channel, separable and tiled run here",
+        pocl_release);
+  }
   // Sub-group shuffles (the shuffle variant): the Khronos extension, whose functions need
   // cl_khr_subgroups' sub-groups under -cl-std=CL1.2, or Intel's, which brings both. The kernel reads
   // the sub-group size at run time, so no size is asked for here (kernels_cl/shuffle.cl).

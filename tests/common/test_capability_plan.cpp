@@ -84,3 +84,22 @@ TEST_CASE("capabilities: a set holds what its table line lists, and each has its
     for (std::size_t j = i + 1; j < cc::kCapabilityCount; ++j)
       CHECK(cc::kCapabilityNames[i].name != cc::kCapabilityNames[j].name);
 }
+
+TEST_CASE("implementation faults: a device that must not build fast's RGBA8 kernels skips fast on RGBA8 only") {
+  cc::DeviceLimits limits = capable_device();
+  limits.no_fast_rgba8 = "this implementation aborts building fast's RGBA8 kernel";
+  for (const int radius : {1, 2, 5, 20}) {
+    CAPTURE(radius);
+    cc::LaunchPlan launch;
+    const auto plan = [&](std::string_view variant, cc::PixelType pixel, int channels) {
+      return plan_variant(launch, variant, box_problem(67, 45, radius, radius, cc::Border::Mirror, pixel, channels),
+                          limits);
+    };
+    CHECK(plan("fast", cc::PixelType::U8, 3) == limits.no_fast_rgba8);
+    CHECK(plan("fast", cc::PixelType::U8, 4) == limits.no_fast_rgba8);
+    CHECK(plan("fast", cc::PixelType::U8, 1) == "");
+    CHECK(plan("fast", cc::PixelType::F32, 3) == "");
+    CHECK(plan("separable", cc::PixelType::U8, 3) == "");
+    CHECK(plan("tiled", cc::PixelType::U8, 3) == "");
+  }
+}

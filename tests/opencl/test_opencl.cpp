@@ -281,6 +281,12 @@ TEST_CASE("u8 fast and separable: every scheme and shape, 1, 3 and 4 channels, e
         INFO("border " << cc::to_string(border));
         const cc::Problem problem = cc::make_problem(input, filter, border, false, cc::PixelType::U8);
         const cc::BackendRun run = opencl().run(problem, input, shape.variant, device_under_test(), quick_options());
+        // An implementation that must not build fast's RGBA8 kernels (backends/launch_plan.h) skips them, and only them.
+        if (run.status == cc::Status::Skipped && channels > 1 && !separable &&
+            run.reason == device_limits().no_fast_rgba8) {
+          MESSAGE("skipped: " << run.reason);
+          continue;
+        }
         REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
         CHECK(run.compile_time.ends_with(channels == 1 ? " -DCC_PIXEL=CC_PIXEL_U8" : " -DCC_PIXEL=CC_PIXEL_U8X4"));
         // The shape is the one f32 takes (both kernels stage float whatever the pixels), but for RGBA8's
