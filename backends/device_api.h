@@ -17,7 +17,7 @@ namespace cc {
 class ApiError;
 
 // What crosses the host-device boundary for one frame: `units` transfers of `unit_bytes` each, and
-// how an Image is packed into them and read back (docs/architecture.md, "Pixel types"): f32 is planar,
+// how an Image is packed into them and read back (docs/architecture.md, "Adding a pixel type"): f32 is planar,
 // one unit per channel; u8 one interleaved unit of 1 byte per pixel, or 4 (RGBA8: 2 and 3 channels
 // padded with zeros, the padding not read back).
 struct FrameLayout {

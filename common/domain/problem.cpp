@@ -53,7 +53,7 @@ DeviceFormat device_format(PixelType pixel, int channels) {
   if (pixel == PixelType::F32)
     return {.kernel = KernelFormat::F32, .units = channels, .device_channels = channels,
             .unit_pixel_bytes = static_cast<int>(sizeof(float)), .values = 1};
-  // 8-bit: one channel, or RGBA8 with 2 and 3 channels padded to 4 (docs/architecture.md, "Pixel types").
+  // 8-bit: one channel, or RGBA8 with 2 and 3 channels padded to 4 (docs/architecture.md, "Adding a pixel type").
   if (channels == 1) return {.kernel = KernelFormat::U8, .units = 1, .device_channels = 1, .unit_pixel_bytes = 1, .values = 1};
   return {.kernel = KernelFormat::U8x4, .units = 1, .device_channels = 4, .unit_pixel_bytes = 4, .values = 4};
 }

@@ -18,7 +18,7 @@ enum class Border { Zero = CC_BORDER_ZERO, Clamp = CC_BORDER_CLAMP, Mirror = CC_
 std::string_view to_string(Border border);
 Border parse_border(std::string_view name);  // throws InputError on an unknown name
 
-// How pixels are stored on the device (docs/architecture.md, "Pixel types"): 32-bit float planes, or
+// How pixels are stored on the device (docs/architecture.md, "Adding a pixel type"): 32-bit float planes, or
 // 8-bit interleaved with float arithmetic, results rounded to nearest and saturated to 0..255: one
 // channel, or four (RGBA8; 2 and 3 channels padded to 4, the padding neither read back nor validated).
 enum class PixelType { F32, U8 };
