@@ -102,8 +102,8 @@ std::string memory_note(const DeviceLimits& limits, HostMemory memory);
 // Builds the program or module for a plan (its defines), returning the built kernels' limits.
 using BuildKernels = std::function<KernelLimits(const LaunchPlan& plan)>;
 
-// The rule: checks the variant's traits against the problem and the limits (border, rank 1, radius
-// limits, constant memory, images, memory for `frames_in_flight` frames), chooses the compile-time
+// The rule: checks the variant's traits against the problem and the limits, in plan_before_building's
+// order (docs/architecture.md, "Planning"), and memory for `frames_in_flight` frames, chooses the compile-time
 // shape, builds, then fits the group to what the built kernel takes (a compile-time shape the kernel
 // cannot take is chosen again for its limit and built again). Fills `plan`; returns why the variant
 // cannot run here, or "" when it can. `build` is not called for a skip found before building.

@@ -1,4 +1,4 @@
-// cuda_backend.h: the CUDA backend: five memory-space variants plus the NPP baseline.
+// cuda_backend.h: the CUDA backend: every variant the table gives CUDA (common/domain/variants.h), cuFFT and NPP among them.
 #pragma once
 
 #include <memory>

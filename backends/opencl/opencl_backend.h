@@ -1,4 +1,4 @@
-// opencl_backend.h: the OpenCL backend: every platform and device, five memory-space variants.
+// opencl_backend.h: the OpenCL backend: every platform and device, every variant the table gives OpenCL (common/domain/variants.h).
 #pragma once
 
 #include <memory>
