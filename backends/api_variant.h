@@ -48,6 +48,12 @@ struct ApiVariant {
   std::span<const std::string_view> kernels = {};
 };
 
+// The variant's own decline for a planned problem (ApiVariant::declines), or "" where it has none: what
+// every API's VariantBuild::declines answers.
+inline std::string declines_of(const ApiVariant& variant, const LaunchPlan& plan, const Problem& problem) {
+  return variant.declines ? variant.declines(variant, plan, problem) : "";
+}
+
 // An API's own variant, where a library does the work (fft, npp): named by its line of the table.
 struct LibraryVariant {
   std::string_view variant;

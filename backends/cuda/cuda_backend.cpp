@@ -187,7 +187,7 @@ class CudaVariantBuild final : public VariantBuild {
 
   // An API variant may decline what the rule accepted: a vendor library's own limit (cuda_variants.h).
   std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
-    return api_variant_.declines ? api_variant_.declines(api_variant_, plan, problem) : "";
+    return declines_of(api_variant_, plan, problem);
   }
 
   std::string compile_time(const LaunchPlan& plan, const RunOptions&) const override {

@@ -156,6 +156,10 @@ class ClBuild final : public VariantBuild {
 
   KernelLimits build(const LaunchPlan& plan) override;
 
+  std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
+    return declines_of(api_variant_, plan, problem);
+  }
+
   std::string compile_time(const LaunchPlan& plan, const RunOptions& options) const override {
     std::string text = fmt::format("radius: {}; options: {}", traits_.compile_time_radius ? "compile-time" : "run-time",
                                    build_options_);
