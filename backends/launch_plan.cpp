@@ -78,14 +78,11 @@ std::string border_reason(const VariantTraits& variant, Border border) {
                      accepted.front());
 }
 
-// Before building: the traits against the problem and the device, and the compile-time shape.
 constexpr std::size_t kFftLeastGroup = 64;
 
-std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
-                                 const DeviceLimits& limits, int frames_in_flight) {
-  plan.variant = &variant;
-  plan.args = problem.conv_args();
-  const ConvArgs& args = plan.args;
+// The problem against the variant's table line: border, pixel type, finite input (fft), rank. Fills the
+// plan's factors; `terms` is the low rank the kernels unroll (1 for the others).
+std::string problem_reason(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem, int& terms) {
   if (std::string reason = border_reason(variant, problem.border); !reason.empty()) return reason;
   if (!(variant.pixels & pixel_bit(problem.pixel)))
     return fmt::format("{} has no {} kernels (pixel types: {}){}{}", variant.name, to_string(problem.pixel),
@@ -93,71 +90,77 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   if (variant.kind == VariantKind::Fft && !problem.input_finite)
     return "the input holds NaN or infinity, which a Fourier transform spreads over the whole plane "
            "(the direct variants keep it where it is, as the reference does)";
-  // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
-  const DeviceFormat& format = problem.format;
-  plan.pixel_bytes = static_cast<std::size_t>(format.unit_pixel_bytes);
   if (variant.rank_one) {
     plan.factors = problem.correlation_factors;
     if (!plan.factors) return "filter is not separable";
   }
-  int terms = 1;
   if (variant.low_rank) {
     if (std::string reason = low_rank_reason(problem); !reason.empty()) return reason;
     terms = problem.correlation_low_rank->rank;
     plan.factors = packed_terms(problem.correlation_low_rank->terms);
   }
+  return "";
+}
 
-  switch (variant.geometry) {
-    case Geometry::Fast: {
-      if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
-      if (format.kernel == KernelFormat::U8x4 && !limits.no_fast_rgba8.empty()) return limits.no_fast_rgba8;
-      plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits),
-                             format.values);
-      // RGBA8 in the columns scheme (a device whose on-chip memory holds no rows tile) validates on Rusticl
-      // for one channel but not for four (its third and fourth channel passes come out wrong at r = 32,
-      // unrolled or not: under investigation, docs/performance.md, "8-bit"): skipped until it does.
-      if (!plan.fast.quads() && !plan.fast.rows() && format.kernel == KernelFormat::U8x4)
-        return fmt::format("the fast variant's columns scheme (radius {}x{} with {} bytes of {}) has no RGBA8 kernel "
-                           "yet; one channel, separable and tiled run here", args.radius_x, args.radius_y,
-                           limits.on_chip_bytes, limits.on_chip_name);
-      plan.on_chip_bytes = fast_tile_bytes(plan.fast, args.radius_x, args.radius_y);
-      if (plan.on_chip_bytes > limits.on_chip_bytes)
-        return fmt::format("the fast tile needs {} bytes of {}, the device allows {} per group", plan.on_chip_bytes,
-                           limits.on_chip_name, limits.on_chip_bytes);
-      plan.group = {static_cast<std::size_t>(plan.fast.block_x), static_cast<std::size_t>(plan.fast.block_y)};
-      const auto [columns, rows] = fast_work_items(plan.fast, args.width, args.height);
-      plan.groups = {divide_up(columns, plan.group.x), divide_up(rows, plan.group.y)};
-      plan.defines = fast_defines(plan.fast, args.radius_x, args.radius_y);
-      break;
-    }
-    case Geometry::SeparableTile: {
-      const std::optional<SeparableShape> shape =
-          separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits), terms);
-      if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
-      plan.separable = *shape;
-      plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x, terms);
-      plan.group = {static_cast<std::size_t>(shape->threads), 1};
-      const auto [columns, rows] = separable_groups(*shape, args.width, args.height);
-      plan.groups = {columns, rows};
-      plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
-      if (variant.low_rank) plan.defines.push_back(fmt::format("-DTERMS={}", terms));
-      break;
-    }
-    case Geometry::Fft:
-      // VkFFT plans its kernels for the device's work-group size; on a device allowing few work-items
-      // it fails to launch (1-2) or never finishes planning (8, a 48x30 transform: over 10 minutes at
-      // 100% CPU). Tried with PoCL's POCL_MAX_WORK_GROUP_SIZE at 1, 2, 4, 8, 16, 32, 64, 128, 256: at 16
-      // and 32 the 48x30 plan had not finished after 50 s and 120 s (a cold PoCL cache), at 64
-      // it planned and validated in 9 s (cold) and so did every size tried; cuFFT's devices allow 1024.
-      if (limits.max_group < kFftLeastGroup)
-        return fmt::format("the device allows {} work-items per group; the FFT library needs at least {} to plan",
-                           limits.max_group, kFftLeastGroup);
-      plan.fft = fft_shape(problem);
-      break;
-    default: break;
-  }
-  if (std::string define = pixel_define(problem); !define.empty()) plan.defines.push_back(std::move(define));
+// fast's compile-time shape (common/geometry/fast_shape.h) for the radius and the device's on-chip memory.
+std::string plan_fast(LaunchPlan& plan, const Problem& problem, const DeviceLimits& limits) {
+  const ConvArgs& args = plan.args;
+  const DeviceFormat& format = problem.format;
+  if (std::string reason = fast_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
+  if (format.kernel == KernelFormat::U8x4 && !limits.no_fast_rgba8.empty()) return limits.no_fast_rgba8;
+  plan.fast = fast_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits),
+                         format.values);
+  // RGBA8 in the columns scheme (a device whose on-chip memory holds no rows tile) validates on Rusticl
+  // for one channel but not for four (its third and fourth channel passes come out wrong at r = 32,
+  // unrolled or not: under investigation, docs/performance.md, "8-bit"): skipped until it does.
+  if (!plan.fast.quads() && !plan.fast.rows() && format.kernel == KernelFormat::U8x4)
+    return fmt::format("the fast variant's columns scheme (radius {}x{} with {} bytes of {}) has no RGBA8 kernel "
+                       "yet; one channel, separable and tiled run here", args.radius_x, args.radius_y,
+                       limits.on_chip_bytes, limits.on_chip_name);
+  plan.on_chip_bytes = fast_tile_bytes(plan.fast, args.radius_x, args.radius_y);
+  if (plan.on_chip_bytes > limits.on_chip_bytes)
+    return fmt::format("the fast tile needs {} bytes of {}, the device allows {} per group", plan.on_chip_bytes,
+                       limits.on_chip_name, limits.on_chip_bytes);
+  plan.group = {static_cast<std::size_t>(plan.fast.block_x), static_cast<std::size_t>(plan.fast.block_y)};
+  const auto [columns, rows] = fast_work_items(plan.fast, args.width, args.height);
+  plan.groups = {divide_up(columns, plan.group.x), divide_up(rows, plan.group.y)};
+  plan.defines = fast_defines(plan.fast, args.radius_x, args.radius_y);
+  return "";
+}
 
+// separable's and lowrank's bands (common/geometry/separable_shape.h), `terms` of them unrolled.
+std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const DeviceLimits& limits, int terms) {
+  const ConvArgs& args = plan.args;
+  const std::optional<SeparableShape> shape =
+      separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits), terms);
+  if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
+  plan.separable = *shape;
+  plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x, terms);
+  plan.group = {static_cast<std::size_t>(shape->threads), 1};
+  const auto [columns, rows] = separable_groups(*shape, args.width, args.height);
+  plan.groups = {columns, rows};
+  plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
+  if (variant.low_rank) plan.defines.push_back(fmt::format("-DTERMS={}", terms));
+  return "";
+}
+
+// The FFT library's transform (common/geometry/fft_shape.h), where the device's groups are large enough.
+std::string plan_fft(LaunchPlan& plan, const Problem& problem, const DeviceLimits& limits) {
+  // VkFFT plans its kernels for the device's work-group size; on a device allowing few work-items
+  // it fails to launch (1-2) or never finishes planning (8, a 48x30 transform: over 10 minutes at
+  // 100% CPU). Tried with PoCL's POCL_MAX_WORK_GROUP_SIZE at 1, 2, 4, 8, 16, 32, 64, 128, 256: at 16
+  // and 32 the 48x30 plan had not finished after 50 s and 120 s (a cold PoCL cache), at 64
+  // it planned and validated in 9 s (cold) and so did every size tried; cuFFT's devices allow 1024.
+  if (limits.max_group < kFftLeastGroup)
+    return fmt::format("the device allows {} work-items per group; the FFT library needs at least {} to plan",
+                       limits.max_group, kFftLeastGroup);
+  plan.fft = fft_shape(problem);
+  return "";
+}
+
+// The filter in constant memory, the capabilities the variant needs, the image sizes a texture takes.
+std::string device_reason(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                          const DeviceLimits& limits) {
   plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);
   if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
     return fmt::format("filter of {} bytes exceeds {}", plan.filter_bytes, limits.constant_name);
@@ -172,11 +175,16 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
       return fmt::format("image of {}x{} exceeds {} ({}x{})", problem.width, problem.height, limits.image_name,
                          limits.image_max_width, limits.image_max_height);
   }
+  return "";
+}
 
+// The frames `frames_in_flight` runs hold at once, and the largest single buffer, against the device's memory.
+std::string memory_reason(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                          const DeviceLimits& limits, int frames_in_flight) {
   const std::size_t plane_bytes = static_cast<std::size_t>(problem.width) * problem.height * plan.pixel_bytes;
   const bool fft = variant.geometry == Geometry::Fft;
   const std::size_t fft_bytes = fft ? 2 * plan.fft.buffer_bytes() + fft_band_bytes(plan.fft, problem.correlation_filter) : 0;
-  plan.frame_bytes = (2 * format.units + variant.scratch_planes) * plane_bytes + fft_bytes;
+  plan.frame_bytes = (2 * problem.format.units + variant.scratch_planes) * plane_bytes + fft_bytes;
   const std::size_t largest = std::max({plane_bytes, plan.filter_bytes, fft ? plan.fft.buffer_bytes() : 0});
   if (largest > limits.max_allocation)
     return fmt::format("needs {:.1f} MB in one buffer, the device allows {:.1f} MB ({})", megabytes(largest),
@@ -186,6 +194,29 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     return fmt::format("needs {:.1f} MB, the device has {:.1f} MB ({})", megabytes(total), megabytes(limits.memory),
                        limits.memory_name);
   return "";
+}
+
+// Before building: the traits against the problem and the device, and the compile-time shape, in this
+// order (docs/architecture.md, "Planning").
+std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                                 const DeviceLimits& limits, int frames_in_flight) {
+  plan.variant = &variant;
+  plan.args = problem.conv_args();
+  // A unit is what one launch reads: a float plane, or the 8-bit interleaved image (FrameLayout).
+  plan.pixel_bytes = static_cast<std::size_t>(problem.format.unit_pixel_bytes);
+  int terms = 1;
+  if (std::string reason = problem_reason(plan, variant, problem, terms); !reason.empty()) return reason;
+  std::string shape_reason;
+  switch (variant.geometry) {
+    case Geometry::Fast: shape_reason = plan_fast(plan, problem, limits); break;
+    case Geometry::SeparableTile: shape_reason = plan_separable(plan, variant, limits, terms); break;
+    case Geometry::Fft: shape_reason = plan_fft(plan, problem, limits); break;
+    default: break;
+  }
+  if (!shape_reason.empty()) return shape_reason;
+  if (std::string define = pixel_define(problem); !define.empty()) plan.defines.push_back(std::move(define));
+  if (std::string reason = device_reason(plan, variant, problem, limits); !reason.empty()) return reason;
+  return memory_reason(plan, variant, problem, limits, frames_in_flight);
 }
 
 // A cluster launch takes whole clusters only: kClusterGroups, less where the grid has fewer groups on an

@@ -155,7 +155,7 @@ std::vector<Series> build_series(const Selection& selection, const std::vector<A
     const Api& api = api_of(apis, *run);
     const std::string label = fmt::format("{} {}", api.label, run->variant);
     auto series = std::ranges::find(all, label, &Series::label);
-    if (series == all.end()) series = all.insert(all.end(), Series{label, variant_colour(run->variant), &api, {}});
+    if (series == all.end()) series = all.insert(all.end(), Series{label, variant_colour(run->variant), &api, {}, {}});
     const double x = selection.x == XAxis::Size ? megapixels_of(*run) : radius_of(*run);
     // Pinned and pageable share a kernel: the first counts.
     if (series->points.emplace(x, run->mpix_per_s).second && std::isfinite(run->times.kernel_ms.noise_percent))

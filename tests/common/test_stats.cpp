@@ -67,6 +67,7 @@ namespace {
 
 // A `take` for sample_until_stopped that hands out `planted` in order, recording each round's size.
 struct Planted {
+  explicit Planted(std::vector<double> values) : planted(std::move(values)) {}
   std::vector<double> planted;
   std::vector<int> rounds;
   std::size_t next = 0;
