@@ -147,10 +147,8 @@ std::string emulated_sub_groups_define() {
   return fmt::format("-DCC_SHUFFLE_EMULATED -DCC_EMULATED_SUB_GROUP_SIZE={}", size);
 }
 
-ClDevice describe(int platform_index, int device_index, const cl::Platform& platform, const cl::Device& device) {
-  ClDevice found;
-  found.device = device;
-  DeviceLimits& limits = found.limits;
+// The sizes the plan checks: memory, one allocation, local and constant memory, work-groups, images.
+void read_sizes(DeviceLimits& limits, const cl::Device& device) {
   limits.memory = CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(err));
   limits.max_allocation = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(err));
   limits.on_chip_bytes = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>(err));
@@ -161,10 +159,13 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   item_sizes.resize(3, 1);  // 3 dimensions is the spec's minimum; be safe against less
   limits.max_group_x = item_sizes[0];
   limits.max_group_y = item_sizes[1];
-  const bool image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
-  if (!image_support) limits.missing[Capability::Images] = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
+  if (CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) != CL_TRUE) limits.missing[Capability::Images] = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
   limits.image_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
   limits.image_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
+}
+
+// What --memory mapped, managed and managed-faults are on this device, and whether it may run them.
+void read_host_memory(DeviceLimits& limits, const cl::Device& device) {
   // --memory mapped and managed (README.md, --memory): the buffers are the host's own only where the device
   // says it shares host memory; elsewhere the driver decides, and may copy at each unmap and map.
   cl_bool unified = CL_FALSE;
@@ -187,13 +188,21 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
       (unified == CL_TRUE ? "the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY): the kernel works in it"
                           : "the device does not share host memory (CL_DEVICE_HOST_UNIFIED_MEMORY false): the runtime "
                             "moves or reaches the pages on demand inside the kernel's time");
+}
+
+// The limits' names in OpenCL's words, for the skip reasons.
+void name_limits(DeviceLimits& limits) {
   limits.memory_name = "CL_DEVICE_GLOBAL_MEM_SIZE";
   limits.allocation_name = "CL_DEVICE_MAX_MEM_ALLOC_SIZE";
   limits.on_chip_name = "local memory (CL_DEVICE_LOCAL_MEM_SIZE)";
   limits.constant_name = fmt::format("CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE ({} bytes)", limits.constant_bytes);
   limits.image_name = "CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT";
   limits.group_name = "CL_KERNEL_WORK_GROUP_SIZE";
-  const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
+}
+
+// Faults of an implementation that no query finds out and that end the process: recognised by the
+// platform's name and version (docs/portability.md, "Implementation faults").
+void note_known_faults(DeviceLimits& limits, const cl::Platform& platform) {
   // OpenCL C 1.2's wait_group_events takes a pointer to private events; PoCL 5.0's kernel library has
   // only the generic-address-space one, so a kernel calling it fails to link when first launched and
   // PoCL aborts the process (seen on the GPU host's PoCL 5.0+debian; Debian 12's 3.1 links it; the
@@ -213,6 +222,10 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
         "createParallelRegionBefore: region_entry_barrier != NULL); one channel, separable and tiled run here",
         pocl_release);
   }
+}
+
+// Which sub-group shuffle the shuffle variant's kernel calls here, if any.
+void read_sub_groups(DeviceLimits& limits, const cl::Device& device) {
   // Sub-group shuffles (the shuffle variant): the Khronos extension, whose functions need
   // cl_khr_subgroups' sub-groups under -cl-std=CL1.2, or Intel's, which brings both. The kernel reads
   // the sub-group size at run time, so no size is asked for here (kernels_cl/shuffle.cl).
@@ -225,12 +238,16 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
     limits.missing[Capability::LaneShuffles] = "the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS has "
                                                "neither cl_khr_subgroup_shuffle with cl_khr_subgroups nor "
                                                "cl_intel_subgroups)";
-  if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
-  found.c_version = opencl_c_version(c_version);
+}
+
+// The device's lines of the report (DeviceInfo), its limits already read.
+void describe_info(DeviceInfo& info, const DeviceLimits& limits, int platform_index, int device_index,
+                   const cl::Platform& platform, const cl::Device& device, const std::string& c_version) {
+  std::vector<std::size_t> item_sizes = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>(err));
+  item_sizes.resize(3, 1);
+  const bool image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.
   const bool local_is_global = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>(err)) == CL_GLOBAL;
-
-  DeviceInfo& info = found.info;
   info.backend = "opencl";
   info.id = fmt::format("opencl:{}:{}", platform_index, device_index);
   info.name = fmt::format("{} ({})", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_NAME>(err))),
@@ -259,6 +276,20 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   info.compute_units = static_cast<int>(CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(err)));
   info.global_memory_bytes = static_cast<double>(limits.memory);
   info.cache_bytes = static_cast<double>(CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>(err)));
+}
+
+ClDevice describe(int platform_index, int device_index, const cl::Platform& platform, const cl::Device& device) {
+  ClDevice found;
+  found.device = device;
+  read_sizes(found.limits, device);
+  read_host_memory(found.limits, device);
+  name_limits(found.limits);
+  note_known_faults(found.limits, platform);
+  read_sub_groups(found.limits, device);
+  if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
+  const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
+  found.c_version = opencl_c_version(c_version);
+  describe_info(found.info, found.limits, platform_index, device_index, platform, device, c_version);
   return found;
 }
 
