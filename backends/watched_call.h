@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -14,6 +15,24 @@
 #include "common/domain/seconds.h"
 
 namespace cc {
+
+// A span of seconds from the environment variable `name` (one checked Seconds, common/domain/seconds.h),
+// or `default_s` where it is unset or empty. InputError for a value that is not a number of seconds > 0.
+inline double limit_from_environment(const char* name, double default_s) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return default_s;
+  return Seconds::parse(text, name).count();
+}
+
+// PoCL loads LLVM and starts its threads in well under a second, and CUDA's runtime initialises in
+// seconds; a loader that has not returned in two minutes waits on something that will not come (a FIFO
+// named as a library, a hung kernel module, a device fallen off the bus).
+inline constexpr double kDefaultLoadTimeoutS = 120;
+
+// The longest loading a GPU API's drivers and listing their devices may take: CONVCOMPARE_LOAD_TIMEOUT
+// seconds, else kDefaultLoadTimeoutS. Its own limit, apart from a build's: a test that bounds builds to a
+// millisecond must still get past loading.
+inline double load_limit_s() { return limit_from_environment("CONVCOMPARE_LOAD_TIMEOUT", kDefaultLoadTimeoutS); }
 
 enum class Watched { Finished, TimedOut, Interrupted };
 

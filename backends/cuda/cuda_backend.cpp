@@ -24,6 +24,7 @@
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
+#include "backends/watched_call.h"
 #include "common/domain/error.h"
 #include "common/geometry/tile_shape.h"
 #include "kernels_cuda/launchers.h"
@@ -245,8 +246,23 @@ class CudaApi final : public GpuApi {
 
   GpuDiscovery discover() override {
     GpuDiscovery found;
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
+    // The runtime's first call loads the driver and initialises it: on a thread of its own within
+    // CONVCOMPARE_LOAD_TIMEOUT, as OpenCL's loader is (backends/watched_call.h), since a device fallen
+    // off the bus or a hung kernel module never returns from it.
+    struct Counted {
+      int count = 0;
+      cudaError_t status = cudaSuccess;
+    };
+    auto counted = std::make_shared<Counted>();
+    const double limit_s = load_limit_s();
+    if (run_watched(limit_s, [counted] { counted->status = cudaGetDeviceCount(&counted->count); }) ==
+        Watched::TimedOut)
+      throw DeviceStuckError(fmt::format("loading the CUDA driver (cudaGetDeviceCount) did not finish within {:g} s: "
+                                         "the driver may never return; if it is only slow, raise "
+                                         "CONVCOMPARE_LOAD_TIMEOUT (seconds, default {:g})",
+                                         limit_s, kDefaultLoadTimeoutS));
+    const int count = counted->count;
+    const cudaError_t status = counted->status;
     if (status != cudaSuccess) {
       cudaGetLastError();
       found.unavailable_reason = no_device_reason(status);

@@ -57,19 +57,7 @@ double seconds(std::chrono::steady_clock::duration span) { return std::chrono::d
 
 }  // namespace
 
-namespace {
-
-double limit_from_environment(const char* name, double default_s) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return default_s;
-  return Seconds::parse(text, name).count();
-}
-
-}  // namespace
-
 double build_limit_s() { return limit_from_environment("CONVCOMPARE_BUILD_TIMEOUT", kDefaultBuildTimeoutS); }
-
-double load_limit_s() { return limit_from_environment("CONVCOMPARE_LOAD_TIMEOUT", kDefaultLoadTimeoutS); }
 
 cl_int build_program(cl_program program, cl_device_id device, const std::string& options, std::string_view what) {
   const double limit_s = build_limit_s();  // before the build starts: a bad value is refused, not half-used

@@ -26,15 +26,6 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
 // of seconds greater than 0.
 double build_limit_s();
 
-// The longest loading the OpenCL drivers and listing their devices may take: CONVCOMPARE_LOAD_TIMEOUT
-// seconds, else kDefaultLoadTimeoutS. Its own limit: a test that bounds builds to a millisecond must
-// still get past loading. InputError as build_limit_s.
-double load_limit_s();
-
-// PoCL loads LLVM and starts its threads in well under a second; a loader that has not returned in two
-// minutes is waiting on something that will not come (a FIFO named as a library, a hung kernel module).
-inline constexpr double kDefaultLoadTimeoutS = 120;
-
 // A cold build of one of our kernels took 1-2 s on PoCL and up to 4 s on Oclgrind (fast) on the loaded
 // 2-core CI machine; the default is over a hundred times that, so only a driver that never returns meets it.
 inline constexpr double kDefaultBuildTimeoutS = 600;
