@@ -79,17 +79,25 @@ TEST_CASE("signals: an ICD file the loader would block on (a FIFO) is refused in
                 {"OCL_ICD_FILENAMES", "is a FIFO"}, 10);
 }
 
-TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given up on at CONVCOMPARE_LOAD_TIMEOUT: one line, 2") {
-  if (skipped_unless_opencl("the OpenCL ICD loader")) return;
-  TempDir temp("hostile");
-  const fs::path dir = temp.path;
-  // A regular .icd naming a library that is a FIFO: the loader's dlopen blocks and nothing signals.
+namespace {
+
+// OCL_ICD_VENDORS naming `dir`/vendors, whose one regular .icd names a library that is a FIFO: the loader's
+// dlopen blocks for good, inside the driver stage "loading the OpenCL drivers", with nothing of ours to wait on.
+std::string blocking_icd_loader(const fs::path& dir) {
   fs::create_directory(dir / "vendors");
   REQUIRE(::mkfifo((dir / "library.so").c_str(), 0600) == 0);
   std::ofstream(dir / "vendors" / "x.icd") << (dir / "library.so").string() << '\n';
+  return "OCL_ICD_VENDORS=" + shell_quoted(dir / "vendors");
+}
+
+}  // namespace
+
+TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given up on at CONVCOMPARE_LOAD_TIMEOUT: one line, 2") {
+  if (skipped_unless_opencl("the OpenCL ICD loader")) return;
+  TempDir temp("hostile");
+  const std::string loader = blocking_icd_loader(temp.path);
   for (const std::string& command : {std::string("--list"), std::string("$RUN --size 16x16")}) {
-    const CommandResult result = shell("CONVCOMPARE_LOAD_TIMEOUT=2 OCL_ICD_VENDORS=" + shell_quoted(dir / "vendors") +
-                                       " exec $CONVCOMPARE " + command);
+    const CommandResult result = shell("CONVCOMPARE_LOAD_TIMEOUT=2 " + loader + " exec $CONVCOMPARE " + command);
     check_refused(result, {"loading the OpenCL drivers", "did not finish within 2 s", "CONVCOMPARE_LOAD_TIMEOUT"}, 10);
     CHECK(result.seconds >= 2);
   }
@@ -98,15 +106,11 @@ TEST_CASE("signals: with no signal, an ICD loader that blocks for good is given 
 TEST_CASE("signals: one SIGTERM while the ICD loader blocks for good ends the process at the backstop: one line, 143") {
   if (skipped_unless_opencl("the OpenCL ICD loader")) return;
   TempDir temp("hostile");
-  const fs::path dir = temp.path;
-  // A regular .icd naming a library that is a FIFO: the loader's dlopen blocks, inside the driver stage
-  // "loading the OpenCL drivers", with nothing of ours to wait on. The first signal is a stop request,
-  // which that stage never lets the job reach; 5 s later (stop_request.h, kStopBackstopS) it ends.
-  fs::create_directory(dir / "vendors");
-  REQUIRE(::mkfifo((dir / "library.so").c_str(), 0600) == 0);
-  std::ofstream(dir / "vendors" / "x.icd") << (dir / "library.so").string() << '\n';
+  // The loader blocks for good. The first signal is a stop request, which that stage never lets the job
+  // reach; 5 s later (stop_request.h, kStopBackstopS) it ends.
+  const std::string loader = blocking_icd_loader(temp.path);
   const CommandResult result =
-      shell("OCL_ICD_VENDORS=" + shell_quoted(dir / "vendors") + " $CONVCOMPARE --list & child=$!; " + kAwaitStopHandling +
+      shell(loader + " $CONVCOMPARE --list & child=$!; " + kAwaitStopHandling +
             "sleep 0.3; kill -TERM $child; wait $child; echo \"status $?\"");
   INFO("stderr: " << result.err);
   REQUIRE_FALSE(result.timed_out);
