@@ -53,13 +53,8 @@ class HaloProbe {
 
  private:
   void find_devices(unsigned platform_index) {
-    cl_uint platforms = 0;
-    CHECK(clGetPlatformIDs(0, nullptr, &platforms));
-    std::vector<cl_platform_id> platform(platforms);
-    CHECK(clGetPlatformIDs(platforms, platform.data(), nullptr));
-    if (platform_index >= platforms) fail("no platform " + std::to_string(platform_index));
     cl_uint found = 0;
-    clGetDeviceIDs(platform[platform_index], CL_DEVICE_TYPE_ALL, 2, ids_, &found);
+    clGetDeviceIDs(cl_probe::platform_at(platform_index), CL_DEVICE_TYPE_ALL, 2, ids_, &found);
     if (found < 2) fail("platform " + std::to_string(platform_index) + " has fewer than two devices");
     char name[256] = {};
     CHECK(clGetDeviceInfo(ids_[0], CL_DEVICE_NAME, sizeof name, name, nullptr));

@@ -37,6 +37,16 @@ inline double command_ms(cl_event event) {
   return static_cast<double>(end - start) * 1e-6;
 }
 
+// The platform at `index` of clGetPlatformIDs' list, or exit 2 saying there is none.
+inline cl_platform_id platform_at(cl_uint index) {
+  cl_uint platforms = 0;
+  CHECK(clGetPlatformIDs(0, nullptr, &platforms));
+  std::vector<cl_platform_id> platform(platforms);
+  CHECK(clGetPlatformIDs(platforms, platform.data(), nullptr));
+  if (index >= platforms) fail("no platform " + std::to_string(index));
+  return platform[index];
+}
+
 inline double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

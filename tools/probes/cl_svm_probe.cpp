@@ -20,15 +20,11 @@ using cl_probe::median;
 
 // The device with coarse-grained SVM, or exit 2 naming what is missing.
 cl_device_id find_svm_device(cl_uint platform_index, cl_uint device_index) {
-  cl_uint platforms = 0;
-  CHECK(clGetPlatformIDs(0, nullptr, &platforms));
-  std::vector<cl_platform_id> platform(platforms);
-  CHECK(clGetPlatformIDs(platforms, platform.data(), nullptr));
-  if (platform_index >= platforms) fail("no platform " + std::to_string(platform_index));
+  const cl_platform_id platform = cl_probe::platform_at(platform_index);
   cl_uint devices = 0;
-  CHECK(clGetDeviceIDs(platform[platform_index], CL_DEVICE_TYPE_ALL, 0, nullptr, &devices));
+  CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices));
   std::vector<cl_device_id> device(devices);
-  CHECK(clGetDeviceIDs(platform[platform_index], CL_DEVICE_TYPE_ALL, devices, device.data(), nullptr));
+  CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, devices, device.data(), nullptr));
   if (device_index >= devices) fail("no device " + std::to_string(device_index));
   const cl_device_id id = device[device_index];
   cl_device_svm_capabilities svm = 0;
