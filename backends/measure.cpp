@@ -246,25 +246,26 @@ class RunMeasurement {
 
   // 8. host to host, then the reuse case, on the host clock, each while the budget lasts.
   void time_host_to_host_and_reuse() {
-    if (budget_.spent()) {
-      budget_.skip("host_to_host_ms");
-    } else {
-      const Clock::time_point round_trip_start = Clock::now();
+    time_on_host("host_to_host_ms", run_.times.host_to_host_ms, [&] {
       upload();
       launch();
       download();
-      queue_->finish();
-      run_.times.host_to_host_ms = ms_since(round_trip_start);
-    }
-    if (budget_.spent()) {
-      budget_.skip("reuse_ms");
-    } else {
-      const Clock::time_point reuse_start = Clock::now();
+    });
+    time_on_host("reuse_ms", run_.times.reuse_ms, [&] {
       launch();
       download();
-      queue_->finish();
-      run_.times.reuse_ms = ms_since(reuse_start);
-    }
+    });
+  }
+
+  // `commands` and the queue's finish on the host clock into `ms`, or the phase named skipped once the
+  // budget is spent.
+  template <class Commands>
+  void time_on_host(const char* phase, double& ms, Commands&& commands) {
+    if (budget_.spent()) return budget_.skip(phase);
+    const Clock::time_point start = Clock::now();
+    commands();
+    queue_->finish();
+    ms = ms_since(start);
   }
 
   // Every 8-bit value is a result, so a pixel left as poisoned could pass: poisoned again with zeros and
