@@ -85,13 +85,6 @@ std::chrono::steady_clock::time_point deadline_from(std::chrono::steady_clock::t
   return start + clock_span(wait_limit_s);
 }
 
-// A wait given up on because a stop request is overdue (stop_request.h): the device is left working,
-// so no later call may wait on it; the job reports the interrupt, not this.
-[[noreturn]] void give_up_for_stop(std::string_view what) {
-  stuck.store(true);
-  throw DeviceStuckError(fmt::format("interrupted by {}: gave up {} after {:g} s", stop_signal_name(), what, kStopGraceS));
-}
-
 void set_name(std::string_view name) {
   const std::size_t length = std::min(name.size(), sizeof running_name - 1);
   std::memcpy(running_name, name.data(), length);
@@ -117,6 +110,11 @@ const char* running_variant_name() noexcept { return running_name; }
 bool device_stuck() noexcept { return stuck.load(); }
 
 void abandon_device() noexcept { stuck.store(true); }
+
+void give_up_for_stop(std::string_view what) {
+  stuck.store(true);
+  throw DeviceStuckError(fmt::format("interrupted by {}: gave up {} after {:g} s", stop_signal_name(), what, kStopGraceS));
+}
 
 void set_driver_stage_hook(void (*hook)() noexcept) noexcept { stage_hook = hook; }
 

@@ -42,6 +42,11 @@ bool device_stuck() noexcept;
 // then on no call may reach the driver, and main ends the process with _Exit.
 void abandon_device() noexcept;
 
+// A wait given up on because a stop request is overdue (stop_request.h): the device is left working, so it
+// is abandoned, and DeviceStuckError says "interrupted by SIGTERM: gave up `what` after 3 s"; the job
+// reports the interrupt, not this.
+[[noreturn]] void give_up_for_stop(std::string_view what);
+
 // Moves `object` (driver handles: a program, the contexts) into static storage that is never destroyed,
 // once the device is abandoned: their release could wait for a lock a stuck driver call holds, and the
 // process ends with _Exit anyway. Allocates nothing, as running out of memory may be why it is called.

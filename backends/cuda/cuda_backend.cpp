@@ -254,13 +254,8 @@ class CudaApi final : public GpuApi {
       cudaError_t status = cudaSuccess;
     };
     auto counted = std::make_shared<Counted>();
-    const double limit_s = load_limit_s();
-    if (run_watched(limit_s, [counted] { counted->status = cudaGetDeviceCount(&counted->count); }) ==
-        Watched::TimedOut)
-      throw DeviceStuckError(fmt::format("loading the CUDA driver (cudaGetDeviceCount) did not finish within {:g} s: "
-                                         "the driver may never return; if it is only slow, raise "
-                                         "CONVCOMPARE_LOAD_TIMEOUT (seconds, default {:g})",
-                                         limit_s, kDefaultLoadTimeoutS));
+    run_watched("loading the CUDA driver (cudaGetDeviceCount)", load_limit(),
+                [counted] { counted->status = cudaGetDeviceCount(&counted->count); });
     const int count = counted->count;
     const cudaError_t status = counted->status;
     if (status != cudaSuccess) {

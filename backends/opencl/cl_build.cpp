@@ -57,23 +57,14 @@ double seconds(std::chrono::steady_clock::duration span) { return std::chrono::d
 
 }  // namespace
 
-double build_limit_s() { return limit_from_environment("CONVCOMPARE_BUILD_TIMEOUT", kDefaultBuildTimeoutS); }
+WatchLimit build_limit() { return watch_limit("CONVCOMPARE_BUILD_TIMEOUT", kDefaultBuildTimeoutS); }
 
 cl_int build_program(cl_program program, cl_device_id device, const std::string& options, std::string_view what) {
-  const double limit_s = build_limit_s();  // before the build starts: a bad value is refused, not half-used
+  const WatchLimit limit = build_limit();  // before the build starts: a bad value is refused, not half-used
   auto outcome = std::make_shared<BuildOutcome>();
   const auto start = std::chrono::steady_clock::now();
-  const Watched watched = run_watched(
-      limit_s, [outcome, program, device, options] { run_build(*outcome, program, device, options); },
-      Watched::Interrupted);
-  if (watched == Watched::Interrupted)  // the job reports the interrupt (stop_request.h), not this
-    throw DeviceStuckError(fmt::format("interrupted by {}: gave up the OpenCL build of {} after {:g} s",
-                                       stop_signal_name(), printable(what), kStopGraceS));
-  if (watched == Watched::TimedOut)
-    throw DeviceStuckError(fmt::format(
-        "the OpenCL build of {} did not finish within {:g} s: the driver may never return; if it is only slow, "
-        "raise CONVCOMPARE_BUILD_TIMEOUT (seconds, default {:g})",
-        printable(what), limit_s, kDefaultBuildTimeoutS));
+  run_watched(fmt::format("the OpenCL build of {}", printable(what)), limit,
+              [outcome, program, device, options] { run_build(*outcome, program, device, options); }, OnStop::GiveUp);
   if (*outcome->thrown) {
     abandon_device();
     throw DeviceStuckError(fmt::format(

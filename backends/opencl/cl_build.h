@@ -6,12 +6,14 @@
 
 #include <CL/opencl.hpp>
 
+#include "backends/watched_call.h"
+
 namespace cc::opencl {
 
 // Builds `program` for `device` with `options` and returns clBuildProgram's status. `what` names the
 // build in an error ("tiled.cl for 'tiled' on pthread-..."). Throws DeviceStuckError, with the device
 // abandoned (backends/device_watchdog.h, abandon_device: main then ends with _Exit), when
-// - the build takes longer than build_limit_s(): a driver that never returns from a build is left on
+// - the build takes longer than build_limit(): a driver that never returns from a build is left on
 //   its thread, which cannot be cancelled; or
 // - the driver throws a C++ exception out of clBuildProgram (under ulimit -v, PoCL's LLVM
 //   throws std::bad_alloc through the C API with a lock of its own held, and the clReleaseProgram or
@@ -24,7 +26,7 @@ cl_int build_program(cl_program program, cl_device_id device, const std::string&
 // --kernel-timeout: a run may set that to a second to catch a kernel that never returns, and a cold
 // build takes about that long (PoCL, 2 cores: 0.8-1.8 s). InputError for a value that is not a number
 // of seconds greater than 0.
-double build_limit_s();
+WatchLimit build_limit();
 
 // A cold build of one of our kernels took 1-2 s on PoCL and up to 4 s on Oclgrind (fast) on the loaded
 // 2-core CI machine; the default is over a hundred times that, so only a driver that never returns meets it.
