@@ -23,6 +23,7 @@ using compare_cells::ratio_cell;
 namespace {
 
 constexpr std::size_t kDeviceWidth = 16;  // device names are cut to this in table cells
+constexpr std::size_t kCompareWidth = 80;  // --compare's table, legend and lines: an 80-column terminal shows them whole
 
 std::string shorten(const std::string& text, std::size_t limit) {
   return text.size() <= limit ? text : text.substr(0, limit - 2) + "..";
@@ -71,7 +72,7 @@ std::string p_cell(double p) {
   return p < 0.001 ? fmt::format("{:.1e}", p) : fmt::format("{:.2g}", p);
 }
 
-// Within 80 columns, so that a terminal of 80 does not wrap it.
+// Within kCompareWidth columns, so that a terminal of 80 does not wrap it.
 std::string comparison_legend(const CompareRule& rule) {
   return fmt::format(
       "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of\n"
@@ -127,7 +128,7 @@ void print_comparison_table(const std::string& title, const std::vector<const Co
   out << '\n' << title << '\n';
   print_aligned(rows, numeric, out);
   // Reasons name devices and figures of any length: wrapped, so that each line fits 80 columns too.
-  for (const std::string& reason : reasons) out << report_tables::wrap_words(reason, 80, 4) << '\n';
+  for (const std::string& reason : reasons) out << report_tables::wrap_words(reason, kCompareWidth, 4) << '\n';
 }
 
 // "2 slower, 1 stopped validating, 40 unchanged", then each machine change. The rows a change touches
