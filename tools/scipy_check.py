@@ -70,15 +70,6 @@ ACCEPTED_SKIPS = (
     ("implementation fault", re.compile(r"PoCL \S+'s (kernel library cannot link|work-group compiler aborts)")),
 )
 
-# NPP rounds its 8-bit results its own way, which NPP does not document (docs/correctness.md, "NPP's
-# 8-bit baselines"): levels either side of the exact value saturated to 0..255, beyond the bound.
-def npp_levels(variant, weights):
-    if variant == "npp":
-        return 1.0
-    if variant == "npp-separable":
-        return 1.0 + float(np.abs(weights).sum())  # the first pass's rounding, weighed by the second's |w|
-    return 0.0
-
 
 # --- the border rule -------------------------------------------------------------------------------
 
@@ -294,6 +285,16 @@ def variant_terms(weights):
     """The numerical rank lowrank uses: singular values above 1e-6 of the largest (at most 4)."""
     s = np.linalg.svd(weights, compute_uv=False)
     return int(min(4, max(1, np.count_nonzero(s > 1e-6 * s[0]))))
+
+
+# NPP rounds its 8-bit results its own way, which NPP does not document (docs/correctness.md, "NPP's
+# 8-bit baselines"): levels either side of the exact value saturated to 0..255, beyond the bound.
+def npp_levels(variant, weights):
+    if variant == "npp":
+        return 1.0
+    if variant == "npp-separable":
+        return 1.0 + float(np.abs(weights).sum())  # the first pass's rounding, weighed by the second's |w|
+    return 0.0
 
 
 def compare(problem, output, reference, tolerance, npp_slack=0.0):
