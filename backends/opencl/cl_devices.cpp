@@ -147,8 +147,9 @@ std::string emulated_sub_groups_define() {
   return fmt::format("-DCC_SHUFFLE_EMULATED -DCC_EMULATED_SUB_GROUP_SIZE={}", size);
 }
 
-// The sizes the plan checks: memory, one allocation, local and constant memory, work-groups, images.
-void read_sizes(DeviceLimits& limits, const cl::Device& device) {
+// The sizes the plan checks: memory, one allocation, local and constant memory, work-groups, images. Returns
+// the work-item sizes of all three dimensions, for the report.
+std::vector<std::size_t> read_sizes(DeviceLimits& limits, const cl::Device& device) {
   limits.memory = CC_CL_OUT(device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>(err));
   limits.max_allocation = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(err));
   limits.on_chip_bytes = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>(err));
@@ -159,9 +160,11 @@ void read_sizes(DeviceLimits& limits, const cl::Device& device) {
   item_sizes.resize(3, 1);  // 3 dimensions is the spec's minimum; be safe against less
   limits.max_group_x = item_sizes[0];
   limits.max_group_y = item_sizes[1];
-  if (CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) != CL_TRUE) limits.missing[Capability::Images] = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
+  if (CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) != CL_TRUE)
+    limits.missing[Capability::Images] = "device has no image support (CL_DEVICE_IMAGE_SUPPORT is false)";
   limits.image_max_width = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_WIDTH>(err));
   limits.image_max_height = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE2D_MAX_HEIGHT>(err));
+  return item_sizes;
 }
 
 // What --memory mapped, managed and managed-faults are on this device, and whether it may run them.
@@ -202,12 +205,11 @@ void name_limits(DeviceLimits& limits) {
 
 // Faults of an implementation that no query finds out and that end the process: recognised by the
 // platform's name and version (docs/portability.md, "Implementation faults").
-void note_known_faults(DeviceLimits& limits, const cl::Platform& platform) {
+void note_known_faults(DeviceLimits& limits, const std::string& platform_version) {
   // OpenCL C 1.2's wait_group_events takes a pointer to private events; PoCL 5.0's kernel library has
   // only the generic-address-space one, so a kernel calling it fails to link when first launched and
   // PoCL aborts the process (seen on the GPU host's PoCL 5.0+debian; Debian 12's 3.1 links it; the
   // specification's ambiguity: KhronosGroup/OpenCL-Docs#472). Not something a try can find out safely.
-  const std::string platform_version = trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)));
   char pocl_release[32] = {};  // "5.0+debian"
   if (std::sscanf(platform_version.c_str(), "OpenCL %*d.%*d PoCL %31s", pocl_release) == 1 && pocl_release[0] == '5' &&
       pocl_release[1] == '.') {
@@ -241,20 +243,25 @@ void read_sub_groups(DeviceLimits& limits, const cl::Device& device) {
 }
 
 // The device's lines of the report (DeviceInfo), its limits already read.
+// The platform's texts discovery reads once.
+struct PlatformTexts {
+  std::string name;     // "Portable Computing Language", "rusticl"
+  std::string version;  // CL_PLATFORM_VERSION: "OpenCL 3.0 PoCL 5.0+debian ..."
+};
+
 void describe_info(DeviceInfo& info, const DeviceLimits& limits, int platform_index, int device_index,
-                   const cl::Platform& platform, const cl::Device& device, const std::string& c_version) {
-  std::vector<std::size_t> item_sizes = CC_CL_OUT(device.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>(err));
-  item_sizes.resize(3, 1);
-  const bool image_support = CC_CL_OUT(device.getInfo<CL_DEVICE_IMAGE_SUPPORT>(err)) == CL_TRUE;
+                   const PlatformTexts& platform, const cl::Device& device, const std::string& c_version,
+                   const std::vector<std::size_t>& item_sizes) {
+  const bool image_support = limits.missing[Capability::Images].empty();
   // Local memory of type CL_GLOBAL is emulated in global memory (CPU drivers): tiling buys nothing there.
   const bool local_is_global = CC_CL_OUT(device.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>(err)) == CL_GLOBAL;
   info.backend = "opencl";
   info.id = fmt::format("opencl:{}:{}", platform_index, device_index);
   info.name = fmt::format("{} ({})", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_NAME>(err))),
-                          trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))));
+                          platform.name);
   info.properties = {
       {"type", device_type_name(CC_CL_OUT(device.getInfo<CL_DEVICE_TYPE>(err)))},
-      {"platform version", trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)))},
+      {"platform version", platform.version},
       {"device version", trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_VERSION>(err)))},
       {"OpenCL C version", c_version},
       {"driver version", trimmed(CC_CL_OUT(device.getInfo<CL_DRIVER_VERSION>(err)))},
@@ -281,15 +288,17 @@ void describe_info(DeviceInfo& info, const DeviceLimits& limits, int platform_in
 ClDevice describe(int platform_index, int device_index, const cl::Platform& platform, const cl::Device& device) {
   ClDevice found;
   found.device = device;
-  read_sizes(found.limits, device);
+  const PlatformTexts texts{trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))),
+                            trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_VERSION>(err)))};
+  const std::vector<std::size_t> item_sizes = read_sizes(found.limits, device);
   read_host_memory(found.limits, device);
   name_limits(found.limits);
-  note_known_faults(found.limits, platform);
+  note_known_faults(found.limits, texts.version);
   read_sub_groups(found.limits, device);
-  if (trimmed(CC_CL_OUT(platform.getInfo<CL_PLATFORM_NAME>(err))) == "rusticl") found.kernel_local_memory_overstated = 2;
+  if (texts.name == "rusticl") found.kernel_local_memory_overstated = 2;
   const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
   found.c_version = opencl_c_version(c_version);
-  describe_info(found.info, found.limits, platform_index, device_index, platform, device, c_version);
+  describe_info(found.info, found.limits, platform_index, device_index, texts, device, c_version, item_sizes);
   return found;
 }
 
