@@ -24,6 +24,9 @@ Stats summarize(std::vector<double> samples);  // empty input -> all zero, sampl
 // standard deviation over the mean would read it as noise of hundreds of percent). NaN for fewer
 // than 2 samples or a median of 0.
 double robust_noise_percent(std::vector<double> samples);
+// The standard error of a median of n samples over their spread, times sqrt(n): sqrt(pi / 2) for
+// normally distributed samples (Kendall and Stuart), so a median of n has spread x this / sqrt(n).
+inline constexpr double kMedianStandardError = 1.2533141373155003;
 
 // Why a run stopped taking samples (docs/performance.md, "How a figure is measured"; nvbench's rule), as the report writes it.
 enum class StopRule {

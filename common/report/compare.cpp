@@ -22,13 +22,29 @@ using compare_cells::ratio_cell;
 
 namespace {
 
-// The two runs' noise as a fraction, combined as independent spreads; 0 where a run has none measured.
-double combined_noise(const Stats& baseline, const Stats& current) {
-  const auto fraction = [](double percent) { return std::isfinite(percent) ? percent / 100 : 0.0; };
-  return std::hypot(fraction(baseline.noise_percent), fraction(current.noise_percent));
+// Whether a device's kernels run on the host's CPUs, so that the host's load and clock move them.
+bool runs_on_host(const DeviceInfo& device) {
+  if (device.backend == "cpu") return true;
+  const auto type = std::ranges::find(device.properties, std::string("type"), &std::pair<std::string, std::string>::first);
+  return type != device.properties.end() && type->second == "CPU";
 }
 
-Comparison judge(const RunRecord& baseline, const RunRecord& current, const CompareRule& rule) {
+// The two runs' noise as a fraction, combined as independent spreads; 0 where a run has none measured.
+// On a device that runs on the host's CPUs each run's noise is its samples' spread, a proxy for the
+// drift between runs that the host's load brings; on a GPU it is the spread of its median
+// (kMedianStandardError x spread / sqrt(n), n the samples kept), since a GPU's drift shows in the clocks and peaks
+// that machine_changes compares (docs/performance.md, "Comparing with a baseline").
+double combined_noise(const Stats& baseline, const Stats& current, std::size_t baseline_samples,
+                      std::size_t current_samples, bool on_host) {
+  const auto fraction = [&](double percent, std::size_t samples) {
+    if (!std::isfinite(percent)) return 0.0;
+    const double spread = percent / 100;
+    return on_host || samples == 0 ? spread : kMedianStandardError * spread / std::sqrt(static_cast<double>(samples));
+  };
+  return std::hypot(fraction(baseline.noise_percent, baseline_samples), fraction(current.noise_percent, current_samples));
+}
+
+Comparison judge(const RunRecord& baseline, const RunRecord& current, const CompareRule& rule, bool on_host) {
   Comparison c{baseline, current};
   const Status was = baseline.status, now = current.status;
   if (now == Status::Failed && was != Status::Failed) c.verdict = Verdict::StoppedValidating;
@@ -48,7 +64,7 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current, const Comp
     // U counts the baseline samples above current ones: under half the pairs, the current run's
     // samples tend to be the larger (slower). A verdict needs the samples and the medians to agree.
     const bool samples_slower = test.u < static_cast<double>(before.size() * after.size()) / 2;
-    const double noise = combined_noise(b, k);
+    const double noise = combined_noise(b, k, before.size(), after.size(), on_host);
     c.threshold = std::max(rule.min_change, rule.noise_factor * noise);
     const bool moved_up = k.median > b.median * (1 + c.threshold);
     const bool moved_down = b.median > k.median * (1 + c.threshold);
@@ -62,7 +78,8 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current, const Comp
     } else if (!moved_up && !moved_down) {
       // Unchanged only when the threshold is what the user asked to see; a noisier pair hides changes under it.
       if (c.threshold > rule.min_change)
-        inconclusive(fmt::format("noise {}: can only see changes over {}", percent_text(noise), percent_text(c.threshold)));
+        inconclusive(fmt::format("{} {}: can only see changes over {}", on_host ? "noise" : "noise of the medians",
+                                 percent_text(noise), percent_text(c.threshold)));
     } else if (!(c.p_value < rule.significance)) {
       inconclusive(fmt::format("the median moved {}, but the samples overlap (p = {:.2g})", percent_text(std::fabs(c.ratio - 1)),
                                c.p_value));
@@ -73,13 +90,6 @@ Comparison judge(const RunRecord& baseline, const RunRecord& current, const Comp
     }
   }
   return c;
-}
-
-// Whether a device's kernels run on the host's CPUs, so that the host's load and clock move them.
-bool runs_on_host(const DeviceInfo& device) {
-  if (device.backend == "cpu") return true;
-  const auto type = std::ranges::find(device.properties, std::string("type"), &std::pair<std::string, std::string>::first);
-  return type != device.properties.end() && type->second == "CPU";
 }
 
 }  // namespace
@@ -241,11 +251,14 @@ std::vector<Comparison> compare_reports(const Report& baseline, const Report& cu
   std::vector<bool> matched(baseline.runs.size(), false);
   const std::vector<MachineChange> machine = machine_changes(baseline, current, rule);
   // The first machine change that touches a run's device: its own, or the host's where it runs there.
-  const auto change_touching = [&](const RunRecord& run) -> const MachineChange* {
+  const auto on_host = [&](const RunRecord& run) {
     const auto device = std::ranges::find(current.devices, run.device, &DeviceInfo::id);
+    return device == current.devices.end() || runs_on_host(*device);  // unknown: the cautious rule
+  };
+  const auto change_touching = [&](const RunRecord& run) -> const MachineChange* {
     for (const MachineChange& change : machine)
       if (change.device == run.device ||
-          (change.device.empty() && device != current.devices.end() && runs_on_host(*device)))
+          (change.device.empty() && on_host(run)))
         return &change;
     return nullptr;
   };
@@ -260,7 +273,7 @@ std::vector<Comparison> compare_reports(const Report& baseline, const Report& cu
       continue;
     }
     matched[i] = true;
-    Comparison c = judge(baseline.runs[i], run, rule);
+    Comparison c = judge(baseline.runs[i], run, rule, on_host(run));
     // A change measured on a machine that changed may be the machine's: not a regression, not a gain.
     if (c.verdict == Verdict::Slower || c.verdict == Verdict::Faster)
       if (const MachineChange* change = change_touching(run)) {

@@ -50,8 +50,10 @@ std::string_view to_string(Verdict verdict);  // "slower", "stopped validating",
 // worth failing a CI job, a large one in noisy samples may be chance. The threshold is `min_change`,
 // or `noise_factor` times the two runs' combined noise (sqrt(noise_b^2 + noise_c^2), each
 // robust_noise_percent) where that is larger: samples within one run do not see the drift between
-// runs that a device with noisy samples (a CPU shared with other work) also shows, so a change must
-// clear that device's own noise.
+// runs that a device with noisy samples (a CPU shared with other work) also shows, so a change on a
+// device that runs on the host's CPUs must clear that device's own noise. A GPU's sample noise is its
+// timer's and launch's jitter, and its drift shows in the clocks and peaks machine_changes compares:
+// there each run's noise is that of its median (kMedianStandardError x noise / sqrt(samples)).
 // What the gate cannot see is Inconclusive, never Unchanged: a threshold over `min_change` (the noise
 // hides changes the user asked to see), sample counts that cannot give any p under `significance`
 // (3 a side: 0.1 at best), medians beyond the threshold that the test does not confirm, and a slower

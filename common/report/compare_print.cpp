@@ -77,9 +77,9 @@ std::string comparison_legend(const CompareRule& rule) {
   return fmt::format(
       "kernel median in ms; ratio = current / baseline; p: Mann-Whitney U test of\n"
       "the two runs' samples (outliers dropped); needs: the change a row can see,\n"
-      "{}% or {} x the runs' combined noise if larger; slower or faster when\n"
-      "p < {} and the medians moved past it; unchanged when they did not and needs\n"
-      "is {}%; inconclusive when the gate cannot tell (the reason below)\n",
+      "{}% or {} x the runs' combined noise if larger (a GPU's: its medians'); slower\n"
+      "or faster when p < {} and the medians moved past it; unchanged when they did\n"
+      "not and needs is {}%; inconclusive when the gate cannot tell (the reason below)\n",
       100 * rule.min_change, rule.noise_factor, rule.significance, 100 * rule.min_change);
 }
 

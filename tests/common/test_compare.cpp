@@ -503,6 +503,44 @@ TEST_CASE("compare gate: the threshold grows with the runs' noise, for the drift
   CHECK(verdict_of(planted_samples(1.0, 0.005), planted_samples(1.10, 0.005)) == cc::Verdict::Slower);
 }
 
+TEST_CASE("compare gate: on a GPU the threshold is the medians' noise; on the host's CPUs the samples' spread") {
+  // A 20-microsecond GPU kernel's 50 samples jitter by 3-4% (its event timer and launch), while twenty
+  // unchanged reruns on the H200 kept its median within 2.1%: the medians' noise
+  // (kMedianStandardError x 3.7% / sqrt(50), about 0.7% a side) keeps the threshold at --min-change.
+  const auto jittery = [](double median_ms) {
+    std::vector<double> samples;
+    for (const double wobble : {0.998, 0.999, 1.0, 1.001, 1.002})
+      for (const double sample : planted_samples(median_ms * wobble, 0.05)) samples.push_back(sample);
+    return samples;
+  };
+  const auto judged = [&](std::string type, double planted) {
+    cc::Report baseline, current;
+    cc::DeviceInfo device;
+    device.id = "dev", device.backend = "opencl", device.properties = {{"type", type}};
+    baseline.devices = current.devices = {device};
+    baseline.runs = {sampled_run(jittery(1.0))};
+    current.runs = {sampled_run(jittery(planted))};
+    baseline.runs[0].device = current.runs[0].device = "dev";
+    return cc::compare_reports(baseline, current)[0];
+  };
+  CHECK(cc::summarize(jittery(1.0)).noise_percent > 3);
+  const cc::Comparison gpu_rerun = judged("GPU", 1.02);
+  CHECK(gpu_rerun.threshold == doctest::Approx(0.05));
+  CHECK(gpu_rerun.verdict == cc::Verdict::Unchanged);
+  CHECK(judged("GPU", 1.10).verdict == cc::Verdict::Slower);
+  // The same samples on a CPU device: its spread is the proxy for a shared host's drift, so it cannot see 10%.
+  const cc::Comparison cpu_rerun = judged("CPU", 1.02);
+  CHECK(cpu_rerun.threshold > 0.10);
+  CHECK(cpu_rerun.verdict == cc::Verdict::Inconclusive);
+  CHECK(cpu_rerun.reason.starts_with("noise "));
+  CHECK(judged("CPU", 1.10).verdict == cc::Verdict::Inconclusive);
+  // A device the report does not list gets the cautious rule.
+  cc::Report baseline, current;
+  baseline.runs = {sampled_run(jittery(1.0))};
+  current.runs = {sampled_run(jittery(1.02))};
+  CHECK(cc::compare_reports(baseline, current)[0].verdict == cc::Verdict::Inconclusive);
+}
+
 TEST_CASE("compare gate: what the noise hides is inconclusive, never unchanged; what the test does not confirm too") {
   // A busy host's row: samples spread by 40% (noise 30% a side, threshold 3 x 42% = 126%).
   const std::vector<double> busy = planted_samples(1.0, 0.4);
