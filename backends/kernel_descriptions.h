@@ -90,6 +90,8 @@ inline constexpr KernelDescription kKernelDescriptions[] = {
      CudaBuild::Offline},
     {"lowrank", "convolve_lowrank", "lowrank",
      {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc},
+    {"tensor", "convolve_tensor", "tensor", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+     CudaBuild::Nvrtc},
 };
 
 // Each line of the variant table's description, by the line's place in kVariants (null where a library

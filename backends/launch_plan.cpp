@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "common/geometry/pixel_format.h"
+#include "common/geometry/tensor_shape.h"
 #include "common/geometry/tile_shape.h"
 
 namespace cc {
@@ -128,6 +129,20 @@ std::string plan_fast(LaunchPlan& plan, const Problem& problem, const DeviceLimi
   return "";
 }
 
+// tensor's fixed block of warps (common/geometry/tensor_shape.h): its tile and padded filter on chip.
+std::string plan_tensor(LaunchPlan& plan, const DeviceLimits& limits) {
+  const ConvArgs& args = plan.args;
+  if (std::string reason = tensor_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
+  plan.on_chip_bytes = tensor_on_chip_bytes(args.radius_x, args.radius_y);
+  if (plan.on_chip_bytes > limits.on_chip_bytes)
+    return fmt::format("the tensor tile and filter (radius {}x{}) need {} bytes of {}, the device allows {} per group",
+                       args.radius_x, args.radius_y, plan.on_chip_bytes, limits.on_chip_name, limits.on_chip_bytes);
+  plan.group = {static_cast<std::size_t>(kTensorLanes), static_cast<std::size_t>(kTensorWarps)};
+  plan.groups = {divide_up(args.width, kTensorBlockWidth), divide_up(args.height, kTensorBlockHeight)};
+  plan.defines = tensor_defines(args.radius_x, args.radius_y);
+  return "";
+}
+
 // separable's and lowrank's bands (common/geometry/separable_shape.h), `terms` of them unrolled.
 std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const DeviceLimits& limits, int terms) {
   const ConvArgs& args = plan.args;
@@ -211,6 +226,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
     case Geometry::Fast: shape_reason = plan_fast(plan, problem, limits); break;
     case Geometry::SeparableTile: shape_reason = plan_separable(plan, variant, limits, terms); break;
     case Geometry::Fft: shape_reason = plan_fft(plan, problem, limits); break;
+    case Geometry::Tensor: shape_reason = plan_tensor(plan, limits); break;
     default: break;
   }
   if (!shape_reason.empty()) return shape_reason;
@@ -269,6 +285,7 @@ std::string fit_to_kernel(LaunchPlan& plan, const DeviceLimits& limits, const Ke
     }
     case Geometry::Fast:
     case Geometry::SeparableTile:
+    case Geometry::Tensor:
       if (!group_allowed(plan.group, max_items, limits))
         return fmt::format("the {} kernel needs groups of {}x{}, the device allows {} work-items ({})", name,
                            plan.group.x, plan.group.y, max_items, limits.group_name);

@@ -67,13 +67,14 @@ fi
 # variant in common/domain/variants.h joins every check its traits allow with no edit here. Oclgrind
 # 21.10's device has no sub-group extension (its CL_DEVICE_EXTENSIONS), so a variant that needs
 # sub-group shuffles would only be skipped: left out while --list's device says "sub-group shuffle: none".
+# A variant that needs tensor cores (inline PTX, NVIDIA's OpenCL only) is always left out.
 variants() {
   local shuffles=1
   grep -q 'sub-group shuffle: none' <<<"$listing" && shuffles=0
   awk -v want="$1" -v shuffles=$shuffles '/^Variants/ { on = 1; next } on && /^$/ { exit }
     on && match($0, /\[[^][]*\] \{[^{}]*\}$/) {
       tail = substr($0, RSTART)
-      if (tail ~ /^\[[^]]*opencl/ && tail ~ want && (shuffles || tail !~ /sub-group shuffles/)) print $1 }' <<<"$listing" | paste -sd, -
+      if (tail ~ /^\[[^]]*opencl/ && tail ~ want && (shuffles || tail !~ /sub-group shuffles/) && tail !~ /tensor cores/) print $1 }' <<<"$listing" | paste -sd, -
 }
 count() { local IFS=,; local -a names=($1); echo ${#names[@]}; }
 all=$(variants '')

@@ -65,6 +65,7 @@ ACCEPTED_SKIPS = (
     ("image format", re.compile(r"image format")),
     ("rank/terms limit", re.compile(r"numerical rank|over the \S+ variant's \d+ terms")),
     ("API lacks the variant", re.compile(r"OpenCL has no|CUDA has no")),
+    ("no tensor cores", re.compile(r"OpenCL C has no tensor-core matrix product|need compute capability 8\.0")),
     ("device limit", re.compile(r"the device allows|exceeds|the device has|needs \S+ MB")),
     ("TMA row stride", re.compile(r"tensor memory accelerator steps between rows in multiples of 16 bytes")),
     ("implementation fault", re.compile(r"PoCL \S+'s (kernel library cannot link|work-group compiler aborts)")),

@@ -49,6 +49,9 @@ done
   for kernel in "$repo"/kernels_cl/*.cl; do
     name=$(basename "$kernel")
     "$configurations" | cut -f1 | grep -qx "$name" && continue
+    # tensor.cl says its matrix products in inline PTX, which NVIDIA's OpenCL alone compiles (its
+    # Capability::TensorCores, backends/opencl/cl_devices.cpp): no AMD or Intel pipeline takes it.
+    [[ $name == tensor.cl ]] && continue
     # A kernel that shuffles between sub-group lanes takes the backend's -D for the extension
     # (backends/opencl/cl_devices.cpp): the Khronos one, which Intel's runtime offers.
     shuffle=""

@@ -34,7 +34,7 @@ if(CONVCOMPARE_CUDA)
   #   common/geometry/pixel.h (float planes, 8-bit, RGBA8): -DCC_PIXEL picks the element type and names
   #   the file's exported kernel for the format (kernels_cuda/launchers.h), so the three sets link side
   #   by side; generated/offline_kernel_files.h lists them for each format's table (pixel_kernels.cu).
-  set(CUDA_RUNTIME_KERNELS fast separable lowrank fft_callbacks)  # fft_callbacks: LTO-IR for cuFFT (cuda_fft.cpp)
+  set(CUDA_RUNTIME_KERNELS fast separable lowrank tensor fft_callbacks)  # fft_callbacks: LTO-IR for cuFFT (cuda_fft.cpp)
   set(CUDA_ONCE_KERNELS fft peak)
   file(GLOB _cuda_kernel_files CONFIGURE_DEPENDS kernels_cuda/*.cu)
   set(_offline_sources)
@@ -142,6 +142,11 @@ if(CONVCOMPARE_CUDA)
           "lowrank;one_band;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=3;RADIUS_Y=3;THREADS=256;TILE_W=64;TILE_H=32;BAND=38;BANDS=1"
           "lowrank;bands_u8;TERMS=4;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=16;RADIUS_Y=16;THREADS=128;TILE_W=32;TILE_H=128;BAND=40;BANDS=4;CC_PIXEL=CC_PIXEL_U8"
           "lowrank;bands_u8x4;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=7;RADIUS_Y=7;THREADS=256;TILE_W=64;TILE_H=64;BAND=39;BANDS=2;CC_PIXEL=CC_PIXEL_U8X4"
+          # tensor: one Toeplitz block to five, 8-bit and RGBA8 (common/geometry/tensor_shape.h)
+          "tensor;small;RADIUS_X=1;RADIUS_Y=2"
+          "tensor;wide;RADIUS_X=16;RADIUS_Y=16"
+          "tensor;u8;RADIUS_X=5;RADIUS_Y=3;CC_PIXEL=CC_PIXEL_U8"
+          "tensor;u8x4;RADIUS_X=7;RADIUS_Y=7;CC_PIXEL=CC_PIXEL_U8X4"
           # fft's cuFFT callbacks, which take no -D
           "fft_callbacks;callbacks")
     list(POP_FRONT check kernel name)

@@ -107,6 +107,11 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
     limits.missing[Capability::TensorMaps] =
         fmt::format("the tensor memory accelerator (TMA) needs compute capability 9.0 or later; "
                     "this device is {}.{}", properties.major, properties.minor);
+  // mma.sync with TF32 operands (the tensor variant) exists from compute capability 8.0.
+  if (properties.major < 8)
+    limits.missing[Capability::TensorCores] =
+        fmt::format("TF32 matrix products (mma.sync .tf32) need compute capability 8.0 or later; this device is {}.{}",
+                    properties.major, properties.minor);
   limits.memory_name = "free";
   limits.allocation_name = "global memory";
   limits.on_chip_name = "shared memory";

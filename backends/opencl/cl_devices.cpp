@@ -242,6 +242,27 @@ void read_sub_groups(DeviceLimits& limits, const cl::Device& device) {
                                                "cl_intel_subgroups)";
 }
 
+// Tensor cores (the tensor variant): OpenCL C has no matrix product, so the kernel says it in inline PTX,
+// which NVIDIA's OpenCL compiles; cl_nv_device_attribute_query gives the compute capability mma.sync
+// .tf32 needs (8.0). Elsewhere a reasoned skip (docs/memory-spaces.md, "Tensor cores").
+void read_tensor_cores(DeviceLimits& limits, const cl::Device& device) {
+  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;  // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
+  constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
+  const std::string extensions = " " + CC_CL_OUT(device.getInfo<CL_DEVICE_EXTENSIONS>(err)) + " ";
+  if (extensions.find(" cl_nv_device_attribute_query ") == std::string::npos) {
+    limits.missing[Capability::TensorCores] =
+        "OpenCL C has no tensor-core matrix product; this variant's inline PTX (mma.sync .tf32) builds on NVIDIA's "
+        "OpenCL only (Intel's cl_intel_subgroup_matrix_multiply_accumulate is not used yet)";
+    return;
+  }
+  cl_uint major = 0, minor = 0;
+  CC_CL(clGetDeviceInfo(device(), kComputeCapabilityMajorNv, sizeof major, &major, nullptr));
+  CC_CL(clGetDeviceInfo(device(), kComputeCapabilityMinorNv, sizeof minor, &minor, nullptr));
+  if (major < 8)
+    limits.missing[Capability::TensorCores] = fmt::format(
+        "TF32 matrix products (mma.sync .tf32) need compute capability 8.0 or later; this device is {}.{}", major, minor);
+}
+
 // The device's lines of the report (DeviceInfo), its limits already read.
 // The platform's texts discovery reads once.
 struct PlatformTexts {
@@ -295,6 +316,7 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   name_limits(found.limits);
   note_known_faults(found.limits, texts.version);
   read_sub_groups(found.limits, device);
+  read_tensor_cores(found.limits, device);
   if (texts.name == "rusticl") found.kernel_local_memory_overstated = 2;
   const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
   found.c_version = opencl_c_version(c_version);

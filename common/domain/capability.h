@@ -19,6 +19,8 @@ enum class Capability : std::uint8_t {
   Clusters,      // CUDA: thread-block clusters reading each other's shared memory (sm_90 and later)
   TensorMaps,    // CUDA: the tensor memory accelerator copying a tile described by a CUtensorMap (sm_90 and later)
   Images,        // reading the input through a texture / image2d_t in the pixel type's format
+  TensorCores,   // TF32 matrix products on the tensor cores (PTX mma.sync, compute capability 8.0 and later; OpenCL:
+                 // NVIDIA's, which compiles inline PTX)
 };
 
 struct CapabilityName {
@@ -32,6 +34,7 @@ inline constexpr CapabilityName kCapabilityNames[] = {
     {Capability::Clusters, "thread-block clusters"},
     {Capability::TensorMaps, "tensor maps"},
     {Capability::Images, "images"},
+    {Capability::TensorCores, "tensor cores"},
 };
 inline constexpr std::size_t kCapabilityCount = std::size(kCapabilityNames);
 

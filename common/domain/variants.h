@@ -31,6 +31,7 @@ enum class Geometry : std::uint8_t {
   Fast,       // common/geometry/fast_shape.h
   SeparableTile,  // common/geometry/separable_shape.h
   Fft,        // common/geometry/fft_shape.h
+  Tensor,     // common/geometry/tensor_shape.h
 };
 
 // The backends that implement a variant, by their names in common/domain/backend_names.h, as bits
@@ -129,6 +130,11 @@ inline constexpr VariantTraits kVariants[] = {
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0x98df8a},
+    {.name = "tensor", .memory_space = "tile + apron on chip, filter rows as Toeplitz blocks, products on the tensor cores "
+                                       "in registers (mma.sync TF32, 3xTF32 split; OpenCL: NVIDIA's, by inline PTX)",
+     .geometry = Geometry::Tensor, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true,
+     .compile_time_radius = true, .auto_candidate = true, .needs = {Capability::TensorCores}, .pixels = kF32 | kU8,
+     .plot_colour = 0xff9896},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = in_backends("cpu", "cuda", "opencl"), .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",

@@ -47,4 +47,12 @@ inline const DeviceLimits& device_limits() {
   return discovery.devices[device_under_test()].limits;
 }
 
+// Whether a run skipped fast's RGBA8 kernel on an implementation known to abort building it
+// (DeviceLimits::no_fast_rgba8, docs/portability.md "Implementation faults"): that skip, and only it.
+template <typename Run>
+bool skipped_as_known_fault(const Run& run) {
+  const std::string& fault = device_limits().no_fast_rgba8;
+  return run.status == Status::Skipped && !fault.empty() && run.reason == fault;
+}
+
 }  // namespace cc::testing

@@ -1,0 +1,57 @@
+// tensor_shape.h: the shape of the `tensor` variant (tensor-core TF32 matrix products), the same in both APIs.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace cc {
+
+// A block / work-group is kTensorWarps warps stacked in y, 32 lanes each. A warp computes 16 output rows
+// by kTensorTilesPerWarp x 8 output columns, each 16 x 8 piece one accumulator fragment of the
+// m16n8k8 TF32 matrix product (kernels_cuda/tensor.cu explains the Toeplitz layout). So a block covers
+// kTensorTilesPerWarp x 8 columns by kTensorWarps x 16 rows.
+inline constexpr int kTensorLanes = 32;
+inline constexpr int kTensorWarps = 4;
+inline constexpr int kTensorTilesPerWarp = 8;
+inline constexpr int kTensorBlockWidth = kTensorTilesPerWarp * 8;  // output columns per block
+inline constexpr int kTensorBlockHeight = kTensorWarps * 16;       // output rows per block
+
+// Beyond this radius the unrolled product over a filter row (its Toeplitz blocks) grows past what
+// compiles in reasonable time, and the tile and split filter past a block's shared memory.
+inline constexpr int kTensorMaxRadius = 32;
+
+// 8-column Toeplitz blocks one filter row spans for 8 outputs: the 8 + 2r inputs they read, in whole
+// k = 8 slices (the kernels' BLOCKS).
+constexpr int tensor_toeplitz_blocks(int radius_x) { return (2 * radius_x + 7) / 8 + 1; }
+
+// The staged tile: every column a warp's fragments read (its outputs' 8-column slices and their
+// Toeplitz blocks') by the block's rows and apron; its pitch leaves 4 floats (mod 32) from one row to the
+// next, so the 8 rows x 4 columns of one fragment load fall in 32 different banks (the kernels' TILE_PITCH).
+constexpr int tensor_tile_width(int radius_x) { return 8 * (kTensorTilesPerWarp + tensor_toeplitz_blocks(radius_x) - 1); }
+constexpr int tensor_tile_pitch(int radius_x) { return (tensor_tile_width(radius_x) + 31) / 32 * 32 + 4; }
+constexpr int tensor_tile_height(int radius_y) { return kTensorBlockHeight + 2 * radius_y; }
+// Each filter row with 7 zeros before it and the rest of its Toeplitz blocks' span after it (the
+// kernels' FILTER_PITCH).
+constexpr int tensor_filter_pitch(int radius_x) { return 8 * tensor_toeplitz_blocks(radius_x) + 8; }
+
+inline std::size_t tensor_on_chip_bytes(int radius_x, int radius_y) {
+  const std::size_t tile = static_cast<std::size_t>(tensor_tile_pitch(radius_x)) * tensor_tile_height(radius_y);
+  const std::size_t filter = static_cast<std::size_t>(tensor_filter_pitch(radius_x)) * (2 * radius_y + 1);
+  return (tile + filter) * sizeof(float);
+}
+
+// Why the tensor variant cannot take this radius, or "" when it can.
+inline std::string tensor_radius_limit_reason(int radius_x, int radius_y) {
+  if (radius_x <= kTensorMaxRadius && radius_y <= kTensorMaxRadius) return "";
+  return fmt::format("radius {}x{} is over the tensor variant's compile-time limit of {}", radius_x, radius_y,
+                     kTensorMaxRadius);
+}
+
+inline std::vector<std::string> tensor_defines(int radius_x, int radius_y) {
+  return {fmt::format("-DRADIUS_X={}", radius_x), fmt::format("-DRADIUS_Y={}", radius_y)};
+}
+
+}  // namespace cc
