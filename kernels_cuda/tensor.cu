@@ -47,7 +47,7 @@ __device__ __forceinline__ void split_tf32(float x, unsigned* high, unsigned* lo
 // column g), sum 16 x 8 (rows g, g + 8; columns 2t, 2t + 1), for lane = 4g + t.
 __device__ __forceinline__ void mma_tf32(float* sum, const unsigned* a, const unsigned* b)
 {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
                  "{%8, %9}, {%0, %1, %2, %3};"
                  : "+f"(sum[0]), "+f"(sum[1]), "+f"(sum[2]), "+f"(sum[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
@@ -100,6 +100,12 @@ convolve_tensor(const cc_pixel* __restrict__ input,
 
         #pragma unroll 1
         for (int fy = 0; fy < FILTER_H; ++fy) {
+            // One filter row's products are summed on the tensor cores, whose additions truncate (Fasi et al.,
+            // "Numerical behavior of NVIDIA tensor cores", 2021), then added to the sum in FP32, which rounds:
+            // the truncations stay a short chain per row (docs/correctness.md, "tensor").
+            float row_sum[SLICES][4];
+            #pragma unroll
+            for (int s = 0; s < SLICES; ++s) row_sum[s][0] = row_sum[s][1] = row_sum[s][2] = row_sum[s][3] = 0.0f;
             // This filter row's Toeplitz blocks as B fragments: b0 = T_j[t][g], b1 = T_j[t + 4][g].
             unsigned b_high[BLOCKS][2], b_low[BLOCKS][2];
             #pragma unroll
@@ -118,16 +124,20 @@ convolve_tensor(const cc_pixel* __restrict__ input,
                 split_tf32(rows[8 * TILE_PITCH + 8 * c], &a_high[1], &a_low[1]);
                 split_tf32(rows[8 * c + 4], &a_high[2], &a_low[2]);
                 split_tf32(rows[8 * TILE_PITCH + 8 * c + 4], &a_high[3], &a_low[3]);
+                // The small products first; each term over all slices in turn, so that consecutive mma are independent.
                 #pragma unroll
-                for (int s = 0; s < SLICES; ++s) {
-                    const int j = c - s;
-                    if (j >= 0 && j < BLOCKS) {  // known when unrolled
-                        mma_tf32(sum[s], a_low, b_high[j]);  // the small terms first
-                        mma_tf32(sum[s], a_high, b_low[j]);
-                        mma_tf32(sum[s], a_high, b_high[j]);
+                for (int term = 0; term < 3; ++term) {
+                    #pragma unroll
+                    for (int s = 0; s < SLICES; ++s) {
+                        const int j = c - s;
+                        if (j >= 0 && j < BLOCKS)  // known when unrolled
+                            mma_tf32(row_sum[s], term == 0 ? a_low : a_high, term == 1 ? b_low[j] : b_high[j]);
                     }
                 }
             }
+            #pragma unroll
+            for (int s = 0; s < SLICES; ++s)
+                for (int i = 0; i < 4; ++i) sum[s][i] += row_sum[s][i];
         }
 
         const int y = blockIdx.y * OUT_H + warp * 16 + g;
@@ -135,12 +145,12 @@ convolve_tensor(const cc_pixel* __restrict__ input,
         for (int s = 0; s < SLICES; ++s) {
             const int x = blockIdx.x * OUT_W + 8 * s + 2 * t;
             #pragma unroll
-            for (int half = 0; half < 2; ++half) {  // rows g and g + 8
-                const int row = y + 8 * half;
+            for (int lower = 0; lower < 2; ++lower) {  // rows g and g + 8
+                const int row = y + 8 * lower;
                 if (row < args.height) {
-                    if (x < args.width) cc_store_channel(channels_out, (row * args.pitch + x) * CC_CHANNELS + channel, sum[s][2 * half]);
+                    if (x < args.width) cc_store_channel(channels_out, (row * args.pitch + x) * CC_CHANNELS + channel, sum[s][2 * lower]);
                     if (x + 1 < args.width)
-                        cc_store_channel(channels_out, (row * args.pitch + x + 1) * CC_CHANNELS + channel, sum[s][2 * half + 1]);
+                        cc_store_channel(channels_out, (row * args.pitch + x + 1) * CC_CHANNELS + channel, sum[s][2 * lower + 1]);
                 }
             }
         }
