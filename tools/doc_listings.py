@@ -68,6 +68,13 @@ LISTINGS = {
         [("kernels_cl/shuffle.cl", ["#define cc_lane_shuffle(word, lane) intel_sub_group_shuffle(word, lane)",
                                     "#define cc_lane_shuffle(word, lane) sub_group_shuffle(word, lane)",
                                     "cc_lane_shuffle(held, (uint)from)"])]),
+    "tensor": (
+        [("kernels_cuda/tensor.cu", [Range('asm("mma.sync.aligned.m16n8k8', '"r"(b[0]), "r"(b[1]));'),
+                                     "split_tf32(rows[8 * c], &a_high[0], &a_low[0]);",
+                                     "mma_tf32(row_sum[s], term == 0 ? a_low : a_high, term == 1 ? b_low[j] : b_high[j]);"])],
+        [("kernels_cl/tensor.cl", [Range('asm("mma.sync.aligned.m16n8k8', '"r"(b[0]), "r"(b[1]));'),
+                                   "split_tf32(rows[8 * c], &a_high[0], &a_low[0]);",
+                                   "mma_tf32(row_sum[s], term == 0 ? a_low : a_high, term == 1 ? b_low[j] : b_high[j]);"])]),
     "async": (
         [("kernels_cuda/async.cu", ["__pipeline_memcpy_async(tile_cell, image_cell, sizeof(cc_pixel));",
                                     "__pipeline_commit();", "__pipeline_wait_prior(0);", "__syncthreads();"])],

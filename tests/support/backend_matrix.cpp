@@ -42,7 +42,9 @@ bool names_missing_capability(const std::string& reason) {
          reason.find("cannot link wait_group_events") != std::string::npos ||  // AsyncCopies: PoCL 5
          reason.find("no sub-group shuffle") != std::string::npos ||           // LaneShuffles
          reason.find("thread-block clusters need") != std::string::npos ||     // Clusters: CUDA before 9.0
-         reason.find("accelerator (TMA) needs compute capability") != std::string::npos;  // TensorMaps: the same
+         reason.find("accelerator (TMA) needs compute capability") != std::string::npos ||  // TensorMaps: the same
+         reason.find("tensor-core matrix product") != std::string::npos ||  // TensorCores: OpenCL off NVIDIA
+         reason.find("(mma.sync .tf32) need compute capability") != std::string::npos;  // TensorCores: before 8.0
 }
 
 // What a variant may decline in this matrix without failing: a capability the device lacks, where the
