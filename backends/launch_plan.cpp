@@ -128,19 +128,23 @@ std::string plan_fast(LaunchPlan& plan, const Problem& problem, const DeviceLimi
   return "";
 }
 
-// separable's and lowrank's bands (common/geometry/separable_shape.h), `terms` of them unrolled.
+// separable's and lowrank's bands (common/geometry/separable_shape.h; lowrank's strips of tiles and its
+// `terms` planes: common/geometry/lowrank_shape.h).
 std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const DeviceLimits& limits, int terms) {
   const ConvArgs& args = plan.args;
+  const std::size_t group_limit = compile_time_group_limit(limits);
   const std::optional<SeparableShape> shape =
-      separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits), terms);
+      variant.low_rank
+          ? lowrank_shape(args.radius_x, args.radius_y, args.width, args.height, limits.on_chip_bytes, group_limit, terms)
+          : separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, group_limit, terms);
   if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
   plan.separable = *shape;
   plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x, terms);
   plan.group = {static_cast<std::size_t>(shape->threads), 1};
   const auto [columns, rows] = separable_groups(*shape, args.width, args.height);
   plan.groups = {columns, rows};
-  plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
-  if (variant.low_rank) plan.defines.push_back(fmt::format("-DTERMS={}", terms));
+  plan.defines = variant.low_rank ? lowrank_defines(*shape, args.radius_x, args.radius_y, terms)
+                                  : separable_defines(*shape, args.radius_x, args.radius_y);
   return "";
 }
 
