@@ -2,10 +2,15 @@
 #include "backends/launch_plan.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/domain/error.h"
 #include "common/geometry/pixel_format.h"
 #include "common/geometry/tile_shape.h"
 
@@ -128,6 +133,22 @@ std::string plan_fast(LaunchPlan& plan, const Problem& problem, const DeviceLimi
   return "";
 }
 
+// CONVCOMPARE_LOWRANK_STRIP_ROWS, an experiment's setting (README.md): the most rows a lowrank strip may
+// hold instead of kLowRankStripRows; 0 runs one tile per block. Read at each plan; a bad value is refused.
+int lowrank_strip_rows() {
+  constexpr const char* kVariable = "CONVCOMPARE_LOWRANK_STRIP_ROWS";
+  constexpr int kMostRows = 1 << 16;
+  const char* text = std::getenv(kVariable);
+  if (text == nullptr || *text == '\0') return kLowRankStripRows;
+  int rows = -1;
+  const std::string_view value(text);
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), rows);
+  if (error != std::errc() || end != value.data() + value.size() || rows < 0 || rows > kMostRows)
+    throw InputError(fmt::format("{} is '{}': a number of rows from 0 (one tile per block) to {} was expected",
+                                 kVariable, value, kMostRows));
+  return rows;
+}
+
 // separable's and lowrank's bands (common/geometry/separable_shape.h; lowrank's strips of tiles and its
 // `terms` planes: common/geometry/lowrank_shape.h).
 std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const DeviceLimits& limits, int terms) {
@@ -135,7 +156,8 @@ std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const
   const std::size_t group_limit = compile_time_group_limit(limits);
   const std::optional<SeparableShape> shape =
       variant.low_rank
-          ? lowrank_shape(args.radius_x, args.radius_y, args.width, args.height, limits.on_chip_bytes, group_limit, terms)
+          ? lowrank_shape(args.radius_x, args.radius_y, args.width, args.height, limits.on_chip_bytes, group_limit, terms,
+                          lowrank_strip_rows())
           : separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, group_limit, terms);
   if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
   plan.separable = *shape;

@@ -36,15 +36,15 @@ inline constexpr int kLowRankStripRows = 512;
 // H100/H200): a strip is cut shorter rather than leave the grid below it.
 inline constexpr int kLowRankMinGroups = 2048;
 
-// Tiles per strip for this image: as many as kLowRankStripRows holds while the grid keeps
-// kLowRankMinGroups groups, and at least 2 wherever the image is 2 tiles tall (the second tile's apron is
-// free, and so every image of two tiles or more, the smallest test images included, runs keep_apron).
-inline int lowrank_chunks(const SeparableShape& tile, int width, int height) {
+// Tiles per strip for this image: as many as `strip_rows` hold while the grid keeps kLowRankMinGroups
+// groups, and at least 2 wherever the image is 2 tiles tall and the strip holds 2 (the smallest grids pay
+// for the second tile's apron no longer); 1 (one tile per block) otherwise.
+inline int lowrank_chunks(const SeparableShape& tile, int width, int height, int strip_rows = kLowRankStripRows) {
   const int tiles_down = (height + tile.tile_h - 1) / tile.tile_h;
   const int columns = (width + tile.tile_w - 1) / tile.tile_w;
-  if (tiles_down < 2) return 1;
+  if (tiles_down < 2 || strip_rows / tile.tile_h < 2) return 1;
   const int for_groups = std::max(2, static_cast<int>(static_cast<long long>(tiles_down) * columns / kLowRankMinGroups));
-  return std::min({kLowRankStripRows / tile.tile_h, tiles_down, for_groups});
+  return std::min({strip_rows / tile.tile_h, tiles_down, for_groups});
 }
 
 // separable_slots_per_output with TERMS accumulators in each pass and a strip of chunks: the first tile
@@ -71,7 +71,7 @@ namespace detail {
 inline std::optional<SeparableShape> cheapest_lowrank_shape(const std::vector<SeparableShape>& single,
                                                             int radius_x, int radius_y, int width, int height,
                                                             std::size_t on_chip_bytes, std::size_t max_work_group,
-                                                            int terms) {
+                                                            int terms, int strip_rows) {
   std::optional<SeparableShape> best;
   double best_slots = 0.0;
   const auto consider = [&](const SeparableShape& shape) {
@@ -87,7 +87,8 @@ inline std::optional<SeparableShape> cheapest_lowrank_shape(const std::vector<Se
     }
   }
   for (SeparableShape shape : lowrank_strip_tiles(std::max(radius_x, radius_y), max_work_group)) {
-    shape.chunks = lowrank_chunks(shape, width, height);
+    shape.chunks = lowrank_chunks(shape, width, height, strip_rows);
+    if (shape.chunks < 2) continue;  // one tile per block: a single tile's shape
     for (shape.band = kSeparableMinBand; shape.band <= shape.tile_h; shape.band *= 2) {
       if (shape.tile_h % shape.band != 0) continue;
       shape.bands = (shape.tile_h + 2 * radius_y + shape.band - 1) / shape.band;
@@ -100,28 +101,32 @@ inline std::optional<SeparableShape> cheapest_lowrank_shape(const std::vector<Se
 // separable_shape_within's order: separable's tiles for the radius and the strips, else its fallback tile.
 inline std::optional<SeparableShape> lowrank_shape_within(int radius_x, int radius_y, int width, int height,
                                                           std::size_t on_chip_bytes, std::size_t max_work_group,
-                                                          int terms) {
+                                                          int terms, int strip_rows) {
   const std::vector<SeparableShape> tiles = separable_tiles(std::max(radius_x, radius_y), max_work_group);
-  if (auto shape = cheapest_lowrank_shape(tiles, radius_x, radius_y, width, height, on_chip_bytes, max_work_group, terms))
+  if (auto shape = cheapest_lowrank_shape(tiles, radius_x, radius_y, width, height, on_chip_bytes, max_work_group,
+                                          terms, strip_rows))
     return shape;
   return cheapest_lowrank_shape({separable_tile_within(kSeparableFallbackTile, max_work_group)}, radius_x, radius_y,
-                                width, height, on_chip_bytes, max_work_group, terms);
+                                width, height, on_chip_bytes, max_work_group, terms, strip_rows);
 }
 
 }  // namespace detail
 
 // lowrank's shape for a width x height image: one that fits kSeparablePortableBytes where there is one
 // (so that NVIDIA's OpenCL runs CUDA's shape), else one that fits the device; nullopt where none fits
-// (separable_limit_reason says why).
+// (separable_limit_reason says why). `strip_rows`: the most rows a strip may hold (kLowRankStripRows;
+// under two tiles' rows, 0 say, one tile per block).
 inline std::optional<SeparableShape> lowrank_shape(int radius_x, int radius_y, int width, int height,
                                                    std::size_t on_chip_bytes,
                                                    std::size_t max_work_group = kSeparableDefaultMaxWorkGroup,
-                                                   int terms = 1) {
+                                                   int terms = 1, int strip_rows = kLowRankStripRows) {
   if (std::max(radius_x, radius_y) > kSeparableMaxRadius) return std::nullopt;
   if (auto portable = detail::lowrank_shape_within(radius_x, radius_y, width, height,
-                                                   std::min(on_chip_bytes, kSeparablePortableBytes), max_work_group, terms))
+                                                   std::min(on_chip_bytes, kSeparablePortableBytes), max_work_group,
+                                                   terms, strip_rows))
     return portable;
-  return detail::lowrank_shape_within(radius_x, radius_y, width, height, on_chip_bytes, max_work_group, terms);
+  return detail::lowrank_shape_within(radius_x, radius_y, width, height, on_chip_bytes, max_work_group, terms,
+                                      strip_rows);
 }
 
 // separable_defines, and the kernel's TERMS and CHUNKS.

@@ -89,6 +89,11 @@ TEST_CASE("lowrank: tiles per strip follow the strip's rows, the grid's groups a
   CHECK(cc::lowrank_chunks(tile, 67, 45) == 2);        // at least 2 where the image is 2 tiles tall
   CHECK(cc::lowrank_chunks(tile, 67, 32) == 1);        // one tile tall
   CHECK(cc::lowrank_chunks(tile, 64, 20000) == 2);     // narrow: 2 columns leave the grid small
+  CHECK(cc::lowrank_chunks(tile, 8192, 8192, 1024) == 32);  // CONVCOMPARE_LOWRANK_STRIP_ROWS's other heights
+  CHECK(cc::lowrank_chunks(tile, 8192, 8192, 63) == 1);
+  CHECK(cc::lowrank_chunks(tile, 8192, 8192, 0) == 1);
+  CHECK(cc::lowrank_shape(32, 32, 8192, 8192, kH100OpenClLocal, 1024, 2, 0)->chunks == 1);
+  CHECK(cc::lowrank_shape(32, 32, 8192, 8192, kH100OpenClLocal, 1024, 2, 256)->chunks == 8);
   cc::SeparableShape strip = tile;
   strip.chunks = 16;
   const auto [columns, rows] = cc::separable_groups(strip, 8192, 8192);
