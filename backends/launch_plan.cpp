@@ -151,13 +151,17 @@ int lowrank_strip_rows() {
 
 // separable's and lowrank's bands (common/geometry/separable_shape.h; lowrank's strips of tiles and its
 // `terms` planes: common/geometry/lowrank_shape.h).
-std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const DeviceLimits& limits, int terms) {
+// RGBA8 keeps lowrank's single tiles: run through a strip channel by channel, its kernel spills 160-296
+// bytes under CUDA's 64-register cap at r = 7-32 (ptxas -arch=sm_90), one channel and f32 none or 16.
+std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                           const DeviceLimits& limits, int terms) {
   const ConvArgs& args = plan.args;
   const std::size_t group_limit = compile_time_group_limit(limits);
+  const int strip_rows = variant.low_rank && problem.format.kernel != KernelFormat::U8x4 ? lowrank_strip_rows() : 0;
   const std::optional<SeparableShape> shape =
       variant.low_rank
           ? lowrank_shape(args.radius_x, args.radius_y, args.width, args.height, limits.on_chip_bytes, group_limit, terms,
-                          lowrank_strip_rows())
+                          strip_rows)
           : separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, group_limit, terms);
   if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
   plan.separable = *shape;
@@ -235,7 +239,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   std::string shape_reason;
   switch (variant.geometry) {
     case Geometry::Fast: shape_reason = plan_fast(plan, problem, limits); break;
-    case Geometry::SeparableTile: shape_reason = plan_separable(plan, variant, limits, terms); break;
+    case Geometry::SeparableTile: shape_reason = plan_separable(plan, variant, problem, limits, terms); break;
     case Geometry::Fft: shape_reason = plan_fft(plan, problem, limits); break;
     default: break;
   }
