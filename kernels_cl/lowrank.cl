@@ -11,13 +11,16 @@
    pass repeats 2r rows per strip instead of per tile: at r = 32 a 32-row tile alone would run the row
    pass on 3x its rows (common/geometry/lowrank_shape.h chooses the strip, docs/performance.md).
    Built with separable.cl's -D (RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND,
-   BANDS, CC_PIXEL), TERMS and CHUNKS (> 1 only where BAND divides TILE_H); row_filter holds TERMS rows of
-   FILTER_W, column_filter TERMS columns of FILTER_H, term by term.
+   BANDS, CC_PIXEL), TERMS and CHUNKS (1 when not given; > 1 only where BAND divides TILE_H);
+   row_filter holds TERMS rows of FILTER_W, column_filter TERMS columns of FILTER_H, term by term.
    Two files, not separable.cl run as this one at TERMS = 1: separable.cl stays the plain rank-1 text
    docs/memory-spaces.md teaches from, and its name keys the measured tables there and in
    docs/vendor-resources.md (the CUDA twin's header has the measurement: at TERMS = 1 the two compile
    to the same machine code). So a change to a pass of one file is made to the other. */
 
+#ifndef CHUNKS
+#define CHUNKS 1  /* one tile per work-group, as separable.cl */
+#endif
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
 #define IN_W (TILE_W + 2 * RADIUS_X)  /* staged columns: the tile's and the row pass's apron */

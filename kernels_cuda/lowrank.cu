@@ -11,8 +11,8 @@
 // pass repeats 2r rows per strip instead of per tile: at r = 32 a 32-row tile alone would run the row
 // pass on 3x its rows (common/geometry/lowrank_shape.h chooses the strip, docs/performance.md).
 // Built with separable.cu's -D (RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND,
-// BANDS, CC_PIXEL), TERMS and CHUNKS (> 1 only where BAND divides TILE_H); c_row_filter holds TERMS rows
-// of FILTER_W, c_column_filter TERMS columns of FILTER_H, term by term.
+// BANDS, CC_PIXEL), TERMS and CHUNKS (1 when not given; > 1 only where BAND divides TILE_H);
+// c_row_filter holds TERMS rows of FILTER_W, c_column_filter TERMS columns of FILTER_H, term by term.
 // Two files, not separable.cu run as this one at TERMS = 1, although at TERMS = 1 and CHUNKS = 1 this
 // file compiles to separable.cu's machine code byte for byte (nvcc 13.0 -arch=sm_90 -cubin, f32 and u8,
 // r = 1, 3, 7, 16: 2144 to 5824 identical SASS instructions, the same registers): separable.cu stays the
@@ -20,6 +20,9 @@
 // docs/vendor-resources.md. So a change to a pass of one file is made to the other.
 #include "common/geometry/pixel.h"
 
+#ifndef CHUNKS
+#define CHUNKS 1  // one tile per block, as separable.cu
+#endif
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
 #define IN_W (TILE_W + 2 * RADIUS_X)  // staged columns: the tile's and the row pass's apron

@@ -1,4 +1,4 @@
-// lowrank_shape.h: the compile-time shape of the lowrank kernel (separable's bands, TERMS planes, a strip of tiles per block), the same in both APIs.
+// lowrank_shape.h: the lowrank kernel's compile-time shape (separable's bands, strips of tiles), the same in both APIs.
 #pragma once
 
 #include <algorithm>
@@ -43,7 +43,8 @@ inline int lowrank_chunks(const SeparableShape& tile, int width, int height, int
   const int tiles_down = (height + tile.tile_h - 1) / tile.tile_h;
   const int columns = (width + tile.tile_w - 1) / tile.tile_w;
   if (tiles_down < 2 || strip_rows / tile.tile_h < 2) return 1;
-  const int for_groups = std::max(2, static_cast<int>(static_cast<long long>(tiles_down) * columns / kLowRankMinGroups));
+  const long long tiles = static_cast<long long>(tiles_down) * columns;
+  const int for_groups = std::max(2, static_cast<int>(tiles / kLowRankMinGroups));
   return std::min({strip_rows / tile.tile_h, tiles_down, for_groups});
 }
 
@@ -52,13 +53,15 @@ inline int lowrank_chunks(const SeparableShape& tile, int width, int height, int
 // item) and stages and filters tile_h rows.
 inline double lowrank_slots_per_output(const SeparableShape& s, int radius_x, int radius_y, int terms) {
   const auto rounds = [&](long long items) { return static_cast<double>((items + s.threads - 1) / s.threads); };
+  const double row_item = (s.row_out + 2 * radius_x) + terms * s.row_out * (2 * radius_x + 1) + terms * s.row_out + 8;
+  const double column_item =
+      terms * (s.column_out + 2 * radius_y) + terms * s.column_out * (2 * radius_y + 1) + s.column_out + 8;
   const double band = rounds(static_cast<long long>(s.band) * (s.tile_w + 2 * radius_x)) * 5.0 +
-                      rounds(s.band * s.tile_w / s.row_out) *
-                          ((s.row_out + 2 * radius_x) + terms * s.row_out * (2 * radius_x + 1) + terms * s.row_out + 8);
-  const double columns = rounds(s.tile_w * s.tile_h / s.column_out) *
-                         (terms * (s.column_out + 2 * radius_y) + terms * s.column_out * (2 * radius_y + 1) + s.column_out + 8);
+                      rounds(s.band * s.tile_w / s.row_out) * row_item;
+  const double columns = rounds(s.tile_w * s.tile_h / s.column_out) * column_item;
   const int keep_steps = (2 * radius_y + s.tile_h - 1) / s.tile_h;
-  const double later = (s.tile_h / s.band) * band + keep_steps * rounds(static_cast<long long>(terms) * s.tile_h * s.tile_w) * 4.0;
+  const double keep = keep_steps * rounds(static_cast<long long>(terms) * s.tile_h * s.tile_w) * 4.0;
+  const double later = (s.tile_h / s.band) * band + keep;
   const double strip = s.bands * band + (s.chunks - 1) * later + s.chunks * columns;
   return strip * s.threads / (static_cast<double>(s.tile_w) * s.tile_h * s.chunks);
 }
