@@ -172,7 +172,7 @@ void convolve_lowrank(__global const cc_pixel* restrict input,
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
         #pragma unroll 1
         for (int chunk = 0; chunk < CHUNKS; ++chunk) {
-            const int y0 = ((int)get_group_id(1) * CHUNKS + chunk) * TILE_H;  /* the tile's first output row */
+            const int y0 = (get_group_id(1) * CHUNKS + chunk) * TILE_H;  /* the tile's first output row */
             if (CHUNKS > 1 && y0 >= args.height) break;  /* the same for the whole work-group */
             const int stage_y0 = y0 - RADIUS_Y;
             /* the first tile stages all its rows, a later one the rows below the apron it keeps */

@@ -178,7 +178,7 @@ convolve_lowrank(const cc_pixel* __restrict__ input,
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
         #pragma unroll 1
         for (int chunk = 0; chunk < CHUNKS; ++chunk) {
-            const int y0 = (static_cast<int>(blockIdx.y) * CHUNKS + chunk) * TILE_H;  // the tile's first output row
+            const int y0 = (blockIdx.y * CHUNKS + chunk) * TILE_H;  // the tile's first output row
             if (CHUNKS > 1 && y0 >= args.height) break;  // the same for the whole block
             const int stage_y0 = y0 - RADIUS_Y;
             // the first tile stages all its rows, a later one the rows below the apron it keeps
