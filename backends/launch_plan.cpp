@@ -2,10 +2,15 @@
 #include "backends/launch_plan.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/domain/error.h"
 #include "common/geometry/pixel_format.h"
 #include "common/geometry/tensor_shape.h"
 #include "common/geometry/tile_shape.h"
@@ -143,19 +148,44 @@ std::string plan_tensor(LaunchPlan& plan, const DeviceLimits& limits) {
   return "";
 }
 
-// separable's and lowrank's bands (common/geometry/separable_shape.h), `terms` of them unrolled.
-std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const DeviceLimits& limits, int terms) {
+// CONVCOMPARE_LOWRANK_STRIP_ROWS, an experiment's setting (README.md): the most rows a lowrank strip may
+// hold instead of kLowRankStripRows; 0 runs one tile per block. Read at each plan; a bad value is refused.
+int lowrank_strip_rows() {
+  constexpr const char* kVariable = "CONVCOMPARE_LOWRANK_STRIP_ROWS";
+  constexpr int kMostRows = 1 << 16;
+  const char* text = std::getenv(kVariable);
+  if (text == nullptr || *text == '\0') return kLowRankStripRows;
+  int rows = -1;
+  const std::string_view value(text);
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), rows);
+  if (error != std::errc() || end != value.data() + value.size() || rows < 0 || rows > kMostRows)
+    throw InputError(fmt::format("{} is '{}': a number of rows from 0 (one tile per block) to {} was expected",
+                                 kVariable, value, kMostRows));
+  return rows;
+}
+
+// separable's and lowrank's bands (common/geometry/separable_shape.h; lowrank's strips of tiles and its
+// `terms` planes: common/geometry/lowrank_shape.h).
+// RGBA8 keeps lowrank's single tiles: run through a strip channel by channel, its kernel spills 160-296
+// bytes under CUDA's 64-register cap at r = 7-32 (ptxas -arch=sm_90), one channel and f32 none or 16.
+std::string plan_separable(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
+                           const DeviceLimits& limits, int terms) {
   const ConvArgs& args = plan.args;
+  const std::size_t group_limit = compile_time_group_limit(limits);
+  const int strip_rows = variant.low_rank && problem.format.kernel != KernelFormat::U8x4 ? lowrank_strip_rows() : 0;
   const std::optional<SeparableShape> shape =
-      separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, compile_time_group_limit(limits), terms);
+      variant.low_rank
+          ? lowrank_shape(args.radius_x, args.radius_y, args.width, args.height, limits.on_chip_bytes, group_limit, terms,
+                          strip_rows)
+          : separable_shape(args.radius_x, args.radius_y, limits.on_chip_bytes, group_limit, terms);
   if (!shape) return separable_limit_reason(args.radius_x, args.radius_y, limits.on_chip_bytes, limits.on_chip_name);
   plan.separable = *shape;
   plan.on_chip_bytes = separable_on_chip_bytes(*shape, args.radius_x, terms);
   plan.group = {static_cast<std::size_t>(shape->threads), 1};
   const auto [columns, rows] = separable_groups(*shape, args.width, args.height);
   plan.groups = {columns, rows};
-  plan.defines = separable_defines(*shape, args.radius_x, args.radius_y);
-  if (variant.low_rank) plan.defines.push_back(fmt::format("-DTERMS={}", terms));
+  plan.defines = variant.low_rank ? lowrank_defines(*shape, args.radius_x, args.radius_y, terms)
+                                  : separable_defines(*shape, args.radius_x, args.radius_y);
   return "";
 }
 
@@ -224,7 +254,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   std::string shape_reason;
   switch (variant.geometry) {
     case Geometry::Fast: shape_reason = plan_fast(plan, problem, limits); break;
-    case Geometry::SeparableTile: shape_reason = plan_separable(plan, variant, limits, terms); break;
+    case Geometry::SeparableTile: shape_reason = plan_separable(plan, variant, problem, limits, terms); break;
     case Geometry::Fft: shape_reason = plan_fft(plan, problem, limits); break;
     case Geometry::Tensor: shape_reason = plan_tensor(plan, limits); break;
     default: break;

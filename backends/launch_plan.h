@@ -15,6 +15,7 @@
 #include "common/geometry/conv_args.h"
 #include "common/geometry/fast_shape.h"
 #include "common/geometry/fft_shape.h"
+#include "common/geometry/lowrank_shape.h"
 #include "common/geometry/separable_shape.h"
 
 namespace cc {

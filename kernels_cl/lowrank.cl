@@ -5,14 +5,22 @@
    over them: TERMS x (2r+1 + 2r+1) taps per pixel instead of (2r+1)^2, and the image crosses DRAM once
    each way. The twin of kernels_cuda/lowrank.cu. Borders stay exact as in separable.cl: only the
    staging folds coordinates (cc_border_index).
+   A work-group owns a strip of CHUNKS tiles down the image and runs them top to bottom (CHUNKS = 1: one
+   tile, as separable.cl). Its first tile's row pass covers TILE_H + 2r rows; each later one keeps the 2r
+   apron rows of all TERMS planes on chip (keep_apron) and filters only its TILE_H new rows, so the row
+   pass repeats 2r rows per strip instead of per tile: at r = 32 a 32-row tile alone would run the row
+   pass on 3x its rows (common/geometry/lowrank_shape.h chooses the strip, docs/performance.md).
    Built with separable.cl's -D (RADIUS_X, RADIUS_Y, THREADS, TILE_W, TILE_H, ROW_OUT, COLUMN_OUT, BAND,
-   BANDS, CC_PIXEL) and TERMS; row_filter holds TERMS rows of FILTER_W, column_filter TERMS columns of
-   FILTER_H, term by term.
+   BANDS, CC_PIXEL), TERMS and CHUNKS (1 when not given; > 1 only where BAND divides TILE_H);
+   row_filter holds TERMS rows of FILTER_W, column_filter TERMS columns of FILTER_H, term by term.
    Two files, not separable.cl run as this one at TERMS = 1: separable.cl stays the plain rank-1 text
    docs/memory-spaces.md teaches from, and its name keys the measured tables there and in
    docs/vendor-resources.md (the CUDA twin's header has the measurement: at TERMS = 1 the two compile
    to the same machine code). So a change to a pass of one file is made to the other. */
 
+#ifndef CHUNKS
+#define CHUNKS 1  /* one tile per work-group, as separable.cl */
+#endif
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
 #define IN_W (TILE_W + 2 * RADIUS_X)  /* staged columns: the tile's and the row pass's apron */
@@ -25,6 +33,10 @@
 #define ROW_ROUNDS ((ROW_ITEMS + THREADS - 1) / THREADS)
 #define COLUMN_ITEMS (TILE_W * (TILE_H / COLUMN_OUT))  /* COLUMN_OUT outputs of one column each */
 #define COLUMN_ROUNDS ((COLUMN_ITEMS + THREADS - 1) / THREADS)
+#define KEPT_ROWS (2 * RADIUS_Y)        /* a later tile's apron: the rows_done rows its predecessor made */
+#define NEXT_BANDS (TILE_H / BAND)      /* a later tile's new rows (CHUNKS > 1: BAND divides TILE_H) */
+#define KEEP_ITEMS (TERMS * TILE_H * TILE_W)  /* one step of keep_apron: up to TILE_H rows of each plane */
+#define KEEP_ROUNDS ((KEEP_ITEMS + THREADS - 1) / THREADS)
 
 /* BAND rows of IN_W pixels from image position (x0, y0) into `band`; `fold` is a literal at both call
    sites, so the copy for work-groups wholly inside the image has no border arithmetic at all. */
@@ -116,6 +128,28 @@ CC_FN void column_pass(__local const float* rows_done, __global cc_channel* outp
     }
 }
 
+/* Moves rows TILE_H .. TILE_H + 2r - 1 of each rows_done plane (the next tile's apron, which this tile's
+   row pass made) to rows 0 .. 2r - 1, in steps of TILE_H rows: within a step source and destination are
+   disjoint, and the barrier between steps lets a step read its rows before the next one overwrites them.
+   Starts after a barrier (the column pass is done reading), ends before one (the next staging's). */
+CC_FN void keep_apron(__local float* rows_done)
+{
+    #pragma unroll 1
+    for (int first = 0; first < KEPT_ROWS; first += TILE_H) {
+        if (first > 0) barrier(CLK_LOCAL_MEM_FENCE);
+        const int rows = min(TILE_H, KEPT_ROWS - first);
+        for (int round = 0; round < KEEP_ROUNDS; ++round) {
+            const int item = get_local_id(0) + round * THREADS;
+            const int t = item / (TILE_H * TILE_W), in_plane = item - t * (TILE_H * TILE_W);
+            const int row = first + in_plane / TILE_W, x = in_plane % TILE_W;
+            if (item < KEEP_ITEMS && row < first + rows) {
+                __local float* plane = rows_done + t * DONE_PLANE;
+                plane[row * DONE_PITCH + x] = plane[(row + TILE_H) * DONE_PITCH + x];
+            }
+        }
+    }
+}
+
 /* No register cap here: OpenCL C has no counterpart of CUDA's __launch_bounds__ minimum of blocks. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void convolve_lowrank(__global const cc_pixel* restrict input,
@@ -128,28 +162,40 @@ void convolve_lowrank(__global const cc_pixel* restrict input,
     __local float band[BAND * IN_PITCH];
     __local float rows_done[TERMS * DONE_PLANE];
 
-    const int x0 = get_group_id(0) * TILE_W;  /* the tile's first output */
-    const int y0 = get_group_id(1) * TILE_H;
-    const int stage_x0 = x0 - RADIUS_X, stage_y0 = y0 - RADIUS_Y;
-    const bool inside = stage_x0 >= 0 && stage_x0 + IN_W <= args.width && stage_y0 >= 0 &&
-                        stage_y0 + DONE_ROWS <= args.height;
+    const int x0 = get_group_id(0) * TILE_W;  /* the strip's first output column */
+    const int stage_x0 = x0 - RADIUS_X;
 
     __global const cc_channel* channels_in = (__global const cc_channel*)input;
     __global cc_channel* channels_out = (__global cc_channel*)output;
     /* RGBA8: one channel at a time through the same arrays (CC_CHANNELS; f32 and 8-bit: once) */
     #pragma unroll 1
     for (int channel = 0; channel < CC_CHANNELS; ++channel) {
-        for (int b = 0; b < BANDS; ++b) {
-            /* the previous band's row pass is done reading `band`, the previous channel's column pass `rows_done` */
-            if (b > 0 || channel > 0) barrier(CLK_LOCAL_MEM_FENCE);
-            if (inside)
-                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, false);
-            else
-                stage_band(band, channels_in, args, stage_x0, stage_y0 + b * BAND, channel, true);
+        #pragma unroll 1
+        for (int chunk = 0; chunk < CHUNKS; ++chunk) {
+            const int y0 = (get_group_id(1) * CHUNKS + chunk) * TILE_H;  /* the tile's first output row */
+            if (CHUNKS > 1 && y0 >= args.height) break;  /* the same for the whole work-group */
+            const int stage_y0 = y0 - RADIUS_Y;
+            /* the first tile stages all its rows, a later one the rows below the apron it keeps */
+            const int first_row = chunk == 0 ? 0 : KEPT_ROWS;
+            const int bands = chunk == 0 ? BANDS : NEXT_BANDS;
+            const bool inside = stage_x0 >= 0 && stage_x0 + IN_W <= args.width && stage_y0 + first_row >= 0 &&
+                                stage_y0 + first_row + bands * BAND <= args.height;
+            /* the previous tile's (or channel's) column pass is done reading `rows_done` */
+            if (chunk > 0 || channel > 0) barrier(CLK_LOCAL_MEM_FENCE);
+            if (chunk > 0) keep_apron(rows_done);
+            for (int b = 0; b < bands; ++b) {
+                /* the previous band's row pass is done reading `band` */
+                if (b > 0) barrier(CLK_LOCAL_MEM_FENCE);
+                const int row = first_row + b * BAND;
+                if (inside)
+                    stage_band(band, channels_in, args, stage_x0, stage_y0 + row, channel, false);
+                else
+                    stage_band(band, channels_in, args, stage_x0, stage_y0 + row, channel, true);
+                barrier(CLK_LOCAL_MEM_FENCE);
+                row_pass(band, rows_done + row * DONE_PITCH, row_filter);
+            }
             barrier(CLK_LOCAL_MEM_FENCE);
-            row_pass(band, rows_done + b * BAND * DONE_PITCH, row_filter);
+            column_pass(rows_done, channels_out, args, x0, y0, channel, column_filter);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        column_pass(rows_done, channels_out, args, x0, y0, channel, column_filter);
     }
 }

@@ -53,14 +53,16 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # tma's tensor-memory-accelerator copies (one box per tile, an mbarrier, the border fix-up), f32, u8 and
 # RGBA8, every border, at radii within a block and wider than one, edge and interior blocks;
 # lowrank: LoG and DoG (rank 2) at r = 3, 7, 16 with a rank-1 box beside them, f32 and u8 (one
-# channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border.
+# channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border;
+# its strips of tiles (common/geometry/lowrank_shape.h) at 4099x2050, the last strip cut short, f32 and u8
+# (one border and radius: the CPU reference of a 4099x2050 image is the case's cost).
 # --memory mapped (kernels on cudaHostAllocMapped memory), managed (cudaMallocManaged, prefetched) and
 # managed-faults (the same, never prefetched to the device), f32 and u8, one run and --stream.
 # CASES and TOOLS in the environment (space-separated) run a subset: a call's time limit on the GPU host.
 all_cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-npp u8-fast u8-fast-rgba async
        shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior
        tma tma-u8 tma-u8-rgba tma-interior
-       lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba
+       lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba lowrank-strips
        mapped managed managed-faults u8-mapped u8-managed u8-managed-faults)
 read -r -a cases <<<"${CASES:-${all_cases[*]}}"
 cluster_radii="--filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=32"
@@ -111,6 +113,7 @@ case_arguments() {
     lowrank-interior) echo "--size 640x360 --variant lowrank $lowrank_filters --border mirror" ;;
     lowrank-u8) echo "--size 640x360 --variant lowrank --pixel u8 $lowrank_filters --border clamp" ;;
     lowrank-u8-rgba) echo "--size 67x45 --variant lowrank --pixel u8 --channels 3 $lowrank_filters --border mirror" ;;
+    lowrank-strips) echo "--size 4099x2050 --variant lowrank --pixel f32,u8 --filter dog:sigma1=4,sigma2=6.4,r=16 --border wrap" ;;
     mapped | managed | managed-faults) echo "--size 67x45 --variant global,tiled,fast --memory $1 --stream 3 --border mirror" ;;
     u8-mapped | u8-managed | u8-managed-faults)
       echo "--size 67x45 --variant global,tiled,fast --memory ${1#u8-} --pixel u8 --channels 3 --stream 3 --border clamp" ;;

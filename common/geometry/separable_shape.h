@@ -25,6 +25,9 @@ struct SeparableShape {
   int column_out = 8;
   int band = 0;   // input rows on chip at a time
   int bands = 0;  // band * bands >= tile_h + 2 * radius_y: the rows the column pass needs, rounded up
+  // lowrank only (common/geometry/lowrank_shape.h): tiles a block runs down its strip, keeping the apron
+  // rows of its row pass on chip from one to the next; separable's blocks own one tile
+  int chunks = 1;
 };
 
 // The unrolled passes grow with the radius (8 x (2r+1) FMAs each); the fft variant takes larger filters.
@@ -155,10 +158,11 @@ inline std::string separable_limit_reason(int radius_x, int radius_y, std::size_
                      separable_min_bytes(radius_x, radius_y), memory_name, on_chip_bytes);
 }
 
-// Blocks (work-groups) per axis.
+// Blocks (work-groups) per axis: one per tile, or per strip of `chunks` tiles.
 inline std::pair<std::size_t, std::size_t> separable_groups(const SeparableShape& shape, int width, int height) {
+  const int strip_h = shape.tile_h * shape.chunks;
   return {static_cast<std::size_t>((width + shape.tile_w - 1) / shape.tile_w),
-          static_cast<std::size_t>((height + shape.tile_h - 1) / shape.tile_h)};
+          static_cast<std::size_t>((height + strip_h - 1) / strip_h)};
 }
 
 // The -D options both compilers get (clBuildProgram and NVRTC).

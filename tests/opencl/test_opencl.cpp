@@ -24,7 +24,9 @@
 #include "backends/opencl/cl_devices.h"
 #include "common/domain/error.h"
 #include "common/domain/reference.h"
+#include "common/domain/filter_shapes.h"
 #include "common/geometry/fast_shape.h"
+#include "common/geometry/lowrank_shape.h"
 #include "common/geometry/pixel_format.h"
 #include "common/geometry/separable_shape.h"
 #include "common/domain/validate.h"
@@ -564,6 +566,38 @@ TEST_CASE("the time budget sets how many launches are timed, and a single one st
   CHECK(std::isfinite(patient.times.kernel_batch_ms));
   CHECK(patient.times.budget_skipped.empty());
   CHECK(check_against_reference(patient, input, filter).passed);
+}
+
+// The smallest grid that takes strips (common/geometry/lowrank_shape.h: 4 tiles each at 4096x2048), one
+// column and one row past the tiles so that the last strip is cut short and the last tiles fold the border.
+TEST_CASE("lowrank runs strips of tiles on a large image, and a kernel that keeps its apron wrong fails") {
+  name_device();
+  const cc::Image input = ramp_image(4099, 2050);
+  const cc::Filter filter = cc::filter_shapes::laplacian_of_gaussian(1.75, 7);  // rank 2
+  const cc::Problem problem = cc::make_problem(input, filter, cc::Border::Wrap, false);
+  const cc::Image reference = cc::reference_convolve(input, problem);
+  const cc::Tolerance tolerance = cc::tolerance_for_variant(*cc::find_variant("lowrank"), problem, input);
+  const cc::BackendRun run = run_variant("lowrank", input, filter, quick_options(), cc::Border::Wrap);
+  REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
+  const cc::DeviceLimits& limits = device_limits();
+  const std::optional<cc::SeparableShape> shape =
+      cc::lowrank_shape(7, 7, input.width, input.height, limits.on_chip_bytes,
+                        std::min({limits.max_group, limits.max_group_x, limits.max_group_y}), 2);
+  REQUIRE(shape);
+  REQUIRE(shape->chunks > 1);  // 4 where a group takes 128 work-items or more
+  CHECK(run.compile_time.ends_with(joined_defines(cc::lowrank_defines(*shape, 7, 7, 2))));
+  CHECK(cc::validate(run.output, reference, tolerance).passed);
+
+  KernelDir dir;  // the apron moved at half its value: only the later tiles of each strip go wrong
+  dir.edit("lowrank.cl", "plane[row * DONE_PITCH + x] = plane[(row + TILE_H) * DONE_PITCH + x];",
+           "plane[row * DONE_PITCH + x] = 0.5f * plane[(row + TILE_H) * DONE_PITCH + x];");
+  cc::RunOptions options = quick_options();
+  options.kernel_dir = dir.path();
+  const cc::BackendRun broken = run_variant("lowrank", input, filter, options, cc::Border::Wrap);
+  REQUIRE_MESSAGE(broken.status == cc::Status::Ok, broken.reason);
+  const cc::Validation validation = cc::validate(broken.output, reference, tolerance);
+  CHECK_FALSE(validation.passed);
+  CHECK(validation.bad_y >= 32);  // the first tile of the first strip keeps no apron
 }
 
 TEST_CASE("--kernel-dir: sources are read from the directory") {

@@ -25,6 +25,7 @@
 #include <fmt/ranges.h>
 
 #include "common/geometry/fast_shape.h"
+#include "common/geometry/lowrank_shape.h"
 #include "common/geometry/pixel_format.h"
 #include "common/geometry/separable_shape.h"
 
@@ -74,17 +75,17 @@ std::vector<Configuration> every_configuration() {
                                                     pixel.empty() ? "" : " ", pixel);
               all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
             }
-            // lowrank.cl: separable's shapes widened to 2 and 4 terms (the most it takes), float
-            // only: its 8-bit loads and stores are separable's.
+            // lowrank.cl: its shapes for 2 and 4 terms (the most it takes) on an 8192x8192 image, where
+            // the large radii run strips of tiles (CHUNKS > 1), float only: its 8-bit loads and stores
+            // are separable's.
             for (const int terms : {2, 4}) {
               if (!pixel.empty()) break;
-              const auto low_rank = cc::separable_shape(radius_x, radius_y, on_chip, limit, terms);
+              const auto low_rank = cc::lowrank_shape(radius_x, radius_y, 8192, 8192, on_chip, limit, terms);
               if (!low_rank) continue;
-              std::vector<std::string> defines = cc::separable_defines(*low_rank, radius_x, radius_y);
-              defines.push_back(fmt::format("-DTERMS={}", terms));
-              all.push_back({"lowrank.cl", joined(defines),
-                             fmt::format("TERMS={} THREADS={} TILE_W={} TILE_H={} {}", terms, low_rank->threads,
-                                         low_rank->tile_w, low_rank->tile_h, low_rank->bands == 1 ? "one band" : "bands"),
+              all.push_back({"lowrank.cl", joined(cc::lowrank_defines(*low_rank, radius_x, radius_y, terms)),
+                             fmt::format("TERMS={} THREADS={} TILE_W={} TILE_H={} {}{}", terms, low_rank->threads,
+                                         low_rank->tile_w, low_rank->tile_h, low_rank->bands == 1 ? "one band" : "bands",
+                                         low_rank->chunks > 1 ? " strip" : ""),
                              radius_x, radius_y});
             }
           }
