@@ -56,6 +56,9 @@ common=(--backend cuda --filter box:r=2 --repetitions 1 --warmup 0 --quiet)
 # channel and RGBA8), 67x45 (no interior block) and 640x360 (interior blocks and every edge), every border;
 # its strips of tiles (common/geometry/lowrank_shape.h) at 4099x2050, the last strip cut short, f32 and u8
 # (one border and radius: the CPU reference of a 4099x2050 image is the case's cost).
+# tensor: the tensor cores' mma.sync over fragments in registers, its tile and padded filter in shared
+# memory: r = 1, 5 and 16 (one to five Toeplitz blocks) and a non-square flipped filter, f32, u8 and RGBA8,
+# 67x45 (every block at an edge) and 640x360 (interior blocks), every border.
 # --memory mapped (kernels on cudaHostAllocMapped memory), managed (cudaMallocManaged, prefetched) and
 # managed-faults (the same, never prefetched to the device), f32 and u8, one run and --stream.
 # CASES and TOOLS in the environment (space-separated) run a subset: a call's time limit on the GPU host.
@@ -63,6 +66,7 @@ all_cases=(zero clamp mirror wrap npp rows interior stream auto u8 u8-rgba u8-np
        shuffle shuffle-u8 shuffle-u8-rgba cluster cluster-u8 cluster-interior cluster-u8-interior
        tma tma-u8 tma-u8-rgba tma-interior
        lowrank-zero lowrank-wrap lowrank-interior lowrank-u8 lowrank-u8-rgba lowrank-strips
+       tensor tensor-u8 tensor-u8-rgba tensor-interior
        mapped managed managed-faults u8-mapped u8-managed u8-managed-faults)
 read -r -a cases <<<"${CASES:-${all_cases[*]}}"
 cluster_radii="--filter box:r=1 --filter box:r=6 --filter box:r=20 --filter box:r=32"
@@ -113,6 +117,10 @@ case_arguments() {
     lowrank-interior) echo "--size 640x360 --variant lowrank $lowrank_filters --border mirror" ;;
     lowrank-u8) echo "--size 640x360 --variant lowrank --pixel u8 $lowrank_filters --border clamp" ;;
     lowrank-u8-rgba) echo "--size 67x45 --variant lowrank --pixel u8 --channels 3 $lowrank_filters --border mirror" ;;
+    tensor) echo "--size 67x45 --variant tensor --filter box:r=1 --filter box:r=5 --filter box:r=16 --filter file:$repo/tests/data/filter_5x3.txt --flip --border zero,clamp,mirror,wrap" ;;
+    tensor-u8) echo "--size 67x45 --variant tensor --pixel u8 --filter box:r=1 --filter box:r=5 --filter box:r=16 --border zero,clamp,mirror,wrap" ;;
+    tensor-u8-rgba) echo "--size 67x45 --variant tensor --pixel u8 --channels 3 --filter box:r=1 --filter box:r=5 --filter box:r=16 --border zero,clamp,mirror,wrap" ;;
+    tensor-interior) echo "--size 640x360 --variant tensor --filter box:r=1 --filter box:r=5 --filter box:r=16 --border mirror" ;;
     lowrank-strips) echo "--size 4099x2050 --variant lowrank --pixel f32,u8 --filter dog:sigma1=4,sigma2=6.4,r=16 --border wrap" ;;
     mapped | managed | managed-faults) echo "--size 67x45 --variant global,tiled,fast --memory $1 --stream 3 --border mirror" ;;
     u8-mapped | u8-managed | u8-managed-faults)
