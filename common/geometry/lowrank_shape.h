@@ -21,9 +21,16 @@ namespace cc {
 // Strip tiles: 32 rows, so that TERMS planes of 32 + 2r rows fit beside the staged band (46 KB at
 // r = 32, two terms, 32 wide); 64 wide below r = 9, where the staged apron of a 32-wide tile would
 // be as wide as the tile, 32 wide above.
+// Strips from this radius on: measured on the H200 (docs/performance.md, "lowrank at large radii"), LoG
+// and DoG at 8192x8192 ran in strips at 0.446 ms (r = 7) and 0.645 (r = 13), where single tiles had run in
+// 0.325-0.334 and 0.588-0.600; at r = 16 and 32 strips ran in 0.72 and 1.37 against 0.94 and 2.58. The issue
+// slots (lowrank_slots_per_output) favour strips from r = 5, so they miss a cost the strips pay (their
+// apron copies and barriers between tiles, fewer groups in flight) that only large aprons repay.
+inline constexpr int kLowRankStripMinRadius = 16;
+
 inline std::vector<SeparableShape> lowrank_strip_tiles(int radius, std::size_t max_work_group) {
   std::vector<SeparableShape> tiles;
-  if (radius <= 4) return tiles;
+  if (radius < kLowRankStripMinRadius) return tiles;
   if (radius <= 8) tiles = {{.threads = 256, .tile_w = 64, .tile_h = 32}};
   tiles.push_back({.threads = 128, .tile_w = 32, .tile_h = 32});
   for (SeparableShape& tile : tiles) tile = separable_tile_within(tile, max_work_group);

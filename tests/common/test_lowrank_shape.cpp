@@ -31,9 +31,9 @@ void check_layout(const cc::SeparableShape& shape, int radius_x, int radius_y, i
 
 }  // namespace
 
-TEST_CASE("lowrank: LoG and DoG sizes (8192x8192, two terms, r = 7 to 32) run strips of 32-row tiles in 48 KB, "
+TEST_CASE("lowrank: LoG and DoG sizes (8192x8192, two terms, r = 16 and 32) run strips of 32-row tiles in 48 KB, "
           "the same shape in both APIs") {
-  for (const int radius : {7, 13, 16, 32}) {
+  for (const int radius : {16, 32}) {
     CAPTURE(radius);
     const std::optional<cc::SeparableShape> opencl = cc::lowrank_shape(radius, radius, 8192, 8192, kH100OpenClLocal, 1024, 2);
     const std::optional<cc::SeparableShape> cuda = cc::lowrank_shape(radius, radius, 8192, 8192, kH100CudaOptIn, 1024, 2);
@@ -55,7 +55,7 @@ TEST_CASE("lowrank: LoG and DoG sizes (8192x8192, two terms, r = 7 to 32) run st
 }
 
 TEST_CASE("lowrank: a strip costs fewer issue slots per output than the best single tile where the apron is large") {
-  for (const int radius : {13, 16, 32}) {
+  for (const int radius : {16, 32}) {
     CAPTURE(radius);
     const cc::SeparableShape strip = *cc::lowrank_shape(radius, radius, 8192, 8192, kH100OpenClLocal, 1024, 2);
     const cc::SeparableShape single = *cc::separable_shape(radius, radius, kH100OpenClLocal, 1024, 2);
@@ -70,11 +70,13 @@ TEST_CASE("lowrank: a strip costs fewer issue slots per output than the best sin
   CHECK(sixteen < 0.6 * one);
 }
 
-TEST_CASE("lowrank: strips only where they pay: radii <= 4 and small images keep one tile per block") {
-  for (const int radius : {0, 1, 2, 3, 4}) {
+TEST_CASE("lowrank: strips only where they pay: radii under 16 and small images keep one tile per block") {
+  // and below kLowRankStripMinRadius, where strips measured slower on the H200 (r = 7, 13)
+  for (const int radius : {0, 1, 2, 3, 4, 7, 13, 15}) {
     CAPTURE(radius);
     CHECK(cc::lowrank_shape(radius, radius, 8192, 8192, kH100OpenClLocal, 1024, 2)->chunks == 1);
   }
+  CHECK(cc::lowrank_shape(16, 16, 8192, 8192, kH100OpenClLocal, 1024, 2)->chunks > 1);
   // 2048x2048 at r = 16: the grid allows strips of 2 tiles only, which a 64-row tile matches in fewer slots
   CHECK(cc::lowrank_shape(16, 16, 2048, 2048, kH100OpenClLocal, 1024, 2)->chunks == 1);
   CHECK(cc::lowrank_shape(16, 16, 67, 45, kH100OpenClLocal, 1024, 2)->chunks == 1);
