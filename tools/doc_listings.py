@@ -99,8 +99,8 @@ LISTINGS = {
                                          "clSetKernelArgSVMPointer(kernel(), index, data)"])]),
     "gpus": (
         [("backends/cuda/cuda_peer.cpp", ["cudaMemcpyPeerAsync(to, to_device, from, from_device, bytes"])],
-        [("backends/opencl/cl_frame.cpp", ["return queue.get().enqueueWriteBuffer(buffer(unit), CL_FALSE, offset",
-                                           "return from_queue.enqueueReadBuffer(source.input->buffer(unit)"])]),
+        [("backends/opencl/cl_frame.h", ["return queue.get().enqueueWriteBuffer(buffer(unit), CL_FALSE, offset"]),
+         ("backends/opencl/cl_frame.cpp", ["return from_queue.enqueueReadBuffer(source.input->buffer(unit)"])]),
 }
 
 
