@@ -86,6 +86,25 @@ class PageableHostFrame final : public HostFrame {
   std::vector<std::byte*> pointers_;
 };
 
+// Page-locked memory, for the pinned figures: one block per unit, each the API's (cuda_api.cpp's
+// cudaMallocHost block, cl_api.cpp's mapped CL_MEM_ALLOC_HOST_PTR buffer), `make(bytes)` a unique_ptr to one.
+template <typename Block>
+class PinnedHostFrame final : public HostFrame {
+ public:
+  template <typename Make>
+  PinnedHostFrame(const FrameLayout& layout, Make&& make) {
+    for (int unit = 0; unit < layout.units; ++unit) {
+      blocks_.push_back(make(layout.unit_bytes));
+      pointers_.push_back(blocks_.back()->get());
+    }
+  }
+  std::span<std::byte* const> units() const override { return pointers_; }
+
+ private:
+  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<std::byte*> pointers_;
+};
+
 // A mapped or managed frame's own memory as the host reaches it (--memory mapped, managed): the
 // units the kernel reads and writes, no copy between. Owned by the device frame, which outlives it.
 class HostView final : public HostFrame {
@@ -143,6 +162,19 @@ class CacheScratch {
  public:
   virtual ~CacheScratch() = default;
   virtual void overwrite(DeviceQueue& queue) = 0;  // queued, not waited for
+};
+
+// --cold's scratch as an API fills it, `fill(byte, queue)` over its buffer (a cudaMemsetAsync; a
+// clEnqueueFillBuffer): a new byte each time, as a write of the same bytes might be elided.
+template <typename Fill>
+class FilledCacheScratch final : public CacheScratch {
+ public:
+  explicit FilledCacheScratch(Fill fill) : fill_(std::move(fill)) {}
+  void overwrite(DeviceQueue& queue) override { fill_(++value_, queue); }
+
+ private:
+  Fill fill_;
+  unsigned char value_ = 0;
 };
 
 // One device of one API, as the protocol sees it.

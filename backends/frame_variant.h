@@ -11,7 +11,7 @@
 
 namespace cc {
 
-// What an API's frame (cuda_variants.cpp's CudaFrame, opencl_variants.cpp's ClFrame) gives the frame
+// What an API's frame (cuda_frame.h's CudaFrame, cl_frame.h's ClFrame: each a UnitFrame) gives the frame
 // loop: how one unit of the FrameLayout (a float plane, or the 8-bit image) crosses, on `Queue`, that
 // API's DeviceQueue. The loop over the units (docs/architecture.md, "The GPU backend") is FrameVariant's.
 template <typename Frame, typename Queue>

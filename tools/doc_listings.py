@@ -106,9 +106,8 @@ LISTINGS = {
                                          "clSetKernelArgSVMPointer(kernel(), index, data)"])]),
     "gpus": (
         [("backends/cuda/cuda_peer.cpp", ["cudaMemcpyPeerAsync(to, to_device, from, from_device, bytes"])],
-        [("backends/opencl/opencl_variants.cpp", ["return from_queue.enqueueReadBuffer(source.inputs[unit]",
-                                                  "return queue.get().enqueueWriteBuffer(inputs[unit], CL_FALSE, "
-                                                  "row_bytes() * first"])]),
+        [("backends/opencl/cl_frame.h", ["return queue.get().enqueueWriteBuffer(buffer(unit), CL_FALSE, offset"]),
+         ("backends/opencl/cl_frame.cpp", ["return from_queue.enqueueReadBuffer(source.input->buffer(unit)"])]),
 }
 
 

@@ -15,36 +15,6 @@ class EventSpan final : public Span {
   double elapsed_ms() const override { return events.elapsed_ms(); }
 };
 
-class PinnedHostFrame final : public HostFrame {
- public:
-  explicit PinnedHostFrame(const FrameLayout& layout) {
-    for (int unit = 0; unit < layout.units; ++unit) {
-      buffers_.emplace_back(layout.unit_bytes);
-      pointers_.push_back(buffers_.back().get());
-    }
-  }
-  std::span<std::byte* const> units() const override { return pointers_; }
-
- private:
-  std::vector<PinnedBuffer> buffers_;
-  std::vector<std::byte*> pointers_;
-};
-
-// --cold's scratch: cudaMemsetAsync over a buffer larger than L2.
-class CudaCacheScratch final : public CacheScratch {
- public:
-  explicit CudaCacheScratch(std::size_t bytes) : buffer_((bytes + sizeof(float) - 1) / sizeof(float)), bytes_(bytes) {}
-  void overwrite(DeviceQueue& queue) override {
-    value_ = (value_ + 1) & 0xFF;  // a new value each time, as a write of the same bytes might be elided
-    CC_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), value_, bytes_, static_cast<CudaQueue&>(queue).stream()));
-  }
-
- private:
-  DeviceBuffer buffer_;
-  std::size_t bytes_;
-  int value_ = 0;
-};
-
 }  // namespace
 
 CudaQueue::CudaQueue() : stream_(make_stream()) {
@@ -95,7 +65,9 @@ class CudaSession final : public DeviceSession {
   }
 
   std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue&) override {
-    return std::make_unique<PinnedHostFrame>(layout);
+    return std::make_unique<PinnedHostFrame<PinnedBuffer>>(layout, [](std::size_t bytes) {
+      return std::make_unique<PinnedBuffer>(bytes);
+    });
   }
 
   bool out_of_memory(const ApiError& error) const override {
@@ -110,7 +82,11 @@ class CudaSession final : public DeviceSession {
 
   std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override {
     CC_CUDA_CHECK(cudaSetDevice(ordinal_));
-    return std::make_unique<CudaCacheScratch>(bytes);
+    auto fill = [buffer = std::make_shared<DeviceBuffer>((bytes + sizeof(float) - 1) / sizeof(float)),
+                 bytes](unsigned char byte, DeviceQueue& queue) {
+      CC_CUDA_CHECK(cudaMemsetAsync(buffer->get(), byte, bytes, static_cast<CudaQueue&>(queue).stream()));
+    };
+    return std::make_unique<FilledCacheScratch<decltype(fill)>>(std::move(fill));
   }
 
  private:

@@ -16,6 +16,7 @@
 #include "backends/cuda/cuda_api.h"
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_fft.h"
+#include "backends/cuda/cuda_frame.h"
 #include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/tensor_map.h"
@@ -55,115 +56,6 @@ namespace kernels = cuda_kernels;
 const float* as_floats(const void* unit) { return static_cast<const float*>(unit); }
 float* as_floats(void* unit) { return static_cast<float*>(unit); }
 
-std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
-
-// One frame's device memory: every unit of the input (FrameLayout: a plane of floats, or the 8-bit
-// interleaved image; a buffer, or one texture per unit), of the output, the variant's scratch planes,
-// and fft's buffers, plans and work area (a frame's own, so that frames in flight on different streams
-// share none of them). How a unit crosses is here; the loop over units is FrameVariant's. --memory
-// mapped: the input and output are mapped host memory the kernel reaches in place (nothing crosses
-// before it); managed: managed memory, prefetched to the device at upload and to the host at download
-// where the device allows it (concurrentManagedAccess), else migrated by the driver at launch;
-// managed-faults: the same memory never prefetched to the device. Its upload sends the pages to the
-// host instead, where the host's write of the next frame and its read of the last result would leave
-// them (a prefetch to the CPU: the host cannot touch them in stream order), so that the kernel's first
-// touches fault them over inside its span (docs/memory-spaces-evidence.md, "Managed memory without prefetch").
-struct CudaFrame final : DeviceFrame {
-  CudaFrame(const FrameLayout& layout, const LaunchPlan& plan, const Problem& problem, int format, bool prefetches)
-      : layout(layout), height(static_cast<std::size_t>(problem.height)), memory(plan.memory), prefetches(prefetches) {
-    CC_CUDA_CHECK(cudaGetDevice(&ordinal));
-    if (plan.variant->input_as_image) {
-      for (int unit = 0; unit < layout.units; ++unit)
-        textures.emplace_back(problem.width, problem.height, problem.border, texel_format(format));
-    } else {
-      input_at = allocate(input, mapped_input, managed_input, input_host);
-    }
-    output_at = allocate(output, mapped_output, managed_output, output_host);
-    if (plan.variant->scratch_planes > 0) scratch = DeviceBuffer(floats_for(plan.variant->scratch_planes * layout.unit_bytes));
-  }
-
-  void write(int unit, const std::byte* host, CudaQueue& queue) {
-    if (memory == HostMemory::Mapped) return;  // the kernel reads host memory itself
-    if (is_managed(memory)) {
-      const int to = memory == HostMemory::Managed ? ordinal : cudaCpuDeviceId;
-      if (prefetches)
-        for (std::byte* base : {input_at, output_at}) prefetch(at(base, unit), layout.unit_bytes, to, queue.stream());
-      return;
-    }
-    const std::size_t row_bytes = layout.unit_bytes / height;
-    if (textures.empty())
-      CC_CUDA_CHECK(cudaMemcpyAsync(at(input_at, unit), host, layout.unit_bytes, cudaMemcpyHostToDevice, queue.stream()));
-    else
-      CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[unit].array(), 0, 0, host, row_bytes, row_bytes, height,
-                                             cudaMemcpyHostToDevice, queue.stream()));
-  }
-  void read(int unit, std::byte* host, CudaQueue& queue) const {
-    if (memory == HostMemory::Mapped) return;  // the kernel wrote host memory itself
-    if (memory == HostMemory::ManagedFaults) return;  // the host's reads fault the pages back
-    if (memory == HostMemory::Managed) {
-      if (prefetches) prefetch(at(output_at, unit), layout.unit_bytes, cudaCpuDeviceId, queue.stream());
-      return;
-    }
-    CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit), layout.unit_bytes, cudaMemcpyDeviceToHost, queue.stream()));
-  }
-  // --split's rows of a unit: copies only (GpuBackend::split refuses mapped and managed frames).
-  void write_rows(int unit, const std::byte* host, int row, int rows, CudaQueue& queue) {
-    const std::size_t bytes = layout.unit_bytes / height, first = static_cast<std::size_t>(row), count = static_cast<std::size_t>(rows);
-    if (textures.empty()) CC_CUDA_CHECK(cudaMemcpyAsync(at(input_at, unit) + first * bytes, host, count * bytes, cudaMemcpyHostToDevice, queue.stream()));
-    else CC_CUDA_CHECK(cudaMemcpy2DToArrayAsync(textures[unit].array(), 0, first, host, bytes, bytes, count, cudaMemcpyHostToDevice, queue.stream()));
-  }
-  void read_rows(int unit, std::byte* host, int row, int rows, CudaQueue& queue) const {
-    const std::size_t bytes = layout.unit_bytes / height;
-    CC_CUDA_CHECK(cudaMemcpyAsync(host, at(output_at, unit) + static_cast<std::size_t>(row) * bytes,
-                                  static_cast<std::size_t>(rows) * bytes, cudaMemcpyDeviceToHost, queue.stream()));
-  }
-  void fill(unsigned char byte, CudaQueue& queue) {
-    CC_CUDA_CHECK(cudaMemsetAsync(output_at, byte, layout.bytes(), queue.stream()));
-  }
-  std::vector<std::byte*> host_units(bool output) const {
-    std::vector<std::byte*> units;
-    for (int unit = 0; unit < layout.units; ++unit) units.push_back(at(output ? output_host : input_host, unit));
-    return units;
-  }
-  std::byte* at(std::byte* base, int unit) const { return base + unit * layout.unit_bytes; }
-
-  FrameLayout layout;
-  std::size_t height;
-  HostMemory memory;
-  bool prefetches;  // managed, managed-faults: cudaMemPrefetchAsync allowed (concurrentManagedAccess)
-  int ordinal = 0;
-  DeviceBuffer input, output, scratch;  // copies (and every mode's scratch)
-  MappedHostBuffer mapped_input, mapped_output;
-  ManagedBuffer managed_input, managed_output;
-  std::byte* input_at = nullptr;   // the input's units where kernels read them; null for a texture
-  std::byte* output_at = nullptr;  // the output's, where kernels write them
-  std::byte* input_host = nullptr;   // mapped and managed: where the host reaches them
-  std::byte* output_host = nullptr;
-  std::vector<TextureImage> textures;
-#ifdef CONVCOMPARE_WITH_CUFFT
-  std::unique_ptr<FftConvolver> fft;
-#endif
-
- private:
-  // A frame's input or output in the plan's memory: its kernel address, and the host's in `host`.
-  std::byte* allocate(DeviceBuffer& copied, MappedHostBuffer& mapped, ManagedBuffer& managed, std::byte*& host) {
-    switch (memory) {
-      case HostMemory::Mapped:
-        mapped = MappedHostBuffer(layout.bytes());
-        host = mapped.get();
-        return mapped.device();
-      case HostMemory::Managed:
-      case HostMemory::ManagedFaults:
-        managed = ManagedBuffer(layout.bytes());
-        host = managed.get();
-        return host;
-      default:
-        copied = DeviceBuffer(floats_for(layout.bytes()));
-        return reinterpret_cast<std::byte*>(copied.get());
-    }
-  }
-};
-
 // `values` in a new device buffer, copied on `stream`.
 DeviceBuffer upload_floats(const std::vector<float>& values, cudaStream_t stream) {
   DeviceBuffer buffer(values.size());
@@ -194,13 +86,19 @@ class CudaVariant : public FrameVariant<CudaFrame, CudaQueue>, public PeerRows {
     const auto &to = static_cast<CudaFrame&>(frame), &from = static_cast<const CudaFrame&>(source);
     const std::size_t row = layout_.unit_bytes / static_cast<std::size_t>(problem_.height);
     for (int unit = 0; unit < layout_.units; ++unit)
-      copy_peer(static_cast<CudaQueue&>(queue), to.at(to.input_at, unit) + row * copy.to, to.ordinal, static_cast<CudaQueue&>(source_queue),
-                from.at(from.input_at, unit) + row * copy.from, from.ordinal, row * copy.rows);
+      copy_peer(static_cast<CudaQueue&>(queue), to.input->at(unit) + row * copy.to, to.memory.ordinal,
+                static_cast<CudaQueue&>(source_queue), from.input->at(unit) + row * copy.from, from.memory.ordinal,
+                row * copy.rows);
   }
 
  protected:
+  // On the current device, as the frame's memory is allocated.
   std::unique_ptr<CudaFrame> new_frame() const final {
-    return std::make_unique<CudaFrame>(layout_, plan_, problem_, format_, prefetches_);
+    CudaMemory memory{.prefetches = prefetches_, .width = problem_.width, .height = problem_.height,
+                      .row_bytes = layout_.unit_bytes / static_cast<std::size_t>(problem_.height),
+                      .border = problem_.border, .format = format_};
+    CC_CUDA_CHECK(cudaGetDevice(&memory.ordinal));
+    return std::make_unique<CudaFrame>(memory, layout_, plan_, problem_.height);
   }
   // Mapped frames have no upload or download command; managed ones without prefetch neither, and
   // managed-faults' hand-back to the host is no transfer to the kernel: its faults are in the kernel's span.
@@ -222,11 +120,10 @@ class PlaneVariant : public CudaVariant {
 
  protected:
   void launch_unit(CudaFrame& frame, int unit, CudaQueue& queue) const final {
-    const void* in = frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
-    launch_plane(frame, unit, in, frame.at(frame.output_at, unit), queue.stream());
+    launch_plane(frame, unit, frame.input_at(unit), frame.output->at(unit), queue.stream());
   }
   // One unit of the frame (a float plane, or the 8-bit image): `in` is null when the input is a
-  // texture (frame.textures[unit]).
+  // texture (frame.images[unit]).
   virtual void launch_plane(CudaFrame& frame, int unit, const void* in, void* out, cudaStream_t stream) const = 0;
 };
 
@@ -298,11 +195,11 @@ class CudaKernel {
   class Arguments {
    public:
     explicit Arguments(int format) : format_(format) {}
-    void input(const CudaFrame& frame, int unit) { add(input_of(frame, unit)); }
-    void image(const CudaFrame& frame, int unit) { add(frame.textures[static_cast<std::size_t>(unit)].texture()); }
-    void output(const CudaFrame& frame, int unit) { add(static_cast<void*>(frame.at(frame.output_at, unit))); }
+    void input(const CudaFrame& frame, int unit) { add(static_cast<const void*>(frame.input_at(unit))); }
+    void image(const CudaFrame& frame, int unit) { add(frame.images[static_cast<std::size_t>(unit)].texture()); }
+    void output(const CudaFrame& frame, int unit) { add(static_cast<void*>(frame.output->at(unit))); }
     void tensor_map(const CudaFrame& frame, int unit, const LaunchPlan& plan) {
-      add(tile_tensor_map(input_of(frame, unit), plan, format_));
+      add(tile_tensor_map(frame.input_at(unit), plan, format_));
     }
     void filter(const Filter& filter) {
       if (!filter.in_constant) add(static_cast<const float*>(filter.buffer.get()));
@@ -312,10 +209,6 @@ class CudaKernel {
     void** parameters() { return pointers_.data(); }
 
    private:
-    // The unit's input buffer, or null where the input is a texture.
-    static const void* input_of(const CudaFrame& frame, int unit) {
-      return frame.input_at ? frame.at(frame.input_at, unit) : nullptr;
-    }
     template <typename Value>
     void add(const Value& value) {
       static_assert(sizeof(Value) <= sizeof(Slot) && alignof(Value) <= alignof(Slot) &&

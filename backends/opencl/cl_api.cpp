@@ -48,44 +48,12 @@ class MappedBuffer {
   }
   MappedBuffer(const MappedBuffer&) = delete;
   MappedBuffer& operator=(const MappedBuffer&) = delete;
-  std::byte* data() const { return data_; }
+  std::byte* get() const { return data_; }
 
  private:
   cl::CommandQueue queue_;
   cl::Buffer buffer_;
   std::byte* data_ = nullptr;
-};
-
-class PinnedHostFrame final : public HostFrame {
- public:
-  PinnedHostFrame(const cl::Context& context, const cl::CommandQueue& queue, const FrameLayout& layout) {
-    for (int unit = 0; unit < layout.units; ++unit) {
-      buffers_.push_back(std::make_unique<MappedBuffer>(context, queue, layout.unit_bytes));
-      pointers_.push_back(buffers_.back()->data());
-    }
-  }
-  std::span<std::byte* const> units() const override { return pointers_; }
-
- private:
-  std::vector<std::unique_ptr<MappedBuffer>> buffers_;
-  std::vector<std::byte*> pointers_;
-};
-
-// --cold's scratch: clEnqueueFillBuffer over a buffer larger than the device's cache.
-class ClCacheScratch final : public CacheScratch {
- public:
-  ClCacheScratch(const cl::Context& context, std::size_t bytes)
-      : buffer_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, bytes, nullptr, err))), bytes_(bytes) {}
-  void overwrite(DeviceQueue& queue) override {
-    ++value_;  // a new value each time, as a write of the same bytes might be elided
-    auto& cl_queue = static_cast<ClQueue&>(queue);
-    CC_CL_ENQUEUE(cl_queue, enqueueFillBuffer(buffer_, value_, 0, bytes_, nullptr, event));
-  }
-
- private:
-  cl::Buffer buffer_;
-  std::size_t bytes_;
-  cl_uchar value_ = 0;
 };
 
 }  // namespace
@@ -202,7 +170,9 @@ class ClSession final : public DeviceSession {
   std::unique_ptr<DeviceQueue> make_queue() override { return std::make_unique<ClQueue>(context_, device_); }
 
   std::unique_ptr<HostFrame> make_pinned_frame(const FrameLayout& layout, DeviceQueue& queue) override {
-    return std::make_unique<PinnedHostFrame>(context_, static_cast<ClQueue&>(queue).get(), layout);
+    return std::make_unique<PinnedHostFrame<MappedBuffer>>(layout, [&](std::size_t bytes) {
+      return std::make_unique<MappedBuffer>(context_, static_cast<ClQueue&>(queue).get(), bytes);
+    });
   }
 
   bool out_of_memory(const ApiError& error) const override {
@@ -215,7 +185,13 @@ class ClSession final : public DeviceSession {
   }
 
   std::unique_ptr<CacheScratch> make_cache_scratch(std::size_t bytes) override {
-    return std::make_unique<ClCacheScratch>(context_, bytes);
+    auto fill = [buffer = CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, bytes, nullptr, err)),
+                 bytes](unsigned char byte, DeviceQueue& queue) {
+      auto& cl_queue = static_cast<ClQueue&>(queue);
+      const cl_uchar pattern = byte;
+      CC_CL_ENQUEUE(cl_queue, enqueueFillBuffer(buffer, pattern, 0, bytes, nullptr, event));
+    };
+    return std::make_unique<FilledCacheScratch<decltype(fill)>>(std::move(fill));
   }
 
  private:

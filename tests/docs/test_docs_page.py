@@ -252,7 +252,7 @@ class Page(unittest.TestCase):
                       (REPO / "backends/cuda/cuda_resources.cpp").read_text())
         self.assertIn("CL_DEVICE_SVM_COARSE_GRAIN_BUFFER", (REPO / "backends/opencl/cl_svm.cpp").read_text())
         self.assertIn("CL_DEVICE_HOST_UNIFIED_MEMORY", (REPO / "backends/opencl/cl_devices.cpp").read_text())
-        self.assertIn("CL_MEM_ALLOC_HOST_PTR", (REPO / "backends/opencl/opencl_variants.cpp").read_text())
+        self.assertIn("CL_MEM_ALLOC_HOST_PTR", (REPO / "backends/opencl/cl_frame.h").read_text())
 
     def test_group_size_promises_are_where_the_page_says(self):
         """The vocabulary table's kernels with __launch_bounds__ / reqd_work_group_size are the ones that have them."""
