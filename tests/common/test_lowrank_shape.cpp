@@ -7,29 +7,12 @@
 
 #include "common/geometry/lowrank_shape.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/separable_layout.h"
 
 using cc::testing::kH100CudaOptIn;
 using cc::testing::kH100OpenClLocal;
 
-namespace {
-
-// What the kernels rely on (kernels_cl/lowrank.cl): the first tile's bands cover every row its column
-// pass reads, a later tile stages its tile_h new rows in whole bands, the TERMS planes fit.
-void check_layout(const cc::SeparableShape& shape, int radius_x, int radius_y, int terms, std::size_t on_chip_bytes) {
-  CAPTURE(radius_x);
-  CAPTURE(radius_y);
-  CAPTURE(terms);
-  CHECK(shape.band * shape.bands >= shape.tile_h + 2 * radius_y);
-  CHECK(shape.band >= cc::kSeparableMinBand);
-  CHECK(shape.tile_w % 32 == 0);
-  CHECK(shape.tile_w % shape.row_out == 0);
-  CHECK(shape.tile_h % shape.column_out == 0);
-  CHECK(shape.chunks >= 1);
-  if (shape.chunks > 1) CHECK(shape.tile_h % shape.band == 0);
-  CHECK(cc::separable_on_chip_bytes(shape, radius_x, terms) <= on_chip_bytes);
-}
-
-}  // namespace
+using cc::testing::check_separable_layout;
 
 TEST_CASE("lowrank: LoG and DoG sizes (8192x8192, two terms, r = 16 and 32) run strips of 32-row tiles in 48 KB, "
           "the same shape in both APIs") {
@@ -39,7 +22,7 @@ TEST_CASE("lowrank: LoG and DoG sizes (8192x8192, two terms, r = 16 and 32) run 
     const std::optional<cc::SeparableShape> cuda = cc::lowrank_shape(radius, radius, 8192, 8192, kH100CudaOptIn, 1024, 2);
     REQUIRE(opencl);
     REQUIRE(cuda);
-    check_layout(*opencl, radius, radius, 2, kH100OpenClLocal);
+    check_separable_layout(*opencl, radius, radius, kH100OpenClLocal, 2);
     CHECK(opencl->tile_h == 32);
     CHECK(opencl->chunks * opencl->tile_h == cc::kLowRankStripRows);
     CHECK(cc::lowrank_defines(*opencl, radius, radius, 2) == cc::lowrank_defines(*cuda, radius, radius, 2));
@@ -121,6 +104,6 @@ TEST_CASE("lowrank: every radius and rank that separable's shapes fit, lowrank's
             const std::optional<cc::SeparableShape> shape =
                 cc::lowrank_shape(radius_x, radius_y, width, height, on_chip, 1024, terms);
             if (separable_fits) REQUIRE(shape);
-            if (shape) check_layout(*shape, radius_x, radius_y, terms, on_chip);
+            if (shape) check_separable_layout(*shape, radius_x, radius_y, on_chip, terms);
           }
 }

@@ -5,28 +5,12 @@
 
 #include "common/geometry/separable_shape.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/separable_layout.h"
 
 using cc::testing::kH100CudaOptIn;
 using cc::testing::kH100OpenClLocal;
 
-namespace {
-
-// What the kernels rely on, whatever the radius: the bands cover every row the column pass reads, a
-// warp's column-pass stores stay within one tile row, the passes' items divide the tile evenly.
-void check_layout(const cc::SeparableShape& shape, int radius_x, int radius_y, std::size_t on_chip_bytes) {
-  CAPTURE(radius_x);
-  CAPTURE(radius_y);
-  CHECK(shape.band * shape.bands >= shape.tile_h + 2 * radius_y);
-  CHECK(shape.band >= cc::kSeparableMinBand);
-  CHECK(shape.tile_w % 32 == 0);
-  CHECK(shape.tile_w % shape.row_out == 0);
-  CHECK(shape.tile_h % shape.column_out == 0);
-  CHECK(cc::separable_on_chip_bytes(shape, radius_x) <= on_chip_bytes);
-  CHECK(cc::separable_input_pitch(shape, radius_x) % 2 == 1);
-  CHECK(cc::separable_done_pitch(shape) % 2 == 1);
-}
-
-}  // namespace
+using cc::testing::check_separable_layout;
 
 TEST_CASE("separable: small radii take one band of a 64-wide tile, 256 threads") {
   const std::optional<cc::SeparableShape> r1 = cc::separable_shape(1, 1, kH100OpenClLocal);
@@ -50,7 +34,7 @@ TEST_CASE("separable: large radii take a tall 32-wide tile in bands, the same sh
     const std::optional<cc::SeparableShape> cuda = cc::separable_shape(radius, radius, kH100CudaOptIn);
     REQUIRE(opencl);
     REQUIRE(cuda);
-    check_layout(*opencl, radius, radius, kH100OpenClLocal);
+    check_separable_layout(*opencl, radius, radius, kH100OpenClLocal);
     CHECK(opencl->tile_w == 32);
     CHECK(cc::separable_defines(*opencl, radius, radius) == cc::separable_defines(*cuda, radius, radius));
   }
@@ -62,7 +46,7 @@ TEST_CASE("separable: every radius to the limit fits somewhere, non-square ones 
     for (const int radius_y : {0, 1, 5, 40, cc::kSeparableMaxRadius}) {
       const std::optional<cc::SeparableShape> shape = cc::separable_shape(radius_x, radius_y, kH100CudaOptIn);
       REQUIRE(shape);
-      check_layout(*shape, radius_x, radius_y, kH100CudaOptIn);
+      check_separable_layout(*shape, radius_x, radius_y, kH100CudaOptIn);
     }
 }
 
@@ -124,7 +108,7 @@ TEST_CASE("separable: every radius to 32 that has a shape has one at every limit
           REQUIRE(shape.has_value() == exists);
           if (!shape) continue;
           CHECK(static_cast<std::size_t>(shape->threads) <= limit);
-          check_layout(*shape, radius_x, radius_y, on_chip);
+          check_separable_layout(*shape, radius_x, radius_y, on_chip);
         }
       }
 }
