@@ -18,7 +18,7 @@ import sys
 BEGIN, END = "<!-- validation-matrix:begin -->", "<!-- validation-matrix:end -->"
 # The variant table's order (common/domain/variants.h); variants a report holds beyond these follow.
 VARIANTS = ["global", "constant", "tiled", "texture", "separable", "fft", "fast", "async", "shuffle", "cluster", "tma",
-            "lowrank"]
+            "lowrank", "tensor"]
 PIXELS = [("f32", "f32 (float planes: 1 and 3 channels)"), ("u8", "u8 (8-bit, 1 channel)"),
           ("RGBA8", "RGBA8 (8-bit, 3 channels padded to 4)")]
 # (row, the labels it holds: a pattern matched against the start of a report's label). A label no pattern takes
@@ -184,7 +184,8 @@ LEGEND = ("A cell: **validated (N)**: every one of the N runs of that variant an
           "has no such construct, the variant is CUDA's alone; **compiled only (targets)**: built and linked by the "
           "vendor's compiler, never run; **not compiled**: no build of that kernel file and pixel format in the "
           "vendor table; **never run**: no report for that implementation yet; **—**: its report has no such run "
-          "(not a variant of its API).")
+          "(not a variant of its API, or one its report is older than: `tensor`, whose runs on the GPU host are "
+          "docs/performance.md's, \"tensor\").")
 
 
 def section(report_paths, vendor_csv):
