@@ -148,6 +148,16 @@ TEST_CASE("limits: CONVCOMPARE_BUILD_TIMEOUT bounds an OpenCL build (one line na
   }
 }
 
+TEST_CASE("limits: CONVCOMPARE_LOWRANK_STRIP_ROWS that is no row count is one line and exit 2, before a strip is built") {
+  if (skipped_unless_opencl("a lowrank plan")) return;
+  for (const char* value : {"abc", "-1", "1e9", "512rows", "99999999999"}) {
+    CAPTURE(value);
+    check_refused(shell(std::string("CONVCOMPARE_LOWRANK_STRIP_ROWS=") + value +
+                        " exec $CONVCOMPARE $RUN --variant lowrank --filter log:sigma=1 --size 16x16 --quiet"),
+                  {"CONVCOMPARE_LOWRANK_STRIP_ROWS is '", "a number of rows from 0"});
+  }
+}
+
 namespace {
 
 // A --kernel-dir global.cl whose first line #includes a FIFO no one writes: the compiler's open() blocks,
