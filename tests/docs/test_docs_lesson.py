@@ -159,9 +159,9 @@ class Lesson(unittest.TestCase):
             "The map", "How a GPU hides memory latency", "Global memory", "Constant memory",
             "Shared memory and `__local`", "Texture and image memory", "Registers and shuffles",
             "Asynchronous copies and TMA", "Clusters and distributed shared memory",
-            "Host memory: pinned, mapped, managed", "Several GPUs", "Why no memory path beats `fast`",
-            "Takeaways", "Where the numbers come from"])
-        for heading in headings[2:11]:
+            "Host memory: pinned, mapped, managed", "Several GPUs", "Tensor cores: fragments in registers",
+            "Why no memory path beats `fast`", "Takeaways", "Where the numbers come from"])
+        for heading in headings[2:12]:
             section = self.lesson.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
             with self.subTest(section=heading):
                 self.assertIn("**The idea.**", section)
@@ -175,7 +175,7 @@ class Lesson(unittest.TestCase):
                     "`cudaMemcpy(Async)`", "`clEnqueueReadBuffer` / `clEnqueueWriteBuffer`", "core in OpenCL 2.1"):
             self.assertIn(row, the_map)
         takeaways = self.lesson.split("## Takeaways\n", 1)[1].split("\n## ", 1)[0]
-        self.assertEqual(len(re.findall(r"^\| (?!---|space \|)", takeaways, re.M)), 13)
+        self.assertEqual(len(re.findall(r"^\| (?!---|space \|)", takeaways, re.M)), 14)
         self.assertIn("](memory-spaces-evidence.md)", self.lesson)
 
     def test_the_severe_findings_stay_fixed(self):
