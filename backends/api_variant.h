@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "backends/device_api.h"
-#include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
 #include "common/domain/problem.h"
 #include "common/domain/variants.h"
@@ -39,7 +38,7 @@ struct ApiVariant {
   PrepareVariantFn prepare = nullptr;     // null where `missing` says why
   std::string_view missing = "";          // why this build cannot run it ("cuFFT not found at build time"), or ""
   DeclinesFn declines = nullptr;
-  // Our kernel's description (backends/kernel_descriptions.h), launched by the API's generic variant;
+  // Our kernel's description (its line of common/domain/variants.h), launched by the API's generic variant;
   // null for a library's variant.
   const KernelDescription* description = nullptr;
   // The program an API that builds by source makes for it (kernels_cl/<file>.cl) and the kernels of

@@ -1,4 +1,4 @@
-// described_variant.h: the one generic variant of our described kernels (backends/kernel_descriptions.h) for every GPU API, over the API's thin kernel wrapper.
+// described_variant.h: the one generic variant of our described kernels (their lines of common/domain/variants.h) for every GPU API, over the API's thin kernel wrapper.
 #pragma once
 
 #include <concepts>
@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
+#include "common/domain/variants.h"
 #include "common/geometry/conv_args.h"
 
 namespace cc {
@@ -87,7 +87,7 @@ class DescribedVariant final : public Variant {
   }
 
   [[noreturn]] void no_such_argument(std::string_view what) const {
-    throw std::logic_error(std::string(description_.variant) + ": this API's kernels take no " + std::string(what));
+    throw std::logic_error(std::string(this->plan_.variant->name) + ": this API's kernels take no " + std::string(what));
   }
 
   const KernelDescription& description_;

@@ -19,7 +19,7 @@ inline constexpr int kMaxConstantTaps = 16384;
 // of their kernels exists once per format. Each file
 // exports its kernel for the format it is compiled for as an OfflineKernel (named by CC_PIXEL_ENTRY
 // below: global_kernel_f32, global_kernel_u8, ...), and pixel_kernels.cu gathers them in that format's
-// table, which the CUDA backend searches by entry point (backends/kernel_descriptions.h) and launches
+// table, which the CUDA backend searches by entry point (common/domain/variants.h) and launches
 // through cudaLaunchKernel with the plan's grid, block and shared bytes, as it launches NVRTC's. A
 // frame unit crosses as a pointer: a float plane, or the interleaved 8-bit image, read as the format.
 // Each format's files have their own __constant__ filter (filter_in_constant.cuh), which the backend

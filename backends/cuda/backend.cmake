@@ -23,7 +23,7 @@ if(CONVCOMPARE_CUDA)
   set(_cuda_libraries)  # the optional libraries found, for --version
   file(GLOB CUDA_BACKEND_SOURCES CONFIGURE_DEPENDS backends/cuda/*.cpp backends/cuda/*.cu)
   # Every kernels_cuda/*.cu is one of three kinds; how CUDA builds a variant's kernel is its
-  # description's cuda_build (backends/kernel_descriptions.h), and these lists agree with it (a kernel
+  # description's cuda_build (its line of common/domain/variants.h), and these lists agree with it (a kernel
   # described as offline that is not built here fails its first run with a logic_error naming it):
   # - NVRTC's (CUDA_RUNTIME_KERNELS): compiled at run time with the radius as -D, as their OpenCL twins
   #   are by clBuildProgram: embedded, not compiled here. The checks below (target cuda_kernel_checks, which

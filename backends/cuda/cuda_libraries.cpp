@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "backends/kernel_descriptions.h"
 #include "backends/shared_library.h"
 #include "common/domain/variants.h"
 #include "cuda_library_files.h"

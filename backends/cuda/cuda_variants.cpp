@@ -23,7 +23,7 @@
 #include "backends/described_variant.h"
 #include "backends/frame_variant.h"
 #include "backends/split_session.h"
-#include "backends/kernel_descriptions.h"
+#include "common/domain/variants.h"
 #include "common/geometry/pixel_format.h"
 #include "kernels_cuda/launchers.h"
 #ifdef CONVCOMPARE_WITH_NPP
@@ -173,7 +173,7 @@ std::string cluster_declines(const ApiVariant& variant, const LaunchPlan& plan, 
                      plan.group.x, plan.group.y, plan.on_chip_bytes);
 }
 
-// --- every variant but fft and npp: our kernels, as backends/kernel_descriptions.h describes them, through
+// --- every variant but fft and npp: our kernels, as their lines of the variant table describe them, through
 // the one generic variant (backends/described_variant.h) over CUDA's kernel --------------------------------
 // A described kernel as CUDA launches it, whichever way it was built: nvcc's offline table for the frame's
 // pixel format or the plan's NVRTC module gives a function and its __constant__ symbols; a filter goes to

@@ -11,9 +11,9 @@
 #include "backends/api_variant.h"
 #include "backends/cuda/runtime_module.h"
 #include "backends/device_api.h"
-#include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
 #include "common/domain/problem.h"
+#include "common/domain/variants.h"
 #include "kernels_cuda/launchers.h"
 
 namespace cc::cuda {

@@ -6,11 +6,11 @@
 
 #include "backends/described_variant.h"
 #include "backends/frame_variant.h"
-#include "backends/kernel_descriptions.h"
 #include "backends/opencl/cl_api.h"
 #include "backends/opencl/cl_check.h"
 #include "backends/opencl/cl_frame.h"
 #include "backends/split_session.h"
+#include "common/domain/variants.h"
 #include "common/geometry/pixel_format.h"
 
 namespace cc::opencl {
@@ -79,7 +79,7 @@ std::unique_ptr<PreparedVariant> prepare(const VariantSetup& setup, DeviceQueue&
   return std::make_unique<Variant>(static_cast<const ApiVariantSetup&>(setup), static_cast<ClQueue&>(queue).get());
 }
 
-// --- every variant but fft: our kernels, as backends/kernel_descriptions.h describes them, through the one
+// --- every variant but fft: our kernels, as their lines of the variant table describe them, through the one
 // generic variant (backends/described_variant.h) over OpenCL's kernel -------------------------------------
 // A described kernel as OpenCL launches it: each filter role uploaded as a buffer (the kernel declares it
 // __global or __constant, the host passes a buffer either way), an image with its sampler, the tile as a

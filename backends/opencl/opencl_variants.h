@@ -11,9 +11,9 @@
 
 #include "backends/api_variant.h"
 #include "backends/device_api.h"
-#include "backends/kernel_descriptions.h"
 #include "backends/launch_plan.h"
 #include "backends/opencl/opencl_fft.h"
+#include "common/domain/variants.h"
 
 namespace cc::opencl {
 

@@ -8,6 +8,7 @@
 
 #include "common/domain/backend_names.h"
 #include "common/domain/capability.h"
+#include "common/domain/kernel_description.h"
 #include "common/domain/problem.h"
 
 namespace cc {
@@ -74,31 +75,46 @@ struct VariantTraits {
   int scratch_planes = 0;           // device planes besides input and output (npp-separable's row pass)
   std::uint32_t plot_colour = 0;    // 0xRRGGBB of its lines in every plot (common/report/plot.cpp): one per
                                     // variant, so adding a variant moves no other's colour
+  // Its kernel where the twins are ours (kernels_cuda/<file>.cu, kernels_cl/<file>.cl), built by the APIs
+  // `apis` names: {entry, file, argument roles, CUDA's build} (common/domain/kernel_description.h). None
+  // where a library does the work (fft and the NPP baselines: each API launches them its own way) or the
+  // variant is no GPU kernel (naive, auto).
+  KernelDescription kernel{};
 
   bool implemented_by(std::string_view backend) const { return (apis & backend_bit(backend)) != 0; }
   bool in_all() const { return kind != VariantKind::Choice; }  // "--variant all": every implementation
 };
 
-// In report order. Adding a variant: one kernel file per API, one description line
-// (backends/kernel_descriptions.h) and one line here (docs/architecture.md, "Adding a variant").
+// In report order. Adding a variant: one kernel file per API and one line here, its kernel's description
+// included (docs/architecture.md, "Adding a variant").
 inline constexpr VariantTraits kVariants[] = {
     {.name = "naive", .memory_space = "CPU, one thread: the seeds' loop, the baseline speed-ups are quoted against",
      .kind = VariantKind::Reference, .apis = in_backends("cpu"), .pixels = kF32 | kU8, .plot_colour = 0x7f7f7f},
     {.name = "global", .memory_space = "image and filter in global memory", .geometry = Geometry::PerPixel,
-     .apis = in_backends("cuda", "opencl"), .auto_candidate = true, .pixels = kF32 | kU8, .plot_colour = 0x1f77b4},
+     .apis = in_backends("cuda", "opencl"), .auto_candidate = true, .pixels = kF32 | kU8, .plot_colour = 0x1f77b4,
+     .kernel = {"convolve_global", "global", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+                CudaBuild::Offline}},
     {.name = "constant", .memory_space = "filter in constant memory (__constant__ / __constant)",
      .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
-     .pixels = kF32 | kU8, .plot_colour = 0xff7f0e},
+     .pixels = kF32 | kU8, .plot_colour = 0xff7f0e,
+     .kernel = {"convolve_constant", "constant", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+                CudaBuild::Offline}},
     {.name = "tiled", .memory_space = "tile + apron in on-chip memory (__shared__ / __local), filter in constant memory",
      .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
-     .pixels = kF32 | kU8, .plot_colour = 0x2ca02c},
+     .pixels = kF32 | kU8, .plot_colour = 0x2ca02c,
+     .kernel = {"convolve_tiled", "tiled",
+                {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline}},
     {.name = "texture", .memory_space = "image through the texture path (texture object / image2d_t + sampler)",
      .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .input_as_image = true,
-     .auto_candidate = true, .needs = {Capability::Images}, .pixels = kF32 | kU8, .plot_colour = 0xd62728},
+     .auto_candidate = true, .needs = {Capability::Images}, .pixels = kF32 | kU8, .plot_colour = 0xd62728,
+     .kernel = {"convolve_texture", "texture", {ArgRole::Image, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+                CudaBuild::Offline}},
     {.name = "separable", .memory_space = "row pass then column pass fused on chip, radius compiled in, for rank-1 filters",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .rank_one = true, .compile_time_radius = true, .auto_candidate = true,
-     .pixels = kF32 | kU8, .plot_colour = 0x9467bd},
+     .pixels = kF32 | kU8, .plot_colour = 0x9467bd,
+     .kernel = {"convolve_separable", "separable",
+                {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc}},
     {.name = "fft", .memory_space = "frequency domain (cuFFT / VkFFT), for large filters", .kind = VariantKind::Fft,
      .geometry = Geometry::Fft, .apis = in_backends("cuda", "opencl"), .auto_candidate = true,
      .pixels_note = "its transforms (cuFFT, VkFFT) compute on float planes whatever the pixels, so 8-bit would "
@@ -106,37 +122,52 @@ inline constexpr VariantTraits kVariants[] = {
      .plot_colour = 0x8c564b},
     {.name = "fast", .memory_space = "the fastest this project can make for each API", .geometry = Geometry::Fast,
      .apis = in_backends("cpu", "cuda", "opencl"), .filter_in_constant = true, .compile_time_radius = true, .auto_candidate = true,
-     .pixels = kF32 | kU8, .plot_colour = 0xe377c2},
+     .pixels = kF32 | kU8, .plot_colour = 0xe377c2,
+     .kernel = {"convolve_fast", "fast", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+                CudaBuild::Nvrtc}},
     {.name = "async", .memory_space = "tiled's tile + apron brought on chip by asynchronous copies (cp.async / async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
-     .needs = {Capability::AsyncCopies}, .pixels = kF32 | kU8, .plot_colour = 0xbcbd22},
+     .needs = {Capability::AsyncCopies}, .pixels = kF32 | kU8, .plot_colour = 0xbcbd22,
+     .kernel = {"convolve_async", "async",
+                {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline}},
     {.name = "shuffle", .memory_space = "image from global memory into registers, neighbours exchanged by warp / sub-group shuffles (__shfl_sync / sub_group_shuffle)",
      .geometry = Geometry::PerPixel, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true, .auto_candidate = true,
-     .needs = {Capability::LaneShuffles}, .pixels = kF32 | kU8, .plot_colour = 0x3b3b98},
+     .needs = {Capability::LaneShuffles}, .pixels = kF32 | kU8, .plot_colour = 0x3b3b98,
+     .kernel = {"convolve_shuffle", "shuffle", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+                CudaBuild::Offline}},
     {.name = "cluster", .memory_space = "tiled's tile, its apron read from the neighbouring blocks' shared memory in a "
                                         "thread-block cluster (distributed shared memory, CUDA sm_90; OpenCL has no clusters)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
      .needs = {Capability::Clusters}, .absent_from = "opencl", .absent_reason = "OpenCL has no thread-block clusters",
-     .pixels = kF32 | kU8, .plot_colour = 0x7b4173},
+     .pixels = kF32 | kU8, .plot_colour = 0x7b4173,
+     .kernel = {"convolve_cluster", "cluster",
+                {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile}, CudaBuild::Offline}},
     {.name = "tma", .memory_space = "tiled's tile + apron copied as one box by the tensor memory accelerator, zeros "
                                     "filled by the hardware (CUDA sm_90: cp.async.bulk.tensor; OpenCL has no TMA: its "
                                     "nearest is async's async_work_group_copy)",
      .geometry = Geometry::Tile, .apis = in_backends("cuda"), .filter_in_constant = true, .auto_candidate = true,
      .needs = {Capability::TensorMaps}, .absent_from = "opencl",
      .absent_reason = "OpenCL has no tensor memory accelerator (its nearest is async's async_work_group_copy)",
-     .pixels = kF32 | kU8, .plot_colour = 0xad494a},
+     .pixels = kF32 | kU8, .plot_colour = 0xad494a,
+     .kernel = {"convolve_tma", "tma",
+                {ArgRole::Input, ArgRole::Output, ArgRole::TensorMap, ArgRole::Filter, ArgRole::Args, ArgRole::LocalTile},
+                CudaBuild::Offline}},
     {.name = "lowrank",
      .memory_space = "the filter's SVD terms as separable passes fused on chip where its rank is <= 4 (one kernel, "
                      "the image read once, k row-pass planes in shared / local memory), radius and rank compiled in; "
                      "from r = 5 on large one-channel images a block runs a strip of tiles, keeping the 2r apron rows on chip",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .auto_candidate = true,
-     .pixels = kF32 | kU8, .plot_colour = 0x98df8a},
+     .pixels = kF32 | kU8, .plot_colour = 0x98df8a,
+     .kernel = {"convolve_lowrank", "lowrank",
+                {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc}},
     {.name = "tensor", .memory_space = "tile + apron on chip, filter rows as Toeplitz blocks, products on the tensor cores "
                                        "in registers (mma.sync TF32, 3xTF32 split; OpenCL: NVIDIA's, by inline PTX)",
      .geometry = Geometry::Tensor, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true,
      .compile_time_radius = true, .auto_candidate = true, .needs = {Capability::TensorCores}, .pixels = kF32 | kU8,
-     .plot_colour = 0xff9896},
+     .plot_colour = 0xff9896,
+     .kernel = {"convolve_tensor", "tensor", {ArgRole::Input, ArgRole::Output, ArgRole::Filter, ArgRole::Args},
+                CudaBuild::Nvrtc}},
     {.name = "auto", .memory_space = "measures the candidates once per (size, radius, device), caches the fastest, runs it",
      .kind = VariantKind::Choice, .apis = in_backends("cpu", "cuda", "opencl"), .pixels = kF32 | kU8, .plot_colour = 0x17becf},
     {.name = "npp", .memory_space = "vendor baseline: NPP nppiFilterBorder (CUDA backend, replicate border only)",
@@ -155,7 +186,24 @@ consteval bool image_inputs_need_images() {
 }
 static_assert(image_inputs_need_images(), "a variant with input_as_image lists Capability::Images in its needs");
 
+// A line describes its kernel whole or not at all: an entry without its file or its arguments would
+// leave the generic variant nothing to build or bind.
+consteval bool kernels_described_whole() {
+  for (const VariantTraits& variant : kVariants) {
+    const bool has_entry = !variant.kernel.entry.empty();
+    if (has_entry != !variant.kernel.file.empty() || has_entry != (variant.kernel.args.count != 0)) return false;
+  }
+  return true;
+}
+static_assert(kernels_described_whole(), "a variant's kernel names its entry, its file and its arguments, or none");
+
 inline std::span<const VariantTraits> all_variants() { return kVariants; }
+
+// The description of the variant's kernel, read by the one generic variant of each API
+// (backends/described_variant.h), or null where a library does its work (fft, npp) or it is no GPU variant.
+inline const KernelDescription* kernel_description(const VariantTraits& variant) {
+  return variant.kernel.entry.empty() ? nullptr : &variant.kernel;
+}
 
 // The bit of a pixel type (PixelType::F32 -> kF32), and the names of a set of bits ("f32, u8").
 PixelBit pixel_bit(PixelType pixel);

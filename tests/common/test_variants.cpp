@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "backends/kernel_descriptions.h"
 #include "common/domain/variants.h"
 #include "tests/support/backend_matrix.h"
 #ifdef CONVCOMPARE_WITH_CUDA
@@ -49,31 +48,30 @@ TEST_CASE("variants: traits that decide policy") {
   CHECK(cc::find_variant("npp")->borders == cc::kClampOnly);
 }
 
-// Each API's generic variant (backends/kernel_descriptions.h) passes what the roles say, so a role the
+// Each API's generic variant (backends/described_variant.h) passes what the roles say, so a role the
 // traits contradict would launch a kernel with the wrong arguments: the planning rule reads the traits.
 TEST_CASE("variants: each kernel description agrees with its variant's traits") {
   std::vector<std::string> described;
-  for (const cc::KernelDescription& description : cc::kKernelDescriptions) {
-    CAPTURE(description.variant);
-    const cc::VariantTraits* traits = cc::find_variant(description.variant);
-    REQUIRE(traits);
-    described.emplace_back(description.variant);
-    CHECK(traits->implemented_by("cuda"));
+  for (const cc::VariantTraits& variant : cc::all_variants()) {
+    if (!cc::kernel_description(variant)) continue;  // a library's, or no GPU variant
+    const cc::KernelDescription& description = variant.kernel;
+    CAPTURE(variant.name);
+    described.emplace_back(variant.name);
+    CHECK(variant.implemented_by("cuda"));
     // OpenCL has every described kernel but those that need CUDA's thread-block clusters or its TMA.
-    CHECK(traits->implemented_by("opencl") !=
-          (traits->needs.has(cc::Capability::Clusters) || traits->needs.has(cc::Capability::TensorMaps)));
-    CHECK(description.args.has(cc::ArgRole::TensorMap) == traits->needs.has(cc::Capability::TensorMaps));
-    CHECK(description.args.has(cc::ArgRole::Image) == traits->input_as_image);
-    CHECK(description.args.has(cc::ArgRole::Input) != traits->input_as_image);
+    CHECK(variant.implemented_by("opencl") !=
+          (variant.needs.has(cc::Capability::Clusters) || variant.needs.has(cc::Capability::TensorMaps)));
+    CHECK(description.args.has(cc::ArgRole::TensorMap) == variant.needs.has(cc::Capability::TensorMaps));
+    CHECK(description.args.has(cc::ArgRole::Image) == variant.input_as_image);
+    CHECK(description.args.has(cc::ArgRole::Input) != variant.input_as_image);
     CHECK(description.args.has(cc::ArgRole::Output));
     CHECK(description.args.has(cc::ArgRole::Args));
-    CHECK(description.args.has(cc::ArgRole::RowFactor) == (traits->rank_one || traits->low_rank));
-    CHECK(description.args.has(cc::ArgRole::ColumnFactor) == (traits->rank_one || traits->low_rank));
-    CHECK(description.args.has(cc::ArgRole::Filter) != (traits->rank_one || traits->low_rank));
-    CHECK(description.args.has(cc::ArgRole::LocalTile) == (traits->geometry == cc::Geometry::Tile));
+    CHECK(description.args.has(cc::ArgRole::RowFactor) == (variant.rank_one || variant.low_rank));
+    CHECK(description.args.has(cc::ArgRole::ColumnFactor) == (variant.rank_one || variant.low_rank));
+    CHECK(description.args.has(cc::ArgRole::Filter) != (variant.rank_one || variant.low_rank));
+    CHECK(description.args.has(cc::ArgRole::LocalTile) == (variant.geometry == cc::Geometry::Tile));
     // NVRTC builds per radius; the offline kernels take it at run time.
-    CHECK((description.cuda_build == cc::CudaBuild::Nvrtc) == traits->compile_time_radius);
-    CHECK(cc::kernel_description(*traits) == &description);
+    CHECK((description.cuda_build == cc::CudaBuild::Nvrtc) == variant.compile_time_radius);
   }
   // Every GPU variant of ours has one, in the table's order; a library's (fft, npp) has none.
   std::vector<std::string> ours;
@@ -87,8 +85,9 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
   CHECK(std::ranges::find(described, "tma") != described.end());
   CHECK(cc::kernel_description(*cc::find_variant("fft")) == nullptr);  // a library's: each API launches it its own way
   CHECK(cc::kernel_description(*cc::find_variant("npp")) == nullptr);
-  const cc::VariantTraits copy = *cc::find_variant("tiled");  // not a line of the table: no description
-  CHECK(cc::kernel_description(copy) == nullptr);
+  CHECK(cc::kernel_description(*cc::find_variant("npp-separable")) == nullptr);
+  CHECK(cc::kernel_description(*cc::find_variant("naive")) == nullptr);  // no GPU variant
+  CHECK(cc::kernel_description(*cc::find_variant("auto")) == nullptr);
 }
 
 #ifdef CONVCOMPARE_WITH_CUDA
@@ -97,8 +96,10 @@ TEST_CASE("variants: each kernel description agrees with its variant's traits") 
 TEST_CASE("variants: each kernel CUDA builds offline is in every pixel format's table, c_filter where the table says") {
   for (const int format : {CC_PIXEL_F32, CC_PIXEL_U8, CC_PIXEL_U8X4}) {
     CAPTURE(format);
-    for (const cc::KernelDescription& description : cc::kKernelDescriptions) {
-      CAPTURE(description.variant);
+    for (const cc::VariantTraits& variant : cc::all_variants()) {
+      if (!cc::kernel_description(variant)) continue;  // a library's, or no GPU variant
+      const cc::KernelDescription& description = variant.kernel;
+      CAPTURE(variant.name);
       const cc::cuda_kernels::OfflineKernel* kernel =
           cc::cuda_kernels::find_offline_kernel(format, description.entry);
       if (description.cuda_build == cc::CudaBuild::Nvrtc) {
@@ -107,7 +108,7 @@ TEST_CASE("variants: each kernel CUDA builds offline is in every pixel format's 
       }
       REQUIRE(kernel != nullptr);
       CHECK(kernel->function != nullptr);
-      CHECK((kernel->filter_symbol != nullptr) == cc::find_variant(description.variant)->filter_in_constant);
+      CHECK((kernel->filter_symbol != nullptr) == variant.filter_in_constant);
     }
     CHECK(cc::cuda_kernels::find_offline_kernel(format, "convolve_missing") == nullptr);
   }

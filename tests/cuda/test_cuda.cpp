@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "backends/kernel_descriptions.h"
 #include "common/domain/error.h"
+#include "common/domain/variants.h"
 #include "common/geometry/tile_shape.h"
 #include "common/domain/filter.h"
 #include "common/domain/reference.h"
@@ -25,15 +25,15 @@ using cc::testing::random_image;
 
 namespace {
 
-// Our own kernels, one per description (backends/kernel_descriptions.h): a new description is tested here
+// Our own kernels, one per described line of the variant table: a new one is tested here
 // without a line of its own. Not tma: test_tma.cpp runs it over the same matrices in a process of its own
 // (ctest's test_cuda_tma), since a fault of the tensor memory accelerator loses the CUDA context for the
 // rest of a process, as the H100 showed.
 std::vector<std::string_view> memory_space_variants() {
   std::vector<std::string_view> names;
-  for (const cc::KernelDescription& description : cc::kKernelDescriptions)
-    if (!cc::find_variant(description.variant)->needs.has(cc::Capability::TensorMaps))
-      names.push_back(description.variant);
+  for (const cc::VariantTraits& variant : cc::all_variants())
+    if (cc::kernel_description(variant) && !variant.needs.has(cc::Capability::TensorMaps))
+      names.push_back(variant.name);
   return names;
 }
 
