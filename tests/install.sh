@@ -40,7 +40,7 @@ expect tiled convcompare --variant ti
 expect global,tiled convcompare --variant global,ti
 # A comma list offers no name it already holds; --opt=value completes, as bash splits it (--opt, =,
 # value) or not (one word); a filter whose first parameter is required completes with it.
-expect "naive,tiled,texture naive,tiled,tma" convcompare --variant naive,tiled,t
+expect "naive,tiled,tensor naive,tiled,texture naive,tiled,tma" convcompare --variant naive,tiled,t
 expect "" convcompare --variant tiled,tiled
 expect "clamp mirror wrap zero" convcompare --border =
 expect mirror convcompare --border = m
