@@ -204,14 +204,21 @@ std::string plan_fft(LaunchPlan& plan, const Problem& problem, const DeviceLimit
 }
 
 // The filter in constant memory, the capabilities the variant needs, the image sizes a texture takes.
+// The first capability the variant needs and the device lacks, in the enum's order: its reason, or "".
+// Asked before any shape, so that a device without the capability says so rather than that the shape
+// does not fit it (tensor's tile on a CPU device's local memory).
+std::string missing_capability(const VariantTraits& variant, const DeviceLimits& limits) {
+  for (const CapabilityName& each : kCapabilityNames)
+    if (variant.needs.has(each.capability) && !limits.missing[each.capability].empty())
+      return limits.missing[each.capability];
+  return "";
+}
+
 std::string device_reason(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
                           const DeviceLimits& limits) {
   plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);
   if (variant.filter_in_constant && plan.filter_bytes > limits.constant_bytes)
     return fmt::format("filter of {} bytes exceeds {}", plan.filter_bytes, limits.constant_name);
-  for (const CapabilityName& each : kCapabilityNames)
-    if (variant.needs.has(each.capability) && !limits.missing[each.capability].empty())
-      return limits.missing[each.capability];
   if (variant.needs.has(Capability::LaneShuffles) && !limits.lane_shuffle_define.empty())
     plan.defines.push_back(limits.lane_shuffle_define);
   if (variant.input_as_image) {
@@ -251,6 +258,7 @@ std::string plan_before_building(LaunchPlan& plan, const VariantTraits& variant,
   plan.pixel_bytes = static_cast<std::size_t>(problem.format.unit_pixel_bytes);
   int terms = 1;
   if (std::string reason = problem_reason(plan, variant, problem, terms); !reason.empty()) return reason;
+  if (std::string reason = missing_capability(variant, limits); !reason.empty()) return reason;
   std::string shape_reason;
   switch (variant.geometry) {
     case Geometry::Fast: shape_reason = plan_fast(plan, problem, limits); break;
