@@ -21,6 +21,7 @@
 #include "backends/cuda/cuda_resources.h"
 #include "backends/cuda/runtime_module.h"
 #include "backends/build_cache.h"
+#include "backends/build_text.h"
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
@@ -311,11 +312,7 @@ class CudaApi final : public GpuApi {
                                             const std::vector<std::string>& defines) {
     return *runtime_modules_.get({ordinal, {ordinal}, file, defines}, [&] {
       const auto& sources = embedded_cuda_sources();
-      const cuda::RuntimeSource source{
-          file,
-          embedded_source(sources, file),
-          {{"common/geometry/conv_args.h", embedded_source(sources, "conv_args.h")},
-           {"common/geometry/pixel.h", embedded_source(sources, "pixel.h")}}};
+      const cuda::RuntimeSource source{file, embedded_source(sources, file), named_kernel_headers(sources)};
       return std::make_unique<cuda::RuntimeModule>(source, defines);
     });
   }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_libraries.h"
+#include "backends/build_text.h"
 #include "common/domain/error.h"
 
 namespace cc::cuda {
@@ -20,13 +21,9 @@ struct ProgramDestroy {
 };
 
 [[noreturn]] void throw_nvrtc(nvrtcResult code, const std::string& call, int line, std::string log = {}) {
-  std::string detail;
-  if (!log.empty()) {
-    // The first error line says most; the whole log travels with the exception.
-    const auto error = log.find("error");
-    const auto start = error == std::string::npos ? 0 : log.rfind('\n', error) + 1;
-    detail = log.substr(start == std::string::npos ? 0 : start, log.find('\n', error) - start);
-  }
+  // The first error line says most (all of a log that names none); the whole log travels with the exception.
+  const std::vector<std::string> errors = error_lines(log, 1);
+  std::string detail = errors.empty() ? log : errors.front();
   throw ApiError("NVRTC", code, nvrtc().nvrtcGetErrorString(code), call, __FILE__, line, detail, std::move(log));
 }
 

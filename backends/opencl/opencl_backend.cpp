@@ -3,19 +3,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <new>
 #include <optional>
-#include <regex>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "backends/build_cache.h"
+#include "backends/build_text.h"
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
@@ -28,7 +26,6 @@
 #include "backends/opencl/opencl_variants.h"
 #include "backends/opencl/opencl_peaks.h"
 #include "common/domain/error.h"
-#include "common/domain/input_file.h"
 #include "common/geometry/pixel_format.h"
 
 namespace cc::opencl {
@@ -48,53 +45,6 @@ double ms_since(Clock::time_point start) {
 
 std::string embedded_cl_source(std::string_view name) { return embedded_source(embedded_cl_sources(), name); }
 
-// Through the one input opener (common/domain/input_file.h): a FIFO or /dev/zero named in --kernel-dir
-// is refused, not read forever. nullopt only when the file does not exist.
-std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-  if (!input_exists(path.string(), "kernel source")) return std::nullopt;
-  return read_input_file(path.string(), "kernel source", 16u << 20, "far more than any kernel source needs");
-}
-
-// The headers every kernel reads, conv_args.h then pixel.h, followed by the variant's .cl: the .cl files do
-// not #include them, so a program needs no include path and the same text works from the embedded copies or
-// from --kernel-dir (where a header found in the directory replaces the embedded one). From --kernel-dir
-// each part opens with a #line naming its file, so the compiler's diagnostic points into the user's file.
-std::string program_source(std::string_view file, const std::string& kernel_dir) {
-  constexpr std::string_view kHeaders[] = {"conv_args.h", "pixel.h"};
-  std::string source;
-  if (kernel_dir.empty()) {
-    for (std::string_view header : kHeaders) source += embedded_cl_source(header) + "\n";
-    return source + embedded_cl_source(file);
-  }
-  const std::filesystem::path dir(kernel_dir);
-  const std::optional<std::string> kernel = read_text_file(dir / file);
-  if (!kernel) throw InputError(fmt::format("--kernel-dir {}: cannot read {}", kernel_dir, file));
-  const auto line_directive = [](const std::filesystem::path& path) {
-    std::string quoted;  // a string literal: a quote or backslash in the path escaped
-    for (const char c : path.string()) quoted += (c == '"' || c == '\\') ? std::string{'\\', c} : std::string(1, c);
-    return fmt::format("#line 1 \"{}\"\n", quoted);
-  };
-  for (std::string_view header : kHeaders) {
-    const std::optional<std::string> own = read_text_file(dir / header);
-    source += own ? line_directive(dir / header) + *own : "#line 1 \"" + std::string(header) + "\"\n" + embedded_cl_source(header);
-    source += "\n";
-  }
-  return source + line_directive(dir / file) + *kernel;
-}
-
-// A compiler diagnostic's line ("error: FILE:LINE:COL: message" from PoCL, "FILE:LINE:COL: error: message"
-// from clang-based drivers), its "error: " taken out; nullopt when the log holds none.
-std::optional<std::string> first_compiler_error(const std::string& log) {
-  static const std::regex diagnostic(R"(^(?:error: )?(.*:[0-9]+:[0-9]+: )(?:error: )?(.*)$)");
-  std::istringstream lines(log);
-  std::string line;
-  std::smatch parts;
-  while (std::getline(lines, line))
-    if (line.find("error") != std::string::npos && std::regex_match(line, parts, diagnostic))
-      return parts[1].str() + parts[2].str();
-  return std::nullopt;
-}
-
 // A failed clBuildProgram in the two kinds that are not a broken kernel (docs/correctness.md, "Build
 // failures"), each bad input for one line and exit 2: the compiler's first error in a --kernel-dir source
 // (the user's file), and a failure with no diagnostic at all (an empty or garbage log, or the driver out of
@@ -107,27 +57,12 @@ void refuse_build_failure(cl_int status, std::string_view file, const std::strin
   if (diagnostic && from_kernel_dir)
     throw InputError(fmt::format("--kernel-dir: OpenCL cannot compile {}: {}", file, *diagnostic));
   if (diagnostic && status != CL_OUT_OF_HOST_MEMORY && status != CL_OUT_OF_RESOURCES) return;
-  std::string said;  // the log's first non-empty line, as evidence
-  std::istringstream lines(log);
-  while (said.empty() && std::getline(lines, said)) {}
+  const std::string said = first_log_line(log);  // as evidence
   throw InputError(fmt::format(
       "OpenCL on {} could not build {} ({}) and its compiler reported nothing about the source (build log: {}): "
       "the environment failed, not the kernel; check that POCL_CACHE_DIR (or the driver's cache directory) is a "
       "writable directory with free space, and the limits of ulimit -f and -v",
       device, file, error_name(status), said.empty() ? "empty" : "'" + said + "'"));
-}
-
-// The build log's error lines (or its first line), for what(); the whole log goes in build_log().
-std::string summarize_build_log(const std::string& log) {
-  std::istringstream lines(log);
-  std::vector<std::string> errors;
-  std::string first, line;
-  while (std::getline(lines, line) && errors.size() < 3) {
-    if (first.empty()) first = line;
-    if (line.find("error") != std::string::npos) errors.push_back(line);
-  }
-  if (errors.empty()) return first.empty() ? "empty build log" : first;
-  return fmt::format("{}", fmt::join(errors, " | "));
 }
 
 // A context's devices, sorted: one device's own, or a split's over several (docs/multi-device.md).
@@ -256,7 +191,7 @@ class OpenClApi final : public GpuApi {
 
   std::unique_ptr<VariantBuild> make_build(const ApiVariant& variant, int device, const RunOptions& options) override {
     std::string file = std::string(variant.file) + ".cl";
-    std::string source = program_source(file, options.kernel_dir);
+    std::string source = program_source(embedded_cl_sources(), file, options.kernel_dir);
     return std::make_unique<ClBuild>(*this, variant, device, std::move(file), std::move(source),
                                      !options.kernel_dir.empty());
   }
