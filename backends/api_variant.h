@@ -48,7 +48,7 @@ struct ApiVariant {
 };
 
 // The variant's own decline for a planned problem (ApiVariant::declines), or "" where it has none: what
-// every API's VariantBuild::declines answers.
+// GpuBackend asks after the plan, whichever the API.
 inline std::string declines_of(const ApiVariant& variant, const LaunchPlan& plan, const Problem& problem) {
   return variant.declines ? variant.declines(variant, plan, problem) : "";
 }

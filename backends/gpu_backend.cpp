@@ -154,6 +154,7 @@ class GpuBackend final : public Backend {
       throw InputError(fmt::format("the {} backend has no variant '{}' ({})", name(), traits.name, fmt::join(variants(), ", ")));
     if (discovery_.devices.empty()) return discovery_.unavailable_reason;
     check_device(device);
+    if (!implemented->missing.empty()) return std::string(implemented->missing);
     if (std::string reason = api_->refuses(*implemented, device); !reason.empty()) return reason;
     const DeviceLimits limits = api_->limits(device, problem);
     if (std::string reason = memory_refusal(traits, limits, options.memory); !reason.empty()) return reason;
@@ -163,7 +164,7 @@ class GpuBackend final : public Backend {
     planned.build = api_->make_build(*implemented, device, options);
     std::string reason = plan_launch(planned.plan, traits, problem, limits, frames_in_flight,
                                      [&](const LaunchPlan& plan) { return planned.build->build(plan); });
-    if (reason.empty()) reason = planned.build->declines(planned.plan, problem);
+    if (reason.empty()) reason = declines_of(*implemented, planned.plan, problem);
     planned.plan.memory = options.memory;
     return reason;
   }

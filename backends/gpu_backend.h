@@ -29,8 +29,6 @@ class VariantBuild {
   // The planning rule's build step (backends/launch_plan.h's BuildKernels): builds for the plan's
   // defines (cached per device and options by the API) and says what the built kernels take.
   virtual KernelLimits build(const LaunchPlan& plan) = 0;
-  // Why this variant cannot run a problem the rule accepted, where a vendor library has its own limit.
-  virtual std::string declines(const LaunchPlan& /*plan*/, const Problem& /*problem*/) const { return ""; }
   // What the compiler knew, for the report's compile_time, and the build's time (the first build's,
   // for a cached program: docs/architecture.md, "Planning").
   virtual std::string compile_time(const LaunchPlan& plan, const RunOptions& options) const = 0;
@@ -51,8 +49,9 @@ class GpuApi {
   virtual GpuDiscovery discover() = 0;
   // The variants of the table this API implements, in table order (backends/api_variant.h).
   virtual std::span<const ApiVariant> variants() const = 0;
-  // Why `variant` (one of variants()) cannot run on `device` whatever the problem: a library missing
-  // from this build, an OpenCL C too old; or "".
+  // Why `variant` (one of variants(), built: its ApiVariant::missing is empty) cannot run on `device`
+  // whatever the problem: a library that did not load here, an OpenCL C too old; or "".
+  // (Its ApiVariant::declines, after the plan, is asked by GpuBackend too.)
   virtual std::string refuses(const ApiVariant& variant, int device) = 0;
   // The device's limits for this problem (CUDA: free memory now; OpenCL: the image format texture needs).
   virtual DeviceLimits limits(int device, const Problem& problem) = 0;

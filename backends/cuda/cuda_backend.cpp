@@ -192,11 +192,6 @@ class CudaVariantBuild final : public VariantBuild {
     return kernel;
   }
 
-  // An API variant may decline what the rule accepted: a vendor library's own limit (cuda_variants.h).
-  std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
-    return declines_of(api_variant_, plan, problem);
-  }
-
   std::string compile_time(const LaunchPlan& plan, const RunOptions&) const override {
     return compile_time_text(plan, module_);
   }
@@ -223,10 +218,8 @@ class CudaApi final : public GpuApi {
 
   std::span<const ApiVariant> variants() const override { return cuda::api_variants(); }
 
-  // A library missing from the build, or one that did not load here (cuFFT, NVRTC: opened on this first ask).
-  std::string refuses(const ApiVariant& variant, int) override {
-    return variant.missing.empty() ? cuda::missing_library(variant) : std::string(variant.missing);
-  }
+  // A library that did not load here (cuFFT, NVRTC: opened on this first ask).
+  std::string refuses(const ApiVariant& variant, int) override { return cuda::missing_library(variant); }
 
   DeviceLimits limits(int device, const Problem&) override {
     CC_CUDA_CHECK(cudaSetDevice(ordinals_[device]));

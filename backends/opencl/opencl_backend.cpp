@@ -91,10 +91,6 @@ class ClBuild final : public VariantBuild {
 
   KernelLimits build(const LaunchPlan& plan) override;
 
-  std::string declines(const LaunchPlan& plan, const Problem& problem) const override {
-    return declines_of(api_variant_, plan, problem);
-  }
-
   std::string compile_time(const LaunchPlan& plan, const RunOptions& options) const override {
     std::string text = fmt::format("radius: {}; options: {}", traits_.compile_time_radius ? "compile-time" : "run-time",
                                    build_options_);
@@ -159,8 +155,7 @@ class OpenClApi final : public GpuApi {
 
   std::span<const ApiVariant> variants() const override { return api_variants(); }
 
-  std::string refuses(const ApiVariant& variant, int device) override {
-    if (!variant.missing.empty()) return std::string(variant.missing);
+  std::string refuses(const ApiVariant&, int device) override {
     const ClDevice& cl_device = discovery_.devices[device];
     if (cl_device.c_version < kNeededCVersion)
       return fmt::format("the device's OpenCL C is {}.{}; the kernels need 1.2 (-cl-std=CL1.2)",
