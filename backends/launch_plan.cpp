@@ -203,7 +203,6 @@ std::string plan_fft(LaunchPlan& plan, const Problem& problem, const DeviceLimit
   return "";
 }
 
-// The filter in constant memory, the capabilities the variant needs, the image sizes a texture takes.
 // The first capability the variant needs and the device lacks, in the enum's order: its reason, or "".
 // Asked before any shape, so that a device without the capability says so rather than that the shape
 // does not fit it (tensor's tile on a CPU device's local memory).
@@ -214,6 +213,7 @@ std::string missing_capability(const VariantTraits& variant, const DeviceLimits&
   return "";
 }
 
+// The filter in constant memory, the shuffle's -D, the image sizes a texture takes.
 std::string device_reason(LaunchPlan& plan, const VariantTraits& variant, const Problem& problem,
                           const DeviceLimits& limits) {
   plan.filter_bytes = variant.kind == VariantKind::Fft ? 0 : filter_device_bytes(problem.correlation_filter, plan.factors);

@@ -4,20 +4,17 @@
    kernels_cuda/tensor.cu through inline `asm`, so this file builds there only (the variant's needs,
    Capability::TensorCores; docs/memory-spaces.md, "Tensor cores: fragments in registers", has the
    layout and what other vendors offer in its place). The twin of kernels_cuda/tensor.cu, line for line.
-   Built with -D RADIUS_X, RADIUS_Y and CC_PIXEL (common/geometry/tensor_shape.h gives the shape). */
+   Built with -D RADIUS_X, RADIUS_Y, WARPS (stacked in y), SLICES (8-column output slices per warp),
+   BLOCKS (Toeplitz blocks per filter row), TILE_PITCH, FILTER_PITCH (common/geometry/tensor_shape.h's
+   tensor_defines) and CC_PIXEL. */
 
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
 #define LANES 32
-#define WARPS 4                                   /* tensor_shape.h's kTensorWarps, stacked in y */
-#define SLICES 8                                  /* kTensorTilesPerWarp: 8-column output slices per warp */
-#define BLOCKS ((2 * RADIUS_X + 7) / 8 + 1)       /* tensor_toeplitz_blocks: Toeplitz blocks per filter row */
 #define OUT_W (SLICES * 8)                        /* output columns per group */
 #define OUT_H (WARPS * 16)                        /* output rows per group */
 #define TILE_W (8 * (SLICES + BLOCKS - 1))        /* input columns the fragments read */
-#define TILE_PITCH (TILE_W + 4)                   /* 4 mod 8: a fragment's 8 rows x 4 columns in 32 banks */
 #define TILE_H (OUT_H + 2 * RADIUS_Y)
-#define FILTER_PITCH (8 * BLOCKS + 8)             /* 7 zeros, the row, zeros to the last block's end */
 
 /* x as TF32 (10-bit mantissa, rounded to nearest), in a 32-bit register as mma takes it. */
 CC_FN uint to_tf32(float x)

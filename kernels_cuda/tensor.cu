@@ -7,7 +7,9 @@
 // so one warp reuses each block for all its output slices, and each input slice (the A fragment) for
 // every block that reads it. Of each product's k x n = 64 multiply-adds, (2r+1) x 8 / 64 per block on
 // average carry filter taps: (2r+1) / (8 x BLOCKS), 61% at r = 5, 82% at r = 16.
-// Built with -D RADIUS_X, RADIUS_Y and CC_PIXEL (common/geometry/tensor_shape.h gives the shape): 8-bit
+// Built with -D RADIUS_X, RADIUS_Y, WARPS (stacked in y), SLICES (8-column output slices per warp),
+// BLOCKS (Toeplitz blocks per filter row), TILE_PITCH, FILTER_PITCH (common/geometry/tensor_shape.h's
+// tensor_defines) and CC_PIXEL: 8-bit
 // frames stage as float, one channel at a time, as fast.cu's rows do. The twin of kernels_cl/tensor.cl,
 // which says the same PTX through NVIDIA's OpenCL.
 #include "common/geometry/pixel.h"
@@ -15,15 +17,10 @@
 #define FILTER_W (2 * RADIUS_X + 1)
 #define FILTER_H (2 * RADIUS_Y + 1)
 #define LANES 32
-#define WARPS 4                                   // tensor_shape.h's kTensorWarps, stacked in y
-#define SLICES 8                                  // kTensorTilesPerWarp: 8-column output slices per warp
-#define BLOCKS ((2 * RADIUS_X + 7) / 8 + 1)       // tensor_toeplitz_blocks: Toeplitz blocks per filter row
 #define OUT_W (SLICES * 8)                        // output columns per block
 #define OUT_H (WARPS * 16)                        // output rows per block
 #define TILE_W (8 * (SLICES + BLOCKS - 1))        // input columns the fragments read
-#define TILE_PITCH (TILE_W + 4)                   // 4 mod 8: a fragment's 8 rows x 4 columns in 32 banks
 #define TILE_H (OUT_H + 2 * RADIUS_Y)
-#define FILTER_PITCH (8 * BLOCKS + 8)             // 7 zeros, the row, zeros to the last block's end
 
 __constant__ float c_filter[FILTER_H * FILTER_W];  // filled by the host after loading the module
 

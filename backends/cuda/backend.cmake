@@ -142,11 +142,11 @@ if(CONVCOMPARE_CUDA)
           "lowrank;one_band;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=3;RADIUS_Y=3;THREADS=256;TILE_W=64;TILE_H=32;BAND=38;BANDS=1"
           "lowrank;bands_u8;TERMS=4;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=16;RADIUS_Y=16;THREADS=128;TILE_W=32;TILE_H=128;BAND=40;BANDS=4;CC_PIXEL=CC_PIXEL_U8"
           "lowrank;bands_u8x4;TERMS=2;ROW_OUT=8;COLUMN_OUT=8;RADIUS_X=7;RADIUS_Y=7;THREADS=256;TILE_W=64;TILE_H=64;BAND=39;BANDS=2;CC_PIXEL=CC_PIXEL_U8X4"
-          # tensor: one Toeplitz block to five, 8-bit and RGBA8 (common/geometry/tensor_shape.h)
-          "tensor;small;RADIUS_X=1;RADIUS_Y=2"
-          "tensor;wide;RADIUS_X=16;RADIUS_Y=16"
-          "tensor;u8;RADIUS_X=5;RADIUS_Y=3;CC_PIXEL=CC_PIXEL_U8"
-          "tensor;u8x4;RADIUS_X=7;RADIUS_Y=7;CC_PIXEL=CC_PIXEL_U8X4"
+          # tensor: two Toeplitz blocks to five, 8-bit and RGBA8 (common/geometry/tensor_shape.h's tensor_defines)
+          "tensor;small;RADIUS_X=1;RADIUS_Y=2;WARPS=4;SLICES=8;BLOCKS=2;TILE_PITCH=76;FILTER_PITCH=24"
+          "tensor;wide;RADIUS_X=16;RADIUS_Y=16;WARPS=4;SLICES=8;BLOCKS=5;TILE_PITCH=100;FILTER_PITCH=48"
+          "tensor;u8;RADIUS_X=5;RADIUS_Y=3;WARPS=4;SLICES=8;BLOCKS=3;TILE_PITCH=84;FILTER_PITCH=32;CC_PIXEL=CC_PIXEL_U8"
+          "tensor;u8x4;RADIUS_X=7;RADIUS_Y=7;WARPS=4;SLICES=8;BLOCKS=3;TILE_PITCH=84;FILTER_PITCH=32;CC_PIXEL=CC_PIXEL_U8X4"
           # fft's cuFFT callbacks, which take no -D
           "fft_callbacks;callbacks")
     list(POP_FRONT check kernel name)

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -226,16 +227,26 @@ void note_known_faults(DeviceLimits& limits, const std::string& platform_version
   }
 }
 
+// CL_DEVICE_EXTENSIONS, read once per device, asked by name.
+class Extensions {
+ public:
+  explicit Extensions(const cl::Device& device)
+      : names_(" " + CC_CL_OUT(device.getInfo<CL_DEVICE_EXTENSIONS>(err)) + " ") {}
+  bool offers(std::string_view name) const { return names_.find(fmt::format(" {} ", name)) != std::string::npos; }
+
+ private:
+  std::string names_;  // space-separated, with a space at each end so that every name is found whole
+};
+
 // Which sub-group shuffle the shuffle variant's kernel calls here, if any.
-void read_sub_groups(DeviceLimits& limits, const cl::Device& device) {
+void read_sub_groups(DeviceLimits& limits, const Extensions& extensions) {
   // Sub-group shuffles (the shuffle variant): the Khronos extension, whose functions need
   // cl_khr_subgroups' sub-groups under -cl-std=CL1.2, or Intel's, which brings both. The kernel reads
   // the sub-group size at run time, so no size is asked for here (kernels_cl/shuffle.cl).
-  const std::string extensions = " " + CC_CL_OUT(device.getInfo<CL_DEVICE_EXTENSIONS>(err)) + " ";
-  const auto offers = [&](const char* name) { return extensions.find(fmt::format(" {} ", name)) != std::string::npos; };
   if (std::string emulated = emulated_sub_groups_define(); !emulated.empty()) limits.lane_shuffle_define = emulated;
-  else if (offers("cl_khr_subgroup_shuffle") && offers("cl_khr_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";
-  else if (offers("cl_intel_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_INTEL";
+  else if (extensions.offers("cl_khr_subgroup_shuffle") && extensions.offers("cl_khr_subgroups"))
+    limits.lane_shuffle_define = "-DCC_SHUFFLE_KHR";
+  else if (extensions.offers("cl_intel_subgroups")) limits.lane_shuffle_define = "-DCC_SHUFFLE_INTEL";
   else
     limits.missing[Capability::LaneShuffles] = "the device offers no sub-group shuffle (CL_DEVICE_EXTENSIONS has "
                                                "neither cl_khr_subgroup_shuffle with cl_khr_subgroups nor "
@@ -245,11 +256,10 @@ void read_sub_groups(DeviceLimits& limits, const cl::Device& device) {
 // Tensor cores (the tensor variant): OpenCL C has no matrix product, so the kernel says it in inline PTX,
 // which NVIDIA's OpenCL compiles; cl_nv_device_attribute_query gives the compute capability mma.sync
 // .tf32 needs (8.0). Elsewhere a reasoned skip (docs/memory-spaces.md, "Tensor cores").
-void read_tensor_cores(DeviceLimits& limits, const cl::Device& device) {
+void read_tensor_cores(DeviceLimits& limits, const cl::Device& device, const Extensions& extensions) {
   constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;  // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
   constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
-  const std::string extensions = " " + CC_CL_OUT(device.getInfo<CL_DEVICE_EXTENSIONS>(err)) + " ";
-  if (extensions.find(" cl_nv_device_attribute_query ") == std::string::npos) {
+  if (!extensions.offers("cl_nv_device_attribute_query")) {
     limits.missing[Capability::TensorCores] =
         "OpenCL C has no tensor-core matrix product; this variant's inline PTX (mma.sync .tf32) builds on NVIDIA's "
         "OpenCL only (Intel's cl_intel_subgroup_matrix_multiply_accumulate is not used yet)";
@@ -315,8 +325,9 @@ ClDevice describe(int platform_index, int device_index, const cl::Platform& plat
   read_host_memory(found.limits, device);
   name_limits(found.limits);
   note_known_faults(found.limits, texts.version);
-  read_sub_groups(found.limits, device);
-  read_tensor_cores(found.limits, device);
+  const Extensions extensions(device);
+  read_sub_groups(found.limits, extensions);
+  read_tensor_cores(found.limits, device, extensions);
   if (texts.name == "rusticl") found.kernel_local_memory_overstated = 2;
   const std::string c_version = trimmed(CC_CL_OUT(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>(err)));
   found.c_version = opencl_c_version(c_version);

@@ -28,10 +28,11 @@ inline constexpr int kTensorMaxRadius = 32;
 constexpr int tensor_toeplitz_blocks(int radius_x) { return (2 * radius_x + 7) / 8 + 1; }
 
 // The staged tile: every column a warp's fragments read (its outputs' 8-column slices and their
-// Toeplitz blocks') by the block's rows and apron; its pitch leaves 4 floats (mod 32) from one row to the
-// next, so the 8 rows x 4 columns of one fragment load fall in 32 different banks (the kernels' TILE_PITCH).
+// Toeplitz blocks') by the block's rows and apron. The width is a multiple of 8, so its pitch is 4 mod 8:
+// one fragment load's 8 rows start 4 banks apart (mod 32) and its 8 rows x 4 columns fall in 32
+// different banks.
 constexpr int tensor_tile_width(int radius_x) { return 8 * (kTensorTilesPerWarp + tensor_toeplitz_blocks(radius_x) - 1); }
-constexpr int tensor_tile_pitch(int radius_x) { return (tensor_tile_width(radius_x) + 31) / 32 * 32 + 4; }
+constexpr int tensor_tile_pitch(int radius_x) { return tensor_tile_width(radius_x) + 4; }
 constexpr int tensor_tile_height(int radius_y) { return kTensorBlockHeight + 2 * radius_y; }
 // Each filter row with 7 zeros before it and the rest of its Toeplitz blocks' span after it (the
 // kernels' FILTER_PITCH).
@@ -50,8 +51,15 @@ inline std::string tensor_radius_limit_reason(int radius_x, int radius_y) {
                      kTensorMaxRadius);
 }
 
+// The -D options both compilers get (clBuildProgram and NVRTC): the shape above, written here only.
 inline std::vector<std::string> tensor_defines(int radius_x, int radius_y) {
-  return {fmt::format("-DRADIUS_X={}", radius_x), fmt::format("-DRADIUS_Y={}", radius_y)};
+  return {fmt::format("-DRADIUS_X={}", radius_x),
+          fmt::format("-DRADIUS_Y={}", radius_y),
+          fmt::format("-DWARPS={}", kTensorWarps),
+          fmt::format("-DSLICES={}", kTensorTilesPerWarp),
+          fmt::format("-DBLOCKS={}", tensor_toeplitz_blocks(radius_x)),
+          fmt::format("-DTILE_PITCH={}", tensor_tile_pitch(radius_x)),
+          fmt::format("-DFILTER_PITCH={}", tensor_filter_pitch(radius_x))};
 }
 
 }  // namespace cc
