@@ -1,8 +1,6 @@
 // runtime_module.cpp: NVRTC compilation to machine code and loading it as a CUDA library.
 #include "backends/cuda/runtime_module.h"
 
-#include <chrono>
-
 #include <fmt/format.h>
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_libraries.h"
@@ -36,7 +34,6 @@ struct ProgramDestroy {
 }  // namespace
 
 RuntimeModule::RuntimeModule(const RuntimeSource& source, const std::vector<std::string>& options) {
-  const auto start = std::chrono::steady_clock::now();
   int device = 0;
   CC_CUDA_CHECK(cudaGetDevice(&device));
   int major = 0, minor = 0;
@@ -81,7 +78,6 @@ RuntimeModule::RuntimeModule(const RuntimeSource& source, const std::vector<std:
   cudaLibrary_t library = nullptr;
   CC_CUDA_CHECK(cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   library_.reset(library);
-  build_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 cudaKernel_t RuntimeModule::kernel(const char* name) const {

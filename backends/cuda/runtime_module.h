@@ -27,7 +27,6 @@ class RuntimeModule {
 
   cudaKernel_t kernel(const char* name) const;
   void* global(const char* name, std::size_t* bytes) const;  // a __constant__ or __device__ symbol
-  double build_ms() const { return build_ms_; }              // NVRTC compile + module load
   const std::string& options_text() const { return options_text_; }
 
  private:
@@ -35,7 +34,6 @@ class RuntimeModule {
     void operator()(std::remove_pointer_t<cudaLibrary_t>* library) const noexcept { cudaLibraryUnload(library); }
   };
   std::unique_ptr<std::remove_pointer_t<cudaLibrary_t>, Unload> library_;
-  double build_ms_ = 0;
   std::string options_text_;
 };
 

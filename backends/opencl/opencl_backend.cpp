@@ -2,7 +2,6 @@
 #include "backends/opencl/opencl_backend.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <new>
@@ -37,12 +36,6 @@ namespace {
 constexpr const char* kBuildOptions = "-cl-std=CL1.2";
 constexpr int kNeededCVersion = 120;
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 std::string embedded_cl_source(std::string_view name) { return embedded_source(embedded_cl_sources(), name); }
 
 // A failed clBuildProgram in the two kinds that are not a broken kernel (docs/correctness.md, "Build
@@ -73,10 +66,7 @@ struct DeviceContext {
   cl::Context context;
   std::map<int, cl::CommandQueue> queues;  // per device, for planning (VkFFT); runs make their own queues
 };
-struct BuiltProgram {
-  cl::Program program;
-  double build_ms = 0;  // the first build's time, reported again for cached uses
-};
+using BuiltProgram = CachedBuild<cl::Program>;  // the first build's time, reported again for cached uses
 
 class OpenClApi;
 
@@ -240,10 +230,10 @@ class OpenClApi final : public GpuApi {
     const ClDevice& found = discovery_.devices[device];
     if (found.c_version < kNeededCVersion) return {};  // peak.cl needs 1.2 too
     return DriverStage::run("measuring the peaks of " + found.info.id, [&] {
-      const BuiltProgram& built =
+      const BuiltProgram& cached =
           program_for(device, "peak.cl", "the peak measurement", embedded_cl_source("peak.cl"), kBuildOptions);
       ClQueue queue(context(device).context, found.device);
-      return opencl::measure_peaks(found.device, context(device).context, queue, built.program);
+      return opencl::measure_peaks(found.device, context(device).context, queue, cached.built);
     });
   }
 
@@ -303,13 +293,12 @@ class OpenClApi final : public GpuApi {
 
  private:
   // program_for's build, on a miss of the cache.
-  BuiltProgram build_program_now(int device, std::string_view file, std::string_view purpose,
+  cl::Program build_program_now(int device, std::string_view file, std::string_view purpose,
                                  const std::string& source, const std::string& options, bool from_kernel_dir) {
     const cl::Device& cl_device = discovery_.devices[device].device;
     const std::string& device_id = discovery_.devices[device].info.id;
     const std::string what = fmt::format("{} for {} on {}", file, purpose, device_id);
     return DriverStage::run("building " + what, [&] {
-      const auto start = Clock::now();
       cl::Program program = CC_CL_OUT(cl::Program(context(device).context, source, false, err));
       cl_int status = CL_SUCCESS;
       try {
@@ -330,7 +319,7 @@ class OpenClApi final : public GpuApi {
                        fmt::format("clBuildProgram({}, \"{}\")", file, options), __FILE__, __LINE__,
                        summarize_build_log(log), log);
       }
-      return BuiltProgram{program, ms_since(start)};
+      return program;
     });
   }
 
@@ -346,7 +335,7 @@ class OpenClApi final : public GpuApi {
   DeviceSet shared_;      // the split's devices while they share one context (share_devices)
   std::string unshared_;  // why the split's devices do not
   // Per (device, the context's devices, source, options): a program belongs to one context.
-  BuildCache<BuiltProgram> programs_;
+  BuildCache<cl::Program> programs_;
   // fft: VkFFT's plans, made once per (context's devices, device, transform width, height, real pitch,
   // unpadded) as programs are built once.
   std::map<std::tuple<DeviceSet, int, int, int, int, bool>, std::unique_ptr<VkFftPlan>> fft_plans_;
@@ -355,10 +344,10 @@ class OpenClApi final : public GpuApi {
 KernelLimits ClBuild::build(const LaunchPlan& plan) {
   build_options_ = kBuildOptions;
   for (const std::string& define : plan.defines) build_options_ += " " + define;
-  const BuiltProgram& built = api_.program_for(device_, file_, fmt::format("'{}'", traits_.name), source_,
+  const BuiltProgram& cached = api_.program_for(device_, file_, fmt::format("'{}'", traits_.name), source_,
                                               build_options_, from_kernel_dir_);
-  program_ = built.program;
-  build_ms_ = built.build_ms;
+  program_ = cached.built;
+  build_ms_ = cached.build_ms;
   if (traits_.geometry == Geometry::Fft) {  // VkFFT generates and builds its kernels too: counted as building
     fft_ = &api_.fft_plan_for(device_, plan.fft);
     build_ms_ += fft_->build_ms();
@@ -375,11 +364,11 @@ KernelLimits ClBuild::build(const LaunchPlan& plan) {
     // A --kernel-dir source that compiled but defines no kernel of this name is the user's input, as a
     // compile error in it is (refuse_build_failure): one line naming the file and the kernel, exit 2.
     cl_int made_status = CL_SUCCESS;
-    cl::Kernel named(built.program, name.c_str(), &made_status);
+    cl::Kernel named(cached.built, name.c_str(), &made_status);
     if (made_status == CL_INVALID_KERNEL_NAME && from_kernel_dir_)
       throw InputError(fmt::format("--kernel-dir: {} defines no kernel '{}', which the '{}' variant launches", file_,
                                    name, traits_.name));
-    if (made_status != CL_SUCCESS) named = CC_CL_OUT(cl::Kernel(built.program, name.c_str(), err));
+    if (made_status != CL_SUCCESS) named = CC_CL_OUT(cl::Kernel(cached.built, name.c_str(), err));
     const cl::Kernel& made = kernels_.emplace_back(std::move(named));
     kernel.max_group = std::min<std::size_t>(
         kernel.max_group, CC_CL_OUT(made.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_device.device, err)));
