@@ -22,6 +22,7 @@
 #include "backends/cuda/runtime_module.h"
 #include "backends/build_cache.h"
 #include "backends/build_text.h"
+#include "backends/compute_capability.h"
 #include "backends/embedded_sources.h"
 #include "backends/gpu_backend.h"
 #include "backends/launch_plan.h"
@@ -103,16 +104,9 @@ DeviceLimits read_limits(const cudaDeviceProp& properties) {
     limits.missing[Capability::Clusters] =
         fmt::format("thread-block clusters need compute capability 9.0 or later (cudaDevAttrClusterLaunch); "
                     "this device is {}.{}", properties.major, properties.minor);
-  // Tensor maps and cp.async.bulk.tensor (the tma variant) exist from compute capability 9.0; no attribute names them.
-  if (properties.major < 9)
-    limits.missing[Capability::TensorMaps] =
-        fmt::format("the tensor memory accelerator (TMA) needs compute capability 9.0 or later; "
-                    "this device is {}.{}", properties.major, properties.minor);
-  // mma.sync with TF32 operands (the tensor variant) exists from compute capability 8.0.
-  if (properties.major < 8)
-    limits.missing[Capability::TensorCores] =
-        fmt::format("TF32 matrix products (mma.sync .tf32) need compute capability 8.0 or later; this device is {}.{}",
-                    properties.major, properties.minor);
+  // Tensor maps (tma) and TF32 mma.sync (tensor) exist from a compute capability on; no attribute names them.
+  for (const ComputeCapabilityRule& rule : kComputeCapabilityRules)
+    limits.missing[rule.capability] = compute_capability_lacks(rule.capability, properties.major, properties.minor);
   limits.memory_name = "free";
   limits.allocation_name = "global memory";
   limits.on_chip_name = "shared memory";
