@@ -1,4 +1,4 @@
-// cuda_fft.cpp: the `fft` variant's cuFFT plans and per-plane sequence, every cufftResult checked.
+// cuda_fft.cpp: cuFFT's side of the `fft` variant: plans with or without the LTO callbacks (built by NVRTC), the transforms, every cufftResult checked.
 #include "backends/cuda/cuda_fft.h"
 
 #ifdef CONVCOMPARE_WITH_CUFFT
@@ -21,7 +21,6 @@
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/embedded_sources.h"
 #include "common/domain/error.h"
-#include "kernels_cuda/launchers.h"
 
 namespace cc::cuda {
 

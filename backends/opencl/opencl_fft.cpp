@@ -1,4 +1,4 @@
-// opencl_fft.cpp: the `fft` variant's VkFFT plans (OpenCL backend) and per-plane sequence, every result checked.
+// opencl_fft.cpp: VkFFT's side of the `fft` variant (OpenCL backend): its plans, transforms and convolution, every result checked.
 #include "backends/opencl/opencl_fft.h"
 
 #ifdef CONVCOMPARE_WITH_VKFFT
