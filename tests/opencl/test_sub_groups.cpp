@@ -220,7 +220,7 @@ TEST_CASE("tensor: Intel's sub-group matrix path under emulated products of 8 an
     int radius_x, radius_y;
     PixelCase pixels;
   };
-  // Small enough for Rusticl's 32 KB of local memory with the emulation's 4 KB (the tile is 64 + 2r rows).
+  // Radii up to the second block of 8 lanes only: PoCL's build of the emulated kernel grows with the blocks.
   constexpr TensorCase kCases[] = {{{5, 9}, 1, 1, kPixels[0]},    {{131, 70}, 5, 1, kPixels[0]},
                                    {{67, 45}, 2, 3, kPixels[0]},  {{1, 1}, 0, 2, kPixels[0]},
                                    {{67, 45}, 5, 1, kPixels[1]},  {{37, 20}, 2, 3, kPixels[2]}};
@@ -244,6 +244,13 @@ TEST_CASE("tensor: Intel's sub-group matrix path under emulated products of 8 an
         options.warmup = 0;
         options.kernel_dir = kernels.path.string();
         const cc::BackendRun run = backend->run(problem, input, "tensor", device, options);
+        // A device whose kernels take fewer work-items than tensor's fixed group of 128 (Rusticl's
+        // llvmpipe: 32) cannot run it, emulated or not: the first run says so, and the case stops there.
+        if (turn == 1 && run.status == cc::Status::Skipped &&
+            run.reason.find("the tensor kernel needs groups of 32x4") != std::string::npos) {
+          MESSAGE("skipped: " << run.reason);
+          return;
+        }
         REQUIRE_MESSAGE(run.status == cc::Status::Ok, run.reason);
         CHECK(run.compile_time.find(fmt::format("CC_TENSOR_INTEL={}", lanes)) != std::string::npos);
         CHECK(run.compile_time.find("CC_TENSOR_EMULATED") != std::string::npos);
