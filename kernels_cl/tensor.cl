@@ -9,8 +9,8 @@
    require): bf16 operands, each float split into three bf16 parts and six of their products kept
    (3xBF16). The tile, the apron and the Toeplitz blocks are the same; a product there is 8 rows by W
    columns by 16 deep rather than 16 by 8 by 8, so a block spans 16 input columns (docs/memory-spaces.md,
-   "Tensor cores: fragments in registers", and docs/portability.md, "Vendor-only kernels"). tests/opencl/matrix_emulation.cl runs that path on devices
-   without them (-DCC_TENSOR_EMULATED).
+   "Tensor cores: fragments in registers"; docs/portability.md, "Vendor-only kernels"). It has run only
+   under tests/opencl/matrix_emulation.cl, on devices without the extension (-DCC_TENSOR_EMULATED).
    Built with -D RADIUS_X, RADIUS_Y, WARPS (stacked in y), SLICES (8-column output slices per warp),
    BLOCKS (Toeplitz blocks per filter row), TILE_PITCH, FILTER_PITCH (common/geometry/tensor_shape.h's
    tensor_defines, which add CC_TENSOR_INTEL) and CC_PIXEL. */

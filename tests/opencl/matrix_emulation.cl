@@ -2,8 +2,8 @@
    tests/opencl/test_matrix_emulation.cpp puts this text before tensor.cl and declares the lanes' A
    words, cc_emulated_a, at the top of the kernel's body; the backend builds it with -DCC_TENSOR_INTEL=W
    and -DCC_TENSOR_EMULATED (backends/opencl/cl_devices.cpp, CONVCOMPARE_TEST_MATRIX).
-   Sub-groups are the work-group's work-items in linear order, W to a sub-group, as Intel's compiler forms
-   them. The one built-in tensor.cl calls,
+   Sub-groups are the work-group's work-items in linear order, W to a sub-group (tensor.cl reads only the
+   sub-group ids, whatever the layout). The one built-in tensor.cl calls,
        float8 intel_sub_group_bf16_bf16_matrix_mad_k16(int8 a, int8 b, float8 acc)    W = 8
        float8 intel_sub_group_bf16_bf16_matrix_mad_k16(short8 a, int8 b, float8 acc)  W = 16
    takes the operands in the extension's layout: component m of `a` is row m of the 8 x 16 matrix A,
