@@ -184,8 +184,8 @@ LEGEND = ("A cell: **validated (N)**: every one of the N runs of that variant an
           "has no such construct, the variant is CUDA's alone; **compiled only (targets)**: built and linked by the "
           "vendor's compiler, never run; **not compiled**: no build of that kernel file and pixel format in the "
           "vendor table; **never run**: no report for that implementation yet; **—**: its report has no such run "
-          "(not a variant of its API, or one its report is older than: `tensor`, whose runs on the GPU host are "
-          "docs/performance.md's, \"tensor\").")
+          "(not a variant of its API, or one its report is older than: `tensor` on the CPU implementations and "
+          "Oclgrind, whose reports predate it and which skip it for want of tensor cores).")
 
 
 def section(report_paths, vendor_csv):

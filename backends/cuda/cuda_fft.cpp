@@ -1,4 +1,4 @@
-// cuda_fft.cpp: the `fft` variant's cuFFT plans and per-plane sequence, every cufftResult checked.
+// cuda_fft.cpp: cuFFT's side of the `fft` variant: plans with or without the LTO callbacks (built by NVRTC), the transforms, every cufftResult checked.
 #include "backends/cuda/cuda_fft.h"
 
 #ifdef CONVCOMPARE_WITH_CUFFT
@@ -21,7 +21,6 @@
 #include "backends/cuda/cuda_libraries.h"
 #include "backends/embedded_sources.h"
 #include "common/domain/error.h"
-#include "kernels_cuda/launchers.h"
 
 namespace cc::cuda {
 
@@ -206,13 +205,12 @@ FftFusion default_fft_fusion() {
   return callbacks != nullptr && std::string_view(callbacks) == "1" ? FftFusion::Callbacks : FftFusion::Separate;
 }
 
-FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusion fusion)
-    : args_(problem.conv_args()), shape_(fft_shape(problem)) {
-  spectrum_ = DeviceBuffer(shape_.buffer_floats());
-  filter_spectrum_ = DeviceBuffer(shape_.buffer_floats());
+FftProduct CufftLibrary::plan(const FftShape& shape, const ConvArgs& args, const float* filter_spectrum) {
+  shape_ = shape;
+  args_ = args;
   const std::string shape_text = fft_shape_text(shape_);
   const std::pair<int, std::string> key{current_device(), shape_text};
-  if (fusion == FftFusion::Separate) {
+  if (fusion_ == FftFusion::Separate) {
     not_fused_ = "separate passes asked for";
   } else {
     const std::lock_guard lock(fusion_record().mutex);
@@ -220,8 +218,7 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusio
       not_fused_ = known->second;
   }
   std::size_t work_bytes = 0;
-  FftPlan filter_plan;  // the padded path's plain forward plan for the filter (its forward reads the image)
-  if (not_fused_.empty() && !plan_fused(stream, work_bytes, filter_plan)) {
+  if (not_fused_.empty() && !plan_fused(filter_spectrum, work_bytes)) {
     const std::lock_guard lock(fusion_record().mutex);
     fusion_record().failed[key] = not_fused_;
   }
@@ -229,48 +226,28 @@ FftConvolver::FftConvolver(const Problem& problem, cudaStream_t stream, FftFusio
   {
     const std::lock_guard lock(fusion_record().mutex);
     fusion_record().text[shape_text] = fused() ? "the product (and padding) LTO callbacks"
-                                       : fusion == FftFusion::Separate
+                                       : fusion_ == FftFusion::Separate
                                            ? "fft_pad and fft_multiply passes"
                                            : "not fused: " + not_fused_ + "; fft_pad and fft_multiply passes";
   }
-  const cufftHandle filter_handle = fused() && !shape_.circular ? filter_plan.get() : forward_.get();
   if (work_bytes > 0) {
     work_area_ = DeviceBuffer((work_bytes + sizeof(float) - 1) / sizeof(float));
-    CC_CUFFT_CHECK(cufft().cufftSetWorkArea(forward_.get(), work_area_.get()));
-    CC_CUFFT_CHECK(cufft().cufftSetWorkArea(inverse_.get(), work_area_.get()));
-    if (filter_handle != forward_.get()) CC_CUFFT_CHECK(cufft().cufftSetWorkArea(filter_handle, work_area_.get()));
+    for (const FftPlan* plan : {&forward_, &inverse_, &filter_plan_})
+      if (*plan) CC_CUFFT_CHECK(cufft().cufftSetWorkArea(plan->get(), work_area_.get()));
   }
-
-  // The filter's spectrum, once per frame: its reversed, scaled placement transformed in place on the
-  // padded path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
-  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_);
-  float* filter_input = shape_.circular ? spectrum_.get() : filter_spectrum_.get();
-  CC_CUDA_CHECK(cudaMemcpyAsync(filter_input, filter.data(), filter.size() * sizeof(float), cudaMemcpyHostToDevice,
-                                stream));
-  CC_CUFFT_CHECK(cufft().cufftSetStream(filter_handle, stream));
-  CC_CUFFT_CHECK(cufft().cufftExecR2C(filter_handle, filter_input, reinterpret_cast<cufftComplex*>(filter_spectrum_.get())));
-  std::vector<float> coefficients;
-  if (shape_.edge_bands) {
-    coefficients = fft_band_coefficients(problem.correlation_filter);
-    band_coefficients_ = DeviceBuffer(coefficients.size());
-    CC_CUDA_CHECK(cudaMemcpyAsync(band_coefficients_.get(), coefficients.data(), band_coefficients_.bytes(),
-                                  cudaMemcpyHostToDevice, stream));
-    band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
-    band_blocks_ = fft_band_blocks(args_, cuda_kernels::kFftBandBlockX, cuda_kernels::kFftBandBlockY);
-  }
-  finish_stream(stream);  // `filter` and `coefficients` are freed on return, `filter_plan` destroyed
+  return fused() ? FftProduct::Callbacks : FftProduct::Pass;
 }
 
 // The product inside the inverse transform's loads; on the padded path the padding inside the forward
 // one's, which then reads the image plane itself (kernels_cuda/fft_callbacks.cu), and the filter's
 // spectrum goes through a plain plan of its own. False, with not_fused_ saying why, where cuFFT refuses
 // a callback: the plans made so far are dropped (LTO callbacks cannot be unset from a plan).
-bool FftConvolver::plan_fused(cudaStream_t stream, std::size_t& work_bytes, FftPlan& filter_plan) {
-  FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum_.get()), args_, shape_.real_pitch};
+bool CufftLibrary::plan_fused(const float* filter_spectrum, std::size_t& work_bytes) {
+  FftCallbackInfo info{reinterpret_cast<const float2*>(filter_spectrum), args_, shape_.real_pitch};
   callback_info_ = DeviceBuffer((sizeof(info) + sizeof(float) - 1) / sizeof(float));
   callback_info_address_ = callback_info_.get();
-  CC_CUDA_CHECK(cudaMemcpyAsync(callback_info_.get(), &info, sizeof(info), cudaMemcpyHostToDevice, stream));
-  CC_CUDA_CHECK(cudaStreamSynchronize(stream));  // `info` lives on this frame
+  CC_CUDA_CHECK(cudaMemcpyAsync(callback_info_.get(), &info, sizeof(info), cudaMemcpyHostToDevice, setup_stream_));
+  CC_CUDA_CHECK(cudaStreamSynchronize(setup_stream_));  // `info` lives on this frame
   std::size_t forward_work = 0, inverse_work = 0, filter_work = 0;
   const char* call = "";
   const char* which = "the padding's callback";
@@ -293,50 +270,39 @@ bool FftConvolver::plan_fused(cudaStream_t stream, std::size_t& work_bytes, FftP
     callback_info_address_ = nullptr;
     return false;
   }
-  if (!shape_.circular) filter_plan = make_plan(shape_, CUFFT_R2C, filter_work);
+  if (!shape_.circular) filter_plan_ = make_plan(shape_, CUFFT_R2C, filter_work);
   work_bytes = std::max({forward_work, inverse_work, filter_work});
   return true;
 }
 
-// Plain plans both ways, for fft_pad and fft_multiply as passes of their own (convolve_plane).
-void FftConvolver::plan_separate(std::size_t& work_bytes) {
+// Plain plans both ways, for fft_pad and fft_multiply as passes of their own.
+void CufftLibrary::plan_separate(std::size_t& work_bytes) {
   std::size_t forward_work = 0, inverse_work = 0;
   forward_ = make_plan(shape_, CUFFT_R2C, forward_work);
   inverse_ = make_plan(shape_, CUFFT_C2R, inverse_work);
   work_bytes = std::max(forward_work, inverse_work);
 }
 
-void FftConvolver::convolve_plane(const float* in, float* out, cudaStream_t stream) {
-  namespace kernels = cuda_kernels;
+void CufftLibrary::forward_filter(const float* real, float* spectrum) const {
+  const cufftHandle plan = filter_plan_ ? filter_plan_.get() : forward_.get();
+  CC_CUFFT_CHECK(cufft().cufftSetStream(plan, setup_stream_));
+  CC_CUFFT_CHECK(cufft().cufftExecR2C(plan, const_cast<float*>(real), reinterpret_cast<cufftComplex*>(spectrum)));
+}
+
+void CufftLibrary::finish() {
+  finish_stream(setup_stream_);
+  filter_plan_ = FftPlan();
+}
+
+// cuFFT takes no const input; its out-of-place real-to-complex transform leaves the input as it was.
+void CufftLibrary::forward(const float* real, float* spectrum, cudaStream_t stream) const {
   CC_CUFFT_CHECK(cufft().cufftSetStream(forward_.get(), stream));
+  CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(real), reinterpret_cast<cufftComplex*>(spectrum)));
+}
+
+void CufftLibrary::inverse(const float* spectrum, float* real, cudaStream_t stream) const {
   CC_CUFFT_CHECK(cufft().cufftSetStream(inverse_.get(), stream));
-  auto* spectrum = reinterpret_cast<cufftComplex*>(spectrum_.get());
-  const auto multiply = [&] {  // unfused only: the product the inverse's callback makes otherwise
-    if (!fused())
-      CC_CUDA_CHECK(kernels::launch_fft_multiply(spectrum, reinterpret_cast<const float2*>(filter_spectrum_.get()),
-                                                 static_cast<int>(shape_.complex_count()), stream));
-  };
-  if (shape_.circular) {
-    // cuFFT takes no const input; an out-of-place real-to-complex transform leaves it as it was.
-    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
-    multiply();
-    CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, out));
-    if (shape_.edge_bands)
-      CC_CUDA_CHECK(kernels::launch_fft_bands(in, out, band_coefficients_.get(), band_column_length_, args_,
-                                              band_blocks_, stream));
-    return;
-  }
-  float* padded = spectrum_.get();
-  if (fused()) {
-    // Out of place from the image plane, which only the padding callback reads, through the border rule.
-    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), const_cast<float*>(in), spectrum));
-  } else {
-    CC_CUDA_CHECK(kernels::launch_fft_pad(in, padded, args_, shape_.transform_height, shape_.real_pitch, stream));
-    CC_CUFFT_CHECK(cufft().cufftExecR2C(forward_.get(), padded, spectrum));
-  }
-  multiply();
-  CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), spectrum, padded));
-  CC_CUDA_CHECK(kernels::launch_fft_crop(padded, out, args_, shape_.real_pitch, stream));
+  CC_CUFFT_CHECK(cufft().cufftExecC2R(inverse_.get(), reinterpret_cast<cufftComplex*>(const_cast<float*>(spectrum)), real));
 }
 
 std::string fft_fusion_text(const FftShape& shape) {

@@ -306,7 +306,7 @@ class FftVariant final : public PlaneVariant {
   void add_to_frame(CudaFrame& frame) const override {
     frame.fft = std::make_unique<FftConvolver>(problem_, setup_stream_);
   }
-  std::size_t library_bytes(const CudaFrame& frame) const override { return frame.fft->work_area_bytes(); }
+  std::size_t library_bytes(const CudaFrame& frame) const override { return frame.fft->library_bytes(); }
   void launch_plane(CudaFrame& frame, int, const void* in, void* out, cudaStream_t stream) const override {
     frame.fft->convolve_plane(as_floats(in), as_floats(out), stream);
   }

@@ -1,4 +1,4 @@
-// opencl_fft.cpp: the `fft` variant's VkFFT plans (OpenCL backend) and per-plane sequence, every result checked.
+// opencl_fft.cpp: VkFFT's side of the `fft` variant (OpenCL backend): its plans, transforms and convolution, every result checked.
 #include "backends/opencl/opencl_fft.h"
 
 #ifdef CONVCOMPARE_WITH_VKFFT
@@ -44,8 +44,6 @@ void check(VkFFTResult result, const char* call, const char* file, int line, std
 }
 
 #define CC_VKFFT_CHECK(expr) check((expr), #expr, __FILE__, __LINE__)
-
-std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 }  // namespace
 
@@ -161,113 +159,6 @@ void VkFftPlan::append(Application& application, int direction, const cl::Comman
   }
   if (out_of_place_) launch.inputBuffer = &input_;
   CC_VKFFT_CHECK(VkFFTAppend(&application.vkfft, direction, &launch));
-}
-
-FftConvolver::FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,
-                           std::size_t group_x, std::size_t group_y, VkFftPlan& plan, const Problem& problem)
-    : args_(problem.conv_args()),
-      zero_apron_args_(args_),
-      shape_(fft_shape(problem)),
-      plan_(plan),
-      spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
-      filter_spectrum_(CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err))),
-      pad_(CC_CL_OUT(cl::Kernel(program, "fft_pad", err))),
-      crop_(CC_CL_OUT(cl::Kernel(program, "fft_crop", err))),
-      bands_(CC_CL_OUT(cl::Kernel(program, "fft_bands", err))),
-      group_x_(group_x),
-      group_y_(group_y) {
-  zero_apron_args_.radius_x = zero_apron_args_.radius_y = 0;
-  if (plan_.needs_temporary())
-    temporary_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_WRITE, shape_.buffer_bytes(), nullptr, err));
-  // The filter's spectrum, once per frame: its reversed placement transformed in place on the padded
-  // path, out of place from the spectrum buffer (larger than a plane) on the unpadded one.
-  const std::vector<float> filter = fft_filter_buffer(problem.correlation_filter, shape_,
-                                                      plan_.fused() ? FftInverse::Normalized : FftInverse::Unnormalized);
-  const cl::Buffer& filter_input = shape_.circular ? spectrum_ : filter_spectrum_;
-  CC_CL(queue.enqueueWriteBuffer(filter_input, CL_FALSE, 0, filter.size() * sizeof(float), filter.data()));
-  plan_.forward(queue, filter_input, filter_spectrum_, temporary_);
-  if (!plan_.fused()) multiply_ = CC_CL_OUT(cl::Kernel(program, "fft_multiply", err));
-  std::vector<float> coefficients;
-  if (shape_.edge_bands) {
-    coefficients = fft_band_coefficients(problem.correlation_filter);
-    const std::size_t band_bytes = coefficients.size() * sizeof(float);
-    band_coefficients_ = CC_CL_OUT(cl::Buffer(context, CL_MEM_READ_ONLY, band_bytes, nullptr, err));
-    CC_CL(queue.enqueueWriteBuffer(band_coefficients_, CL_FALSE, 0, band_bytes, coefficients.data()));
-    band_column_length_ = fft_band_column_length(problem.correlation_filter.height);
-    // 32 x 4 as on CUDA (a band of 32 rows fills the group), unless the kernels take fewer work-items.
-    const bool fits = group_x_ * group_y_ >= 128;
-    band_group_x_ = fits ? 32 : group_x_;
-    band_group_y_ = fits ? 4 : group_y_;
-    band_blocks_ = fft_band_blocks(args_, static_cast<int>(band_group_x_), static_cast<int>(band_group_y_));
-  }
-  finish_queue(queue);  // `filter` and `coefficients` are freed on return
-}
-
-void FftConvolver::multiply(ClQueue& queue) {
-  const int count = static_cast<int>(shape_.complex_count());
-  CC_CL(multiply_.setArg(0, spectrum_));
-  CC_CL(multiply_.setArg(1, filter_spectrum_));
-  CC_CL(multiply_.setArg(2, count));
-  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(multiply_, cl::NullRange, cl::NDRange(round_up(count, group_x_ * group_y_)),
-                                            cl::NDRange(group_x_ * group_y_), nullptr, event));
-}
-
-void FftConvolver::convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue) {
-  const cl::NDRange group(group_x_, group_y_);
-  if (shape_.circular) {
-    // A marker stands where no kernel of ours does, so the events still bracket VkFFT's kernels.
-    CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
-    if (plan_.fused()) {
-      plan_.correlate(queue.get(), in, spectrum_, filter_spectrum_, temporary_);
-      // The result is in the spectrum buffer's real rows: copied out as the padded path's crop with
-      // no apron. VkFFT 1.2.26's convolution overruns a separate output buffer (isOutputFormatted:
-      // writes past the plane's end on PoCL, valgrind), so the plane is written by our kernel.
-      crop(out, zero_apron_args_, 2 * shape_.complex_width(), queue);
-    } else {
-      plan_.forward(queue.get(), in, spectrum_, temporary_);
-      multiply(queue);
-      plan_.inverse(queue.get(), spectrum_, out, temporary_);
-      if (!shape_.edge_bands) CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event));
-    }
-    if (!shape_.edge_bands) return;
-    CC_CL(bands_.setArg(0, in));
-    CC_CL(bands_.setArg(1, out));
-    CC_CL(bands_.setArg(2, band_coefficients_));
-    CC_CL(bands_.setArg(3, args_));
-    CC_CL(bands_.setArg(4, band_column_length_));
-    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(bands_, cl::NullRange,
-                                              cl::NDRange(band_blocks_ * band_group_x_, band_group_y_),
-                                              cl::NDRange(band_group_x_, band_group_y_), nullptr, event));
-    return;
-  }
-
-  const int padded_height = shape_.transform_height, padded_pitch = shape_.real_pitch;
-  CC_CL(pad_.setArg(0, in));
-  CC_CL(pad_.setArg(1, spectrum_));
-  CC_CL(pad_.setArg(2, args_));
-  CC_CL(pad_.setArg(3, padded_height));
-  CC_CL(pad_.setArg(4, padded_pitch));
-  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(pad_, cl::NullRange,
-                                            cl::NDRange(round_up(padded_pitch, group_x_), round_up(padded_height, group_y_)),
-                                            group, nullptr, event));
-  if (plan_.fused()) {
-    plan_.correlate(queue.get(), spectrum_, spectrum_, filter_spectrum_, temporary_);
-  } else {
-    plan_.forward(queue.get(), spectrum_, spectrum_, temporary_);
-    multiply(queue);
-    plan_.inverse(queue.get(), spectrum_, spectrum_, temporary_);
-  }
-  crop(out, args_, padded_pitch, queue);
-}
-
-void FftConvolver::crop(const cl::Buffer& out, const ConvArgs& args, int padded_pitch, ClQueue& queue) {
-  CC_CL(crop_.setArg(0, spectrum_));
-  CC_CL(crop_.setArg(1, out));
-  CC_CL(crop_.setArg(2, args));
-  CC_CL(crop_.setArg(3, padded_pitch));
-  CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(crop_, cl::NullRange,
-                                            cl::NDRange(round_up(args.width, group_x_), round_up(args.height, group_y_)),
-                                            cl::NDRange(group_x_, group_y_), nullptr, event));
 }
 
 }  // namespace cc::opencl

@@ -1,4 +1,4 @@
-// opencl_fft.h: the `fft` variant on OpenCL: VkFFT plans, the spectrum buffer and the filter's spectrum.
+// opencl_fft.h: the `fft` variant on OpenCL: VkFFT's plans and convolution and fft.cl's kernels under the one FftConvolver.
 #pragma once
 
 #include <cstddef>
@@ -7,9 +7,12 @@
 
 #include <CL/opencl.hpp>
 
+#include "backends/fft_convolver.h"
+#include "backends/launch_plan.h"
 #include "backends/opencl/cl_api.h"
+#include "backends/opencl/cl_check.h"
 #include "common/geometry/fft_shape.h"
-#include "common/domain/problem.h"
+#include "common/geometry/conv_args.h"
 
 namespace cc::opencl {
 
@@ -85,45 +88,106 @@ class VkFftPlan {
   double build_ms_ = 0;
 };
 
-// One problem's correlation through the frequency domain, one plane at a time, on the path
-// common/geometry/fft_shape.h chooses. Unpadded: VkFFT's convolution from the input plane into the
-// spectrum buffer, copied into the output plane, then the edge bands directly (borders other than wrap).
-// Padded: pad by the border rule, VkFFT's convolution in place, crop. Constructing it allocates the
-// buffers and computes the filter's spectrum with `plan` (which must be for fft_shape(problem)), once
-// for every plane and repetition of the frame, then waits for the queue.
-class FftConvolver {
+// VkFFT's translation for FftConvolver (backends/fft_convolver.h): its plan's transforms, or its
+// convolution where the plan is fused, and fft.cl's kernels, launched in work-groups of `group_x` x
+// `group_y` (a shape the device and its kernels accept; the edge bands 32 x 4 where that is no more).
+class VkFftLibrary {
  public:
-  // `program`: kernels_cl/fft.cl built for the device; `group_x` x `group_y`: a work-group shape the
-  // device and its kernels accept (the edge bands 32 x 4 where that is no more).
-  FftConvolver(const cl::Context& context, const cl::CommandQueue& queue, const cl::Program& program,
-               std::size_t group_x, std::size_t group_y, VkFftPlan& plan, const Problem& problem);
+  using Buffer = cl::Buffer;
+  using Input = const cl::Buffer&;
+  using Output = const cl::Buffer&;
+  using Queue = ClQueue&;
 
-  // One plane: `in` and `out` hold problem.width x problem.height floats. Queued, not waited for; its
-  // kernels (and, on the unpadded path, markers around the transforms) come first and last, so a span
-  // around it brackets the transforms too.
-  void convolve_plane(const cl::Buffer& in, const cl::Buffer& out, ClQueue& queue);
+  // `setup_queue`: where the filter's spectrum is computed; `program`: kernels_cl/fft.cl built for the
+  // device; `plan`: for the problem's fft_shape, kept by the backend.
+  VkFftLibrary(const cl::Context& context, const cl::CommandQueue& setup_queue, const cl::Program& program,
+               std::size_t group_x, std::size_t group_y, VkFftPlan& plan)
+      : context_(context), setup_queue_(setup_queue), group_x_(group_x), group_y_(group_y), plan_(plan),
+        pad_(CC_CL_OUT(cl::Kernel(program, "fft_pad", err))),
+        crop_(CC_CL_OUT(cl::Kernel(program, "fft_crop", err))),
+        bands_(CC_CL_OUT(cl::Kernel(program, "fft_bands", err))),
+        multiply_(plan.fused() ? cl::Kernel() : CC_CL_OUT(cl::Kernel(program, "fft_multiply", err))) {}
 
-  // The transforms' temporary: the device memory held beyond what the plan counted (the spectrum and
-  // filter-spectrum buffers and the edge bands' coefficients, backends/launch_plan.cpp).
-  std::size_t temporary_bytes() const { return temporary_() ? shape_.buffer_bytes() : 0; }
+  static const cl::Buffer& data(const cl::Buffer& buffer) { return buffer; }
+  cl::Buffer allocate(std::size_t bytes) const {
+    return CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_WRITE, bytes, nullptr, err));
+  }
+  cl::Buffer constants(const std::vector<float>& values) const {
+    cl::Buffer buffer = CC_CL_OUT(cl::Buffer(context_, CL_MEM_READ_ONLY, values.size() * sizeof(float), nullptr, err));
+    write(buffer, values);
+    return buffer;
+  }
+  void write(const cl::Buffer& target, const std::vector<float>& values) const {
+    CC_CL(setup_queue_.enqueueWriteBuffer(target, CL_FALSE, 0, values.size() * sizeof(float), values.data()));
+  }
+  FftProduct plan(const FftShape& shape, const ConvArgs&, const cl::Buffer&) {
+    if (plan_.needs_temporary()) temporary_ = allocate(temporary_bytes_ = shape.buffer_bytes());
+    return plan_.fused() ? FftProduct::Convolution : FftProduct::Pass;
+  }
+  void forward_filter(const cl::Buffer& real, const cl::Buffer& spectrum) const {
+    plan_.forward(setup_queue_, real, spectrum, temporary_);
+  }
+  void finish() const { finish_queue(setup_queue_); }
+  // The transforms' temporary.
+  std::size_t bytes() const { return temporary_() ? temporary_bytes_ : 0; }
+  // 32 x 4 as on CUDA (a band of 32 rows fills the group), unless the kernels take fewer work-items.
+  GroupShape band_group() const { return group_x_ * group_y_ >= 128 ? GroupShape{32, 4} : GroupShape{group_x_, group_y_}; }
 
-  const FftShape& shape() const { return shape_; }
+  // A plane's steps, queued on `queue`.
+  void forward(const cl::Buffer& real, const cl::Buffer& spectrum, ClQueue& queue) const {
+    plan_.forward(queue.get(), real, spectrum, temporary_);
+  }
+  void inverse(const cl::Buffer& spectrum, const cl::Buffer& real, ClQueue& queue) const {
+    plan_.inverse(queue.get(), spectrum, real, temporary_);
+  }
+  // VkFFT's convolution, whose result is the spectrum buffer's real rows (`result` is the spectrum buffer).
+  void fused_transforms(const cl::Buffer& real, const cl::Buffer& spectrum, const cl::Buffer& filter_spectrum,
+                        const cl::Buffer&, ClQueue& queue) const {
+    plan_.correlate(queue.get(), real, spectrum, filter_spectrum, temporary_);
+  }
+  void pad(const cl::Buffer& in, const cl::Buffer& padded, const ConvArgs& args, int height, int pitch, ClQueue& queue) {
+    launch(pad_, queue, cl::NDRange(round_up(pitch, group_x_), round_up(height, group_y_)),
+           cl::NDRange(group_x_, group_y_), in, padded, args, height, pitch);
+  }
+  void multiply(const cl::Buffer& spectrum, const cl::Buffer& filter_spectrum, int count, ClQueue& queue) {
+    const std::size_t group = group_x_ * group_y_;
+    launch(multiply_, queue, cl::NDRange(round_up(count, group)), cl::NDRange(group), spectrum, filter_spectrum, count);
+  }
+  void crop(const cl::Buffer& padded, const cl::Buffer& out, const ConvArgs& args, int pitch, ClQueue& queue) {
+    launch(crop_, queue, cl::NDRange(round_up(args.width, group_x_), round_up(args.height, group_y_)),
+           cl::NDRange(group_x_, group_y_), padded, out, args, pitch);
+  }
+  void bands(const cl::Buffer& in, const cl::Buffer& out, const cl::Buffer& coefficients, int column_length,
+             const ConvArgs& args, int blocks, ClQueue& queue) {
+    const GroupShape group = band_group();
+    launch(bands_, queue, cl::NDRange(blocks * group.x, group.y), cl::NDRange(group.x, group.y), in, out,
+           coefficients, args, column_length);
+  }
+  // A marker where no kernel of ours is first or last, so that the plane's events still bracket VkFFT's.
+  void mark(ClQueue& queue) const { CC_CL_ENQUEUE(queue, enqueueMarkerWithWaitList(nullptr, event)); }
 
  private:
-  // fft_crop from the spectrum buffer's real rows (rows of `padded_pitch` floats) into `out`, with the
-  // apron of `args`: the padded path's, or none on the unpadded one.
-  void crop(const cl::Buffer& out, const ConvArgs& args, int padded_pitch, ClQueue& queue);
-  // fft.cl's product of the spectrum buffer and the filter's, where the plan is not fused.
-  void multiply(ClQueue& queue);
-
-  ConvArgs args_, zero_apron_args_;
-  FftShape shape_;
-  VkFftPlan& plan_;
-  cl::Buffer spectrum_, filter_spectrum_, temporary_, band_coefficients_;
-  cl::Kernel pad_, crop_, bands_, multiply_;  // multiply_: unfused plans only
+  cl::Context context_;
+  cl::CommandQueue setup_queue_;
   std::size_t group_x_, group_y_;
-  std::size_t band_group_x_ = 0, band_group_y_ = 0;
-  int band_column_length_ = 0, band_blocks_ = 0;
+  VkFftPlan& plan_;
+  cl::Buffer temporary_;
+  std::size_t temporary_bytes_ = 0;
+  cl::Kernel pad_, crop_, bands_, multiply_;  // multiply_: unfused plans only
+
+  static std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+  // Sets `kernel`'s arguments in order and queues it over `global` in groups of `local`.
+  template <typename... Arguments>
+  static void launch(cl::Kernel& kernel, ClQueue& queue, const cl::NDRange& global, const cl::NDRange& local,
+                     const Arguments&... arguments) {
+    cl_uint index = 0;
+    (CC_CL(kernel.setArg(index++, arguments)), ...);
+    CC_CL_ENQUEUE(queue, enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, event));
+  }
 };
+
+// One problem's correlation through VkFFT, one plane at a time: made with (problem, context, setup queue,
+// program, group_x, group_y, plan), it computes the filter's spectrum on the setup queue and waits for it.
+using FftConvolver = cc::FftConvolver<VkFftLibrary>;
 
 }  // namespace cc::opencl

@@ -147,10 +147,10 @@ class FftVariant final : public ClVariant {
 
  private:
   void add_to_frame(ClFrame& frame) const override {
-    frame.fft = std::make_unique<FftConvolver>(context_, setup_queue_, program_, plan_.group.x, plan_.group.y,
-                                               fft_plan_, problem_);
+    frame.fft = std::make_unique<FftConvolver>(problem_, context_, setup_queue_, program_, plan_.group.x,
+                                               plan_.group.y, fft_plan_);
   }
-  std::size_t library_bytes(const ClFrame& frame) const override { return frame.fft->temporary_bytes(); }
+  std::size_t library_bytes(const ClFrame& frame) const override { return frame.fft->library_bytes(); }
   void launch_unit(ClFrame& frame, int c, ClQueue& queue) const override {
     frame.fft->convolve_plane(frame.input->buffer(c), frame.output->buffer(c), queue);
   }

@@ -140,7 +140,7 @@ TEST_CASE("cuda: fft fuses the product (and padding) where cuFFT plans the callb
     INFO(c.width << "x" << c.height << " at " << cc::fft_shape_text(cc::fft_shape(problem)));
     cc::cuda::FftConvolver separate(problem, nullptr, cc::cuda::FftFusion::Separate);
     CHECK_FALSE(separate.fused());
-    CHECK(separate.not_fused() == "separate passes asked for");
+    CHECK(separate.library().not_fused() == "separate passes asked for");
     const cc::Validation separate_result = convolve_once(separate, problem, input);
     CHECK_MESSAGE(separate_result.passed, separate_result.message());
 
@@ -148,12 +148,12 @@ TEST_CASE("cuda: fft fuses the product (and padding) where cuFFT plans the callb
     const std::string fusion = cc::cuda::fft_fusion_text(tried.shape());
     if (tried.fused()) {
       CHECK(fusion == "the product (and padding) LTO callbacks");
-      CHECK(tried.work_area_bytes() >= sizeof(float));  // the callbacks' parameters, at least
+      CHECK(tried.library_bytes() >= sizeof(float));  // the callbacks' parameters, at least
     } else {
       // cuFFT refused a callback: the fallback (the separate passes) ran, and the report says why.
-      MESSAGE("cuFFT did not fuse: " << tried.not_fused());
-      CHECK(tried.not_fused().starts_with("CUFFT_"));
-      CHECK(fusion == "not fused: " + tried.not_fused() + "; fft_pad and fft_multiply passes");
+      MESSAGE("cuFFT did not fuse: " << tried.library().not_fused());
+      CHECK(tried.library().not_fused().starts_with("CUFFT_"));
+      CHECK(fusion == "not fused: " + tried.library().not_fused() + "; fft_pad and fft_multiply passes");
     }
     const cc::Validation tried_result = convolve_once(tried, problem, input);
     CHECK_MESSAGE(tried_result.passed, tried_result.message());

@@ -5,8 +5,9 @@ What a library user gets for this project's problem (one float channel, a random
 border) on the GPU host, in one call: cuDNN's kernel time by CUDA events (median of --repetitions after
 warm-ups) and its largest error against a float64 convolution of the same image, with TF32 refused
 (torch.backends.cudnn.allow_tf32 = False) and allowed; then convcompare's `tensor` and `fast` on the same
-filter (written to a filter file, `file:PATH`), their kernel medians and max errors from --json (against
-convcompare's own reference on its generated image). Prints one table row per (radius, what).
+filter (written to a filter file, `file:PATH`) and the same image (written as a PFM file, `--image PATH`),
+their kernel medians and max errors from --json (against convcompare's CPU reference), so that every
+row's error is for the same problem. Prints one table row per (radius, what).
 Usage: python3 tools/probes/cudnn_probe.py BUILD/convcompare [--size 8192] [--radii 5,7,9,13,16]
 Needs torch with CUDA; says so and exits 2 without it.
 """
@@ -38,6 +39,11 @@ def main():
     torch.manual_seed(7)
     n = args.size
     image = torch.rand(1, 1, n, n, device="cuda", dtype=torch.float32)
+    work = tempfile.TemporaryDirectory()
+    image_path = os.path.join(work.name, "image.pfm")
+    with open(image_path, "wb") as out:  # PFM: one float channel, little-endian (scale -1), rows bottom to top
+        out.write(f"Pf\n{n} {n}\n-1.0\n".encode())
+        out.write(image[0, 0].flip(0).cpu().numpy().astype("<f4").tobytes())
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}, "
           f"{n}x{n} float, zero border, random full-rank filter (uniform -1..1)")
     print(f"{'r':>3} {'what':<22} {'kernel ms':>10} {'max abs err':>12} {'err / sum|w|':>13}")
@@ -64,15 +70,15 @@ def main():
             times.sort()
             print(f"{radius:>3} {'cuDNN TF32 ' + ('allowed' if tf32 else 'refused'):<22} {times[len(times) // 2]:>10.4g} "
                   f"{error:>12.3g} {error / scale:>13.3g}")
-        with tempfile.TemporaryDirectory() as work:
-            path = os.path.join(work, "filter.txt")
+        with tempfile.TemporaryDirectory() as filter_dir:
+            path = os.path.join(filter_dir, "filter.txt")
             with open(path, "w") as out:
                 out.write(f"{side} {side}\n")
                 for row in weights[0, 0].tolist():
                     out.write(" ".join(f"{value:.9g}" for value in row) + "\n")
-            report = os.path.join(work, "report.json")
+            report = os.path.join(filter_dir, "report.json")
             run = subprocess.run([args.convcompare, "--backend", args.device.split(":")[0], "--device", args.device,
-                                  "--variant", "tensor,fast", "--size", f"{n}x{n}", "--filter", f"file:{path}",
+                                  "--variant", "tensor,fast", "--image", image_path, "--filter", f"file:{path}",
                                   "--border", "zero", "--repetitions", str(args.repetitions), "--quiet", "--json", report],
                                  capture_output=True, text=True)
             if run.returncode not in (0, 1) or not os.path.exists(report):
