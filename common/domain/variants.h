@@ -162,7 +162,8 @@ inline constexpr VariantTraits kVariants[] = {
      .kernel = {"convolve_lowrank", "lowrank",
                 {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc}},
     {.name = "tensor", .memory_space = "tile + apron on chip, filter rows as Toeplitz blocks, products on the tensor cores "
-                                       "in registers (mma.sync TF32, 3xTF32 split; OpenCL: NVIDIA's, by inline PTX)",
+                                       "in registers (mma.sync TF32, 3xTF32 split; OpenCL: NVIDIA's, by inline PTX, or "
+                                       "Intel's sub-group bf16 products, 3xBF16)",
      .geometry = Geometry::Tensor, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true,
      .compile_time_radius = true, .auto_candidate = true, .needs = {Capability::TensorCores}, .pixels = kF32 | kU8,
      .plot_colour = 0xff9896,
