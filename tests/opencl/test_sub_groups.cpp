@@ -234,9 +234,9 @@ TEST_CASE("tensor: Intel's sub-group matrix path under emulated products of 8 an
     REQUIRE(backend);
     const int device = device_of(*backend, device_id);
     int turn = 0, validated = 0;
-    for (const TensorCase& each : kCases)
+    for (const TensorCase& each : kCases) {
+      if (std::string_view(each.lanes) != lanes) continue;
       for (const cc::Border border : kBorders) {
-        if (std::string_view(each.lanes) != lanes) continue;
         const bool flip = turn++ % 3 == 1;
         INFO(fmt::format("{} lanes: {}x{}x{} {} radius {}x{} border {}{}", lanes, each.shape.width, each.shape.height,
                          each.pixels.channels, cc::to_string(each.pixels.pixel), each.radius_x, each.radius_y,
@@ -264,6 +264,7 @@ TEST_CASE("tensor: Intel's sub-group matrix path under emulated products of 8 an
         CHECK_MESSAGE(validation.passed, validation.message());
         validated += validation.passed;
       }
+    }
     CHECK(validated == static_cast<int>(kCasesPerSize * std::size(kBorders)));
   }
 }
