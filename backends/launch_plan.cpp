@@ -138,13 +138,14 @@ std::string plan_fast(LaunchPlan& plan, const Problem& problem, const DeviceLimi
 std::string plan_tensor(LaunchPlan& plan, const DeviceLimits& limits) {
   const ConvArgs& args = plan.args;
   if (std::string reason = tensor_radius_limit_reason(args.radius_x, args.radius_y); !reason.empty()) return reason;
-  plan.on_chip_bytes = tensor_on_chip_bytes(args.radius_x, args.radius_y);
+  plan.on_chip_bytes = tensor_on_chip_bytes(args.radius_x, args.radius_y, limits.tensor_product);
   if (plan.on_chip_bytes > limits.on_chip_bytes)
     return fmt::format("the tensor tile and filter (radius {}x{}) need {} bytes of {}, the device allows {} per group",
                        args.radius_x, args.radius_y, plan.on_chip_bytes, limits.on_chip_name, limits.on_chip_bytes);
   plan.group = {static_cast<std::size_t>(kTensorLanes), static_cast<std::size_t>(kTensorWarps)};
   plan.groups = {divide_up(args.width, kTensorBlockWidth), divide_up(args.height, kTensorBlockHeight)};
-  plan.defines = tensor_defines(args.radius_x, args.radius_y);
+  plan.defines = tensor_defines(args.radius_x, args.radius_y, limits.tensor_product);
+  if (limits.tensor_emulated) plan.defines.push_back("-DCC_TENSOR_EMULATED");
   return "";
 }
 

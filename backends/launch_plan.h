@@ -17,6 +17,7 @@
 #include "common/geometry/fft_shape.h"
 #include "common/geometry/lowrank_shape.h"
 #include "common/geometry/separable_shape.h"
+#include "common/geometry/tensor_shape.h"
 
 namespace cc {
 
@@ -39,6 +40,11 @@ struct DeviceLimits {
   std::string no_fast_rgba8;
   std::string lane_shuffle_define; // the -D that picks the shuffle a kernel calls (OpenCL: the device's
                                    // extension, kernels_cl/shuffle.cl), or "" (CUDA: warps always shuffle)
+  // The tensor variant's matrix product (tensor_shape.h): mma.sync's, or (OpenCL) Intel's sub-group
+  // products at the device's sub-group size; emulated: the tests' stand-in for them
+  // (tests/opencl/matrix_emulation.cl, CONVCOMPARE_TEST_MATRIX), built with -DCC_TENSOR_EMULATED.
+  TensorProduct tensor_product;
+  bool tensor_emulated = false;
   std::size_t image_max_width = 0, image_max_height = 0;
   // --memory mapped / managed / managed-faults here (README.md, --memory): why not, in the API's words
   // (canMapHostMemory, managedMemory, CL_DEVICE_SVM_CAPABILITIES: coarse- or fine-grained), or "".

@@ -25,7 +25,7 @@ PIXELS = [("f32", "f32 (float planes: 1 and 3 channels)"), ("u8", "u8 (8-bit, 1 
 # (PoCL limited to 64 work-items per group, a new platform) becomes a row of its own after these.
 ROWS = [("PoCL 3.1", r"PoCL 3\.\d+ \(CPU\)$"), ("Rusticl", "Rusticl"), ("Oclgrind", "Oclgrind"),
         ("PoCL 5.0", r"PoCL 5\."), ("NVIDIA OpenCL", "NVIDIA OpenCL"), ("CUDA", "CUDA")]
-VENDORS = [("AMD ROCm (compile only)", ("gfx1030", "gfx90a")), ("Intel ocloc (compile only)", ("tgllp", "acm-g10"))]
+VENDORS = [("AMD ROCm (compile only)", ("gfx1030", "gfx90a")), ("Intel ocloc (compile only)", ("tgllp", "acm-g10", "pvc"))]
 VENDOR_COMMAND = "bash tools/vendor_kernels.sh build/cl_configurations docs/vendor-resources.md"
 KERNELS = pathlib.Path(__file__).resolve().parents[1] / "kernels_cl"
 ABSENT = "OpenCL has no "  # the skip reason of a variant OpenCL lacks (tma, cluster)

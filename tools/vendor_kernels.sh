@@ -10,7 +10,8 @@
 # from the device version, -O3, then ld.lld links the code object, where a helper left undefined fails
 # ("undefined hidden symbol", docs/portability.md). Targets gfx1030 (RDNA2) and gfx90a (CDNA2).
 # Intel: ocloc, the offline front of Intel's compute runtime (Debian's intel-opencl-icd), for tgllp (Xe-LP)
-# and acm-g10 (Xe-HPG), in the zebin format, whose .ze_info carries each kernel's resources.
+# and acm-g10 (Xe-HPG), in the zebin format, whose .ze_info carries each kernel's resources; tensor.cl's
+# sub-group matrix products for acm-g10 (8 lanes) and pvc (Xe-HPC, 16 lanes), which have them.
 # The configurations come from cl_configurations (the project's shape code, each pixel format included);
 # every other kernels_cl/ file is built once per pixel format it reads (common/geometry/pixel.h: f32,
 # and -DCC_PIXEL=CC_PIXEL_U8 / CC_PIXEL_U8X4 where the file uses cc_pixel). Exit 1 on any compile or
@@ -49,9 +50,6 @@ done
   for kernel in "$repo"/kernels_cl/*.cl; do
     name=$(basename "$kernel")
     "$configurations" | cut -f1 | grep -qx "$name" && continue
-    # tensor.cl says its matrix products in inline PTX, which NVIDIA's OpenCL alone compiles (its
-    # Capability::TensorCores, backends/opencl/cl_devices.cpp): no AMD or Intel pipeline takes it.
-    [[ $name == tensor.cl ]] && continue
     # A kernel that shuffles between sub-group lanes takes the backend's -D for the extension
     # (backends/opencl/cl_devices.cpp): the Khronos one, which Intel's runtime offers.
     shuffle=""
@@ -84,6 +82,12 @@ done
   # (its opencl-c-base.h defines cl_khr_subgroup_shuffle for SPIR alone), and the backend skips the
   # variant on a device whose CL_DEVICE_EXTENSIONS lacks one.
   [[ $options == *CC_SHUFFLE_* ]] && targets=(tgllp $([[ ${#targets[@]} -eq 4 ]] && echo acm-g10))
+  # tensor.cl comes in Intel's sub-group matrix configuration alone (cl_configurations; its other path is
+  # inline PTX): for the devices whose DPAS takes its sub-group size, acm-g10 8 lanes and pvc 16, every
+  # format. Not tgllp: Xe-LP has no DPAS, and its runtime does not list the extension (ocloc accepts the
+  # call there all the same); not AMD, whose clang has no such built-in.
+  [[ $options == *CC_TENSOR_INTEL=8* ]] && targets=(acm-g10)
+  [[ $options == *CC_TENSOR_INTEL=16* ]] && targets=(pvc)
   for target in "${targets[@]}"; do printf '%s\t%s\t%s\n' "$file" "$options" "$target"; done
 done | awk '{ printf "%05d\t%s\n", NR, $0 }' >"$work/jobs"
 
@@ -118,7 +122,7 @@ failures=0
 tr '\t' '\n' <"$work/jobs" | tr '\n' '\0' | xargs -0 -n 4 -P "$(nproc)" bash -c 'build_one "$@"' _ || failures=1
 built=$(find "$work/out" -name '*.notes' -o -name '*.zeinfo' | wc -l)
 echo "vendor compilers: $built of $jobs builds compiled and linked in $((SECONDS - start)) s"
-for target in gfx1030 gfx90a tgllp acm-g10; do
+for target in gfx1030 gfx90a tgllp acm-g10 pvc; do
   count=0
   for job in "$work"/out/*.job; do
     stem=${job%.job}

@@ -30,6 +30,7 @@ AMD = {
 INTEL = {
     "tgllp": dict(name="Intel Xe-LP (tgllp, Gen12LP)", threads_128=7, threads_256=None, slm=64 * 1024, eus=16),
     "acm-g10": dict(name="Intel Xe-HPG (acm-g10, Arc A770)", threads_128=8, threads_256=4, slm=64 * 1024, eus=16),
+    "pvc": dict(name="Intel Xe-HPC (pvc, Data Center GPU Max)", threads_128=8, threads_256=4, slm=128 * 1024, eus=8),
 }
 
 
@@ -132,8 +133,9 @@ Occupancy, per target (the smallest of the limits that apply):
 - gfx90a (wave64): waves per SIMD = min(8, floor(512 / ceil8(ceil4(VGPR) + AGPR)), floor(800 / ceil16(SGPR +
   6)), floor(64 KB / LDS) x waves per group / 4) — a unified 512-register file per lane, 800 SGPRs per SIMD,
   64 KB of LDS per CU of 4 SIMDs.
-- Intel: hardware threads per EU by GRF mode (Xe-LP: 7 at 128 GRF; Xe-HPG: 8 at 128, 4 at 256), and
-  work-groups per sub-slice (Xe-core) by its 64 KB of SLM = floor(64 KB / SLM).
+- Intel: hardware threads per EU by GRF mode (Xe-LP: 7 at 128 GRF; Xe-HPG and Xe-HPC: 8 at 128, 4 at
+  256), and work-groups per sub-slice (Xe-core) by its SLM = floor(64 KB / SLM) (Xe-HPC: 128 KB). pvc
+  builds tensor.cl's sub-group matrix path alone (16 lanes), acm-g10 also its 8-lane one.
 """
 
 

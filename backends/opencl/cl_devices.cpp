@@ -148,6 +148,19 @@ std::string emulated_sub_groups_define() {
   return fmt::format("-DCC_SHUFFLE_EMULATED -DCC_EMULATED_SUB_GROUP_SIZE={}", size);
 }
 
+// The sub-group size of emulated matrix products where CONVCOMPARE_TEST_MATRIX asks for them, else 0. For
+// the tests alone (tests/opencl/test_matrix_emulation.cpp): they run kernels_cl/tensor.cl's Intel path
+// with --kernel-dir under tests/opencl/matrix_emulation.cl on devices without those products, with 8 or
+// 16 lanes to a sub-group, the two sizes the extension's built-ins take.
+int emulated_matrix_sub_group() {
+  const char* setting = std::getenv("CONVCOMPARE_TEST_MATRIX");
+  if (setting == nullptr || *setting == '\0') return 0;
+  const std::string lanes = setting;
+  if (lanes != "8" && lanes != "16")
+    throw InputError(fmt::format("CONVCOMPARE_TEST_MATRIX={}: expected a sub-group size of 8 or 16", printable(lanes)));
+  return std::stoi(lanes);
+}
+
 // The sizes the plan checks: memory, one allocation, local and constant memory, work-groups, images. Returns
 // the work-item sizes of all three dimensions, for the report.
 std::vector<std::size_t> read_sizes(DeviceLimits& limits, const cl::Device& device) {
@@ -253,16 +266,49 @@ void read_sub_groups(DeviceLimits& limits, const Extensions& extensions) {
                                                "cl_intel_subgroups)";
 }
 
+// Intel's sub-group matrix products (the tensor variant's other path, kernels_cl/tensor.cl's
+// CC_TENSOR_INTEL): their built-ins exist for the device's smallest sub-group size only, 8 (DG2, Arc)
+// or 16 (Ponte Vecchio), which the kernel requires (cl_intel_required_subgroup_size lists the sizes).
+// The product's shape, or why not.
+std::string read_intel_matrix(DeviceLimits& limits, const cl::Device& device, const Extensions& extensions) {
+  constexpr cl_device_info kSubGroupSizesIntel = 0x4108;  // CL_DEVICE_SUB_GROUP_SIZES_INTEL
+  if (!extensions.offers("cl_intel_required_subgroup_size") || !extensions.offers("cl_intel_subgroups"))
+    return "the device offers cl_intel_subgroup_matrix_multiply_accumulate without cl_intel_subgroups and "
+           "cl_intel_required_subgroup_size, which its kernel needs to require the sub-group size";
+  std::size_t bytes = 0;
+  CC_CL(clGetDeviceInfo(device(), kSubGroupSizesIntel, 0, nullptr, &bytes));
+  std::vector<std::size_t> sizes(bytes / sizeof(std::size_t));
+  if (!sizes.empty()) CC_CL(clGetDeviceInfo(device(), kSubGroupSizesIntel, bytes, sizes.data(), nullptr));
+  if (sizes.empty()) return "the device lists no sub-group size (CL_DEVICE_SUB_GROUP_SIZES_INTEL)";
+  const std::size_t smallest = *std::min_element(sizes.begin(), sizes.end());
+  if (smallest != 8 && smallest != 16)
+    return fmt::format("Intel's sub-group matrix products take sub-groups of 8 or 16, the device's smallest; this "
+                       "device's smallest is {}", smallest);
+  limits.tensor_product = tensor_intel_product(static_cast<int>(smallest));
+  return "";
+}
+
 // Tensor cores (the tensor variant): OpenCL C has no matrix product, so the kernel says it in inline PTX,
 // which NVIDIA's OpenCL compiles; cl_nv_device_attribute_query gives the compute capability mma.sync
-// .tf32 needs (8.0). Elsewhere a reasoned skip (docs/memory-spaces.md, "Tensor cores").
+// .tf32 needs (8.0). On Intel's devices with sub-group matrix products it calls those
+// (read_intel_matrix). Elsewhere a reasoned skip (docs/memory-spaces.md, "Tensor cores").
 void read_tensor_cores(DeviceLimits& limits, const cl::Device& device, const Extensions& extensions) {
   constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;  // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
   constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
+  if (const int lanes = emulated_matrix_sub_group(); lanes != 0) {
+    limits.tensor_product = tensor_intel_product(lanes);
+    limits.tensor_emulated = true;
+    return;
+  }
+  if (extensions.offers("cl_intel_subgroup_matrix_multiply_accumulate")) {
+    limits.missing[Capability::TensorCores] = read_intel_matrix(limits, device, extensions);
+    return;
+  }
   if (!extensions.offers("cl_nv_device_attribute_query")) {
     limits.missing[Capability::TensorCores] =
         "OpenCL C has no tensor-core matrix product; this variant's inline PTX (mma.sync .tf32) builds on NVIDIA's "
-        "OpenCL only (Intel's cl_intel_subgroup_matrix_multiply_accumulate is not used yet)";
+        "OpenCL only, its bf16 sub-group products on Intel's devices with "
+        "cl_intel_subgroup_matrix_multiply_accumulate";
     return;
   }
   cl_uint major = 0, minor = 0;

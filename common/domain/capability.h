@@ -20,7 +20,8 @@ enum class Capability : std::uint8_t {
   TensorMaps,    // CUDA: the tensor memory accelerator copying a tile described by a CUtensorMap (sm_90 and later)
   Images,        // reading the input through a texture / image2d_t in the pixel type's format
   TensorCores,   // TF32 matrix products on the tensor cores (PTX mma.sync, compute capability 8.0 and later; OpenCL:
-                 // NVIDIA's, which compiles inline PTX)
+                 // NVIDIA's, which compiles inline PTX, or Intel's sub-group bf16 products where a device lists
+                 // cl_intel_subgroup_matrix_multiply_accumulate)
 };
 
 struct CapabilityName {

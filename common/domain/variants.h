@@ -155,14 +155,15 @@ inline constexpr VariantTraits kVariants[] = {
     {.name = "lowrank",
      .memory_space = "the filter's SVD terms as separable passes fused on chip where its rank is <= 4 (one kernel, "
                      "the image read once, k row-pass planes in shared / local memory), radius and rank compiled in; "
-                     "from r = 5 on large one-channel images a block runs a strip of tiles, keeping the 2r apron rows on chip",
+                     "from r = 16 on large one-channel images a block runs a strip of tiles, keeping the 2r apron rows on chip",
      .kind = VariantKind::Separable, .geometry = Geometry::SeparableTile, .apis = in_backends("cuda", "opencl"),
      .filter_in_constant = true, .low_rank = true, .compile_time_radius = true, .auto_candidate = true,
      .pixels = kF32 | kU8, .plot_colour = 0x98df8a,
      .kernel = {"convolve_lowrank", "lowrank",
                 {ArgRole::Input, ArgRole::Output, ArgRole::RowFactor, ArgRole::ColumnFactor, ArgRole::Args}, CudaBuild::Nvrtc}},
     {.name = "tensor", .memory_space = "tile + apron on chip, filter rows as Toeplitz blocks, products on the tensor cores "
-                                       "in registers (mma.sync TF32, 3xTF32 split; OpenCL: NVIDIA's, by inline PTX)",
+                                       "in registers (mma.sync TF32, 3xTF32 split; OpenCL: NVIDIA's, by inline PTX, or "
+                                       "Intel's sub-group bf16 products, 3xBF16)",
      .geometry = Geometry::Tensor, .apis = in_backends("cuda", "opencl"), .filter_in_constant = true,
      .compile_time_radius = true, .auto_candidate = true, .needs = {Capability::TensorCores}, .pixels = kF32 | kU8,
      .plot_colour = 0xff9896,

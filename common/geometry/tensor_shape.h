@@ -23,24 +23,45 @@ inline constexpr int kTensorBlockHeight = kTensorWarps * 16;       // output row
 // compiles in reasonable time, and the tile and split filter past a block's shared memory.
 inline constexpr int kTensorMaxRadius = 32;
 
-// 8-column Toeplitz blocks one filter row spans for 8 outputs: the 8 + 2r inputs they read, in whole
-// k = 8 slices (the kernels' BLOCKS).
-constexpr int tensor_toeplitz_blocks(int radius_x) { return (2 * radius_x + 7) / 8 + 1; }
+// One matrix product's output columns (n) and depth (k): mma.sync m16n8k8's 8 and 8, or Intel's bf16
+// products (cl_intel_subgroup_matrix_multiply_accumulate, kernels_cl/tensor.cl's CC_TENSOR_INTEL): as
+// many columns as the sub-group has lanes (8 or 16), 16 deep. The group's outputs, rows and work-items
+// are the same for both; the blocks, and so the tile's width and the filter's pitch, follow the product.
+struct TensorProduct {
+  int columns = 8;
+  int depth = 8;
+  int intel_sub_group = 0;  // Intel's products with this sub-group size, or 0 (mma.sync)
+};
+inline constexpr TensorProduct kTensorMma{};
+constexpr TensorProduct tensor_intel_product(int sub_group) { return {sub_group, 16, sub_group}; }
+
+// Toeplitz blocks (product depth k columns each) one filter row spans for n outputs: the n + 2r inputs
+// they read, in whole k-column slices (the kernels' BLOCKS).
+constexpr int tensor_toeplitz_blocks(int radius_x, TensorProduct product = kTensorMma) {
+  return (2 * radius_x + product.columns + product.depth - 1) / product.depth;
+}
 
 // The staged tile: every column a warp's fragments read (its outputs' 8-column slices and their
 // Toeplitz blocks') by the block's rows and apron. The width is a multiple of 8, so its pitch is 4 mod 8:
 // one fragment load's 8 rows start 4 banks apart (mod 32) and its 8 rows x 4 columns fall in 32
 // different banks.
-constexpr int tensor_tile_width(int radius_x) { return 8 * (kTensorTilesPerWarp + tensor_toeplitz_blocks(radius_x) - 1); }
-constexpr int tensor_tile_pitch(int radius_x) { return tensor_tile_width(radius_x) + 4; }
+constexpr int tensor_tile_width(int radius_x, TensorProduct product = kTensorMma) {
+  return kTensorBlockWidth - product.columns + product.depth * tensor_toeplitz_blocks(radius_x, product);
+}
+constexpr int tensor_tile_pitch(int radius_x, TensorProduct product = kTensorMma) {
+  return tensor_tile_width(radius_x, product) + 4;
+}
 constexpr int tensor_tile_height(int radius_y) { return kTensorBlockHeight + 2 * radius_y; }
-// Each filter row with 7 zeros before it and the rest of its Toeplitz blocks' span after it (the
+// Each filter row with n - 1 zeros before it and the rest of its Toeplitz blocks' span after it (the
 // kernels' FILTER_PITCH).
-constexpr int tensor_filter_pitch(int radius_x) { return 8 * tensor_toeplitz_blocks(radius_x) + 8; }
+constexpr int tensor_filter_pitch(int radius_x, TensorProduct product = kTensorMma) {
+  return product.depth * tensor_toeplitz_blocks(radius_x, product) + product.columns;
+}
 
-inline std::size_t tensor_on_chip_bytes(int radius_x, int radius_y) {
-  const std::size_t tile = static_cast<std::size_t>(tensor_tile_pitch(radius_x)) * tensor_tile_height(radius_y);
-  const std::size_t filter = static_cast<std::size_t>(tensor_filter_pitch(radius_x)) * (2 * radius_y + 1);
+inline std::size_t tensor_on_chip_bytes(int radius_x, int radius_y, TensorProduct product = kTensorMma) {
+  const std::size_t tile =
+      static_cast<std::size_t>(tensor_tile_pitch(radius_x, product)) * tensor_tile_height(radius_y);
+  const std::size_t filter = static_cast<std::size_t>(tensor_filter_pitch(radius_x, product)) * (2 * radius_y + 1);
   return (tile + filter) * sizeof(float);
 }
 
@@ -51,15 +72,18 @@ inline std::string tensor_radius_limit_reason(int radius_x, int radius_y) {
                      kTensorMaxRadius);
 }
 
-// The -D options both compilers get (clBuildProgram and NVRTC): the shape above, written here only.
-inline std::vector<std::string> tensor_defines(int radius_x, int radius_y) {
-  return {fmt::format("-DRADIUS_X={}", radius_x),
-          fmt::format("-DRADIUS_Y={}", radius_y),
-          fmt::format("-DWARPS={}", kTensorWarps),
-          fmt::format("-DSLICES={}", kTensorTilesPerWarp),
-          fmt::format("-DBLOCKS={}", tensor_toeplitz_blocks(radius_x)),
-          fmt::format("-DTILE_PITCH={}", tensor_tile_pitch(radius_x)),
-          fmt::format("-DFILTER_PITCH={}", tensor_filter_pitch(radius_x))};
+// The -D options both compilers get (clBuildProgram and NVRTC): the shape above, written here only;
+// Intel's products add their sub-group size (OpenCL only).
+inline std::vector<std::string> tensor_defines(int radius_x, int radius_y, TensorProduct product = kTensorMma) {
+  std::vector<std::string> defines{fmt::format("-DRADIUS_X={}", radius_x),
+                                   fmt::format("-DRADIUS_Y={}", radius_y),
+                                   fmt::format("-DWARPS={}", kTensorWarps),
+                                   fmt::format("-DSLICES={}", kTensorTilesPerWarp),
+                                   fmt::format("-DBLOCKS={}", tensor_toeplitz_blocks(radius_x, product)),
+                                   fmt::format("-DTILE_PITCH={}", tensor_tile_pitch(radius_x, product)),
+                                   fmt::format("-DFILTER_PITCH={}", tensor_filter_pitch(radius_x, product))};
+  if (product.intel_sub_group != 0) defines.push_back(fmt::format("-DCC_TENSOR_INTEL={}", product.intel_sub_group));
+  return defines;
 }
 
 }  // namespace cc

@@ -9,9 +9,9 @@
 namespace {
 
 // tensor_defines' -DNAME=VALUE options as a map.
-std::map<std::string, int> defines_of(int radius_x, int radius_y) {
+std::map<std::string, int> defines_of(int radius_x, int radius_y, cc::TensorProduct product = cc::kTensorMma) {
   std::map<std::string, int> values;
-  for (const std::string& option : cc::tensor_defines(radius_x, radius_y)) {
+  for (const std::string& option : cc::tensor_defines(radius_x, radius_y, product)) {
     const std::size_t equals = option.find('=');
     REQUIRE(option.rfind("-D", 0) == 0);
     REQUIRE(equals != std::string::npos);
@@ -54,4 +54,35 @@ TEST_CASE("tensor: radii past the compile-time limit are refused with the limit 
   CHECK(cc::tensor_radius_limit_reason(cc::kTensorMaxRadius, cc::kTensorMaxRadius).empty());
   const std::string reason = cc::tensor_radius_limit_reason(cc::kTensorMaxRadius + 1, 3);
   CHECK(reason.find("compile-time limit of 32") != std::string::npos);
+}
+
+TEST_CASE("tensor: Intel's products (8 or 16 columns, 16 deep) stage every column their blocks read, in the bytes the host reserves") {
+  for (const int lanes : {8, 16}) {
+    const cc::TensorProduct product = cc::tensor_intel_product(lanes);
+    for (int radius_x = 0; radius_x <= cc::kTensorMaxRadius; ++radius_x) {
+      for (const int radius_y : {0, 3, cc::kTensorMaxRadius}) {
+        CAPTURE(lanes);
+        CAPTURE(radius_x);
+        CAPTURE(radius_y);
+        std::map<std::string, int> d = defines_of(radius_x, radius_y, product);
+        CHECK(d["CC_TENSOR_INTEL"] == lanes);
+        // kernels_cl/tensor.cl's derivations under CC_TENSOR_INTEL: MMA_N = lanes, MMA_K = 16.
+        const int tile_w = d["SLICES"] * 8 - lanes + 16 * d["BLOCKS"];
+        // The last slice's last block reads 16 columns from (slices - 1) * lanes + 16 * (BLOCKS - 1)...
+        const int last_read = (d["SLICES"] * 8 / lanes - 1) * lanes + 16 * (d["BLOCKS"] - 1) + 15;
+        CHECK(last_read == tile_w - 1);
+        // ...and the blocks reach tap 2r of the slice's last column: 16 * BLOCKS - 1 >= lanes - 1 + 2r.
+        CHECK(16 * d["BLOCKS"] >= lanes + 2 * radius_x);
+        CHECK(16 * (d["BLOCKS"] - 1) < lanes + 2 * radius_x);  // and no block past it
+        CHECK(d["TILE_PITCH"] == tile_w + 4);
+        // The padded filter row: lanes - 1 zeros, then the taps, then zeros to the last block's end.
+        CHECK(d["FILTER_PITCH"] >= lanes - 1 + 16 * d["BLOCKS"]);
+        CHECK(cc::tensor_on_chip_bytes(radius_x, radius_y, product) ==
+              (static_cast<std::size_t>(64 + 2 * radius_y) * d["TILE_PITCH"] +
+               static_cast<std::size_t>(2 * radius_y + 1) * d["FILTER_PITCH"]) *
+                  sizeof(float));
+      }
+    }
+  }
+  CHECK(defines_of(3, 3).count("CC_TENSOR_INTEL") == 0);  // mma.sync's options name no Intel product
 }

@@ -1,4 +1,4 @@
-// cl_configurations.cpp: the -D options the OpenCL backend can build fast.cl, separable.cl and lowrank.cl with, from the project's own shape code, for the vendor compile check (tools/vendor_kernels.sh).
+// cl_configurations.cpp: the -D options the OpenCL backend can build fast.cl, separable.cl, lowrank.cl and tensor.cl's Intel path with, from the project's own shape code, for the vendor compile check (tools/vendor_kernels.sh).
 //
 //   cl_configurations          one line per distinct shape, at the extremes of its radii (what CI builds;
 //                              the 8-bit formats at the largest only)
@@ -10,7 +10,10 @@
 // calls them; configurations the backend would skip (no tile fits) are left out, as it never builds them.
 // Each comes once per pixel format (common/geometry/pixel_format.h's pixel_format_define: f32 with no -D, 8-bit,
 // RGBA8), whose -D the backend appends after the shape's; the shapes depend on it only in fast's quads
-// (RGBA8's are shorter from r = 2), as both kernels stage float whatever the format. The script builds every other kernels_cl/ file once per
+// (RGBA8's are shorter from r = 2), as both kernels stage float whatever the format. tensor.cl comes with
+// Intel's sub-group matrix products alone (common/geometry/tensor_shape.h's tensor_intel_product, 8 and 16
+// lanes), where its tile fits 64 KB of shared local memory: its mma.sync path is inline PTX, which
+// NVIDIA's OpenCL alone compiles. The script builds every other kernels_cl/ file once per
 // format it reads (tools/vendor_kernels.sh).
 #include <algorithm>
 #include <cstdlib>
@@ -28,6 +31,7 @@
 #include "common/geometry/lowrank_shape.h"
 #include "common/geometry/pixel_format.h"
 #include "common/geometry/separable_shape.h"
+#include "common/geometry/tensor_shape.h"
 
 namespace {
 
@@ -36,6 +40,7 @@ constexpr std::size_t kOnChipSizes[] = {32 * 1024, 48 * 1024, 64 * 1024};
 // 256 stands for every larger device too: no shape has more work-items. 32 is Rusticl's kernel limit.
 constexpr std::size_t kWorkGroupLimits[] = {256, 128, 64, 32};
 constexpr int kPixelFormats[] = {CC_PIXEL_F32, CC_PIXEL_U8, CC_PIXEL_U8X4};
+constexpr int kIntelMatrixLanes[] = {8, 16};  // acm-g10's and pvc's sub-group size for the products
 
 struct Configuration {
   std::string file;
@@ -74,6 +79,18 @@ std::vector<Configuration> every_configuration() {
                                                     separable->bands == 1 ? "one band" : "bands",
                                                     pixel.empty() ? "" : " ", pixel);
               all.push_back({"separable.cl", joined(defines), shape, radius_x, radius_y});
+            }
+            // tensor.cl: one shape per product and format; the radii size its tile and unrolled blocks.
+            for (const int lanes : kIntelMatrixLanes) {
+              const cc::TensorProduct product = cc::tensor_intel_product(lanes);
+              if (on_chip != kOnChipSizes[std::size(kOnChipSizes) - 1] ||
+                  cc::tensor_on_chip_bytes(radius_x, radius_y, product) > on_chip)
+                continue;
+              std::vector<std::string> defines = cc::tensor_defines(radius_x, radius_y, product);
+              if (!pixel.empty()) defines.emplace_back(pixel);
+              all.push_back({"tensor.cl", joined(defines),
+                             fmt::format("CC_TENSOR_INTEL={}{}{}", lanes, pixel.empty() ? "" : " ", pixel), radius_x,
+                             radius_y});
             }
             // lowrank.cl: its shapes for 2 and 4 terms (the most it takes) on an 8192x8192 image, where
             // the large radii run strips of tiles (CHUNKS > 1), float only: its 8-bit loads and stores
