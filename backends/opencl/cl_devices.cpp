@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/compute_capability.h"
 #include "backends/device_watchdog.h"
 #include "backends/opencl/cl_build.h"
 #include "backends/opencl/cl_check.h"
@@ -314,9 +315,8 @@ void read_tensor_cores(DeviceLimits& limits, const cl::Device& device, const Ext
   cl_uint major = 0, minor = 0;
   CC_CL(clGetDeviceInfo(device(), kComputeCapabilityMajorNv, sizeof major, &major, nullptr));
   CC_CL(clGetDeviceInfo(device(), kComputeCapabilityMinorNv, sizeof minor, &minor, nullptr));
-  if (major < 8)
-    limits.missing[Capability::TensorCores] = fmt::format(
-        "TF32 matrix products (mma.sync .tf32) need compute capability 8.0 or later; this device is {}.{}", major, minor);
+  limits.missing[Capability::TensorCores] =
+      compute_capability_lacks(Capability::TensorCores, static_cast<int>(major), static_cast<int>(minor));
 }
 
 // The device's lines of the report (DeviceInfo), its limits already read.
