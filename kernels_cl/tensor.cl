@@ -254,7 +254,7 @@ void convolve_tensor(__global const cc_pixel* restrict input,
                 split_tf32(rows[8 * TILE_PITCH + 8 * c], &a_high[1], &a_low[1]);
                 split_tf32(rows[8 * c + 4], &a_high[2], &a_low[2]);
                 split_tf32(rows[8 * TILE_PITCH + 8 * c + 4], &a_high[3], &a_low[3]);
-                // The three products of each slice in turn, so that consecutive mma are independent.
+                /* The small products first; each term over all slices in turn, so that consecutive mma are independent. */
                 #pragma unroll
                 for (int term = 0; term < 3; ++term) {
                     #pragma unroll

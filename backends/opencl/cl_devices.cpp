@@ -150,7 +150,7 @@ std::string emulated_sub_groups_define() {
 }
 
 // The sub-group size of emulated matrix products where CONVCOMPARE_TEST_MATRIX asks for them, else 0. For
-// the tests alone (tests/opencl/test_matrix_emulation.cpp): they run kernels_cl/tensor.cl's Intel path
+// the tests alone (tests/opencl/test_sub_groups.cpp): they run kernels_cl/tensor.cl's Intel path
 // with --kernel-dir under tests/opencl/matrix_emulation.cl on devices without those products, with 8 or
 // 16 lanes to a sub-group, the two sizes the extension's built-ins take.
 int emulated_matrix_sub_group() {

@@ -1,5 +1,5 @@
 /* matrix_emulation.cl: Intel's sub-group bf16 matrix product (cl_intel_subgroup_matrix_multiply_accumulate) and the sub-groups it needs, for kernels_cl/tensor.cl on a device that has neither.
-   tests/opencl/test_matrix_emulation.cpp puts this text before tensor.cl and declares the lanes' A
+   tests/opencl/test_sub_groups.cpp puts this text before tensor.cl and declares the lanes' A
    words, cc_emulated_a, at the top of the kernel's body; the backend builds it with -DCC_TENSOR_INTEL=W
    and -DCC_TENSOR_EMULATED (backends/opencl/cl_devices.cpp, CONVCOMPARE_TEST_MATRIX).
    Sub-groups are the work-group's work-items in linear order, W to a sub-group (tensor.cl reads only the
